@@ -1,0 +1,18 @@
+import { defineConfig } from "tsup";
+
+// Three entries: the runtime-neutral main entry, and the Node-only emulator and CLI
+// behind their own subpaths (STYLE.md convention 3).
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    "emulator/index": "src/emulator/index.ts",
+    cli: "src/cli/index.ts",
+  },
+  format: ["esm", "cjs"],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: "node20",
+  splitting: true,
+  treeshake: true,
+});
