@@ -1,0 +1,361 @@
+/** @module `ChatInferenceService`: the chat model for the service's hosted models (§4.2). */
+import type {
+  BaseLanguageModelInput,
+  StructuredOutputMethodOptions,
+} from "@langchain/core/language_models/base";
+import type { BaseMessage, BaseMessageChunk } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import {
+  type BaseChatOpenAIFields,
+  ChatOpenAICompletions,
+  type ChatOpenAICompletionsCallOptions,
+  type ClientOptions,
+} from "@langchain/openai";
+import type { OpenAI } from "openai";
+import { resolveApiKey, resolveBaseURL } from "./config.js";
+import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
+import { ConfigurationError } from "./errors.js";
+import { createServiceFetch, type Fetch } from "./fetch.js";
+import { validateCommonOptions } from "./options.js";
+import { type RequestMeta, requestMetaOf, tagResponse, tagStream } from "./response_meta.js";
+import { type RetryOptions, ServiceCaller } from "./retry.js";
+import { VERSION } from "./version.js";
+
+/** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
+export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
+  /** Retries for this call only; overrides the model's `maxRetries`. */
+  maxRetries?: number;
+}
+
+/** Options of {@link ChatInferenceService}. Every other `ChatOpenAI` field (temperature, maxTokens, streaming, …) works as there. */
+export interface ChatInferenceServiceFields
+  extends Omit<BaseChatOpenAIFields, "configuration" | "apiKey" | "openAIApiKey"> {
+  /** Model ID of the hosted model, sent as `model` in the body (§4.2). Required. */
+  model?: string;
+  /** API key, sent as `Authorization: Bearer …` (§5). @default env `INFERENCE_SERVICE_API_KEY` */
+  apiKey?: string;
+  /**
+   * The service's host root or `…/inference/v1` (normalised, §9).
+   * @default env `INFERENCE_SERVICE_BASE_URL`
+   */
+  baseURL?: string;
+  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors). @default 2 (§8) */
+  maxRetries?: number;
+  /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
+  retry?: RetryOptions;
+  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
+  fetch?: Fetch;
+  /**
+   * openai SDK client options. `apiKey`, `baseURL`, `fetch` and `maxRetries` are owned by this
+   * class; `defaultHeaders` are sent but never serialised.
+   */
+  configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries">;
+}
+
+const LS_PROVIDER = "inference-service";
+
+function headerValues(headers: unknown): string[] {
+  if (!headers || typeof headers !== "object") return [];
+  const entries =
+    headers instanceof Headers ? [...headers.values()] : Object.values(headers as object);
+  return entries.filter((v): v is string => typeof v === "string" && v.length >= 4);
+}
+
+/**
+ * Chat model for the hosted models of the inference service — a drop-in for `ChatOpenAI` in any
+ * chain, agent or RAG pipeline, with typed fail-fast errors (see {@link InferenceServiceError}).
+ *
+ * ## Setup
+ * ```bash
+ * npm install langchain-inference-service @langchain/core
+ * export INFERENCE_SERVICE_BASE_URL="https://your-host/inference/v1"
+ * export INFERENCE_SERVICE_API_KEY="sk-…"
+ * ```
+ *
+ * ## Instantiate
+ * ```ts
+ * import { ChatInferenceService } from "langchain-inference-service";
+ * const model = new ChatInferenceService("emulator-chat", { temperature: 0, maxRetries: 2 });
+ * ```
+ *
+ * ## Invoke
+ * ```ts
+ * const reply = await model.invoke("What is the capital of France?");
+ * console.log(reply.content);
+ * // Emulated reply to: "What is the capital of France?"
+ * console.log(reply.response_metadata.requestId); // quote it to support
+ * ```
+ *
+ * ## Stream
+ * ```ts
+ * for await (const chunk of await model.stream("Tell me a story")) process.stdout.write(chunk.text);
+ * ```
+ *
+ * ## Tools
+ * ```ts
+ * const withTools = model.bindTools([getWeather]);
+ * const msg = await withTools.invoke("What's the weather in Paris?");
+ * console.log(msg.tool_calls);
+ * // [{ name: "get_weather", args: { city: "Paris" }, id: "call_…", type: "tool_call" }]
+ * ```
+ *
+ * ## Structured output
+ * ```ts
+ * const Person = z.object({ name: z.string(), age: z.number() });
+ * const person = await model.withStructuredOutput(Person).invoke("Ada is 36 years old");
+ * // { name: "Ada", age: 36 } — default method "functionCalling"; `includeRaw: true` also returns the message
+ * ```
+ *
+ * ## Usage
+ * ```ts
+ * const reply = await model.invoke("hi");
+ * console.log(reply.usage_metadata);
+ * // { input_tokens: 8, output_tokens: 7, total_tokens: 15, … } — also on the last streamed chunk
+ * ```
+ *
+ * ## Errors
+ * Every failure is a subclass of `InferenceServiceError` with `status`, `code`, `requestId`,
+ * `retryable` and a `hint`. Non-retryable ones (401, 403 credit, 404 URL, 503 `model_not_found`,
+ * HTML 200) fail on the first response:
+ * ```ts
+ * try { await model.invoke("hi"); }
+ * catch (e) { if (InsufficientCreditError.isInstance(e)) console.error(e.hint); }
+ * ```
+ */
+export class ChatInferenceService<
+  CallOptions extends ChatInferenceServiceCallOptions = ChatInferenceServiceCallOptions,
+> extends ChatOpenAICompletions<CallOptions> {
+  /** The normalised `…/inference/v1` URL requests go to. */
+  readonly baseURL: string;
+  private readonly failureContext: FailureContext;
+
+  static override lc_name(): string {
+    return "ChatInferenceService";
+  }
+
+  override lc_namespace = ["langchain_inference_service", "chat_models"];
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: "INFERENCE_SERVICE_API_KEY" };
+  }
+
+  /**
+   * LangChain's serialiser merges `lc_secrets` and `lc_aliases` up the class chain with the base
+   * class winning, which would name the secret OPENAI_API_KEY; rename it to ours.
+   */
+  override toJSON() {
+    const json = super.toJSON();
+    if (json.type !== "constructor") return json;
+    const { openai_api_key, ...kwargs } = json.kwargs as Record<string, unknown>;
+    if (openai_api_key !== undefined) {
+      kwargs.api_key = { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] };
+    }
+    return { ...json, kwargs };
+  }
+
+  override get lc_serializable_keys(): string[] {
+    // `configuration` holds header values and a fetch function: never serialised.
+    return [...super.lc_serializable_keys.filter((k) => k !== "configuration"), "baseURL"];
+  }
+
+  constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
+  constructor(fields?: ChatInferenceServiceFields);
+  constructor(
+    modelOrFields?: string | ChatInferenceServiceFields,
+    maybeFields?: Omit<ChatInferenceServiceFields, "model">,
+  ) {
+    const fields: ChatInferenceServiceFields =
+      typeof modelOrFields === "string"
+        ? { ...maybeFields, model: modelOrFields }
+        : { ...modelOrFields };
+    const model = fields.model ?? fields.modelName;
+    if (typeof model !== "string" || model.trim() === "") {
+      throw new ConfigurationError(
+        "model",
+        '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
+      );
+    }
+    const { maxRetries, retry } = validateCommonOptions(fields);
+    const apiKey = resolveApiKey(fields.apiKey);
+    const baseURL = resolveBaseURL(fields.baseURL);
+    const { configuration = {}, fetch, ...rest } = fields;
+    const failureContext: FailureContext = {
+      surface: "hosted",
+      model,
+      secrets: [apiKey, ...headerValues(configuration.defaultHeaders)],
+    };
+    const serviceFetch = createServiceFetch({
+      ...failureContext,
+      fetch: fetch ?? (configuration.fetch as Fetch | undefined),
+    });
+    super({
+      ...rest,
+      model,
+      apiKey,
+      baseURL,
+      maxRetries,
+      configuration: {
+        ...configuration,
+        apiKey,
+        baseURL,
+        fetch: serviceFetch,
+        maxRetries: 0,
+        // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
+        organization: null,
+        project: null,
+      },
+    } as BaseChatOpenAIFields);
+    this.organization = undefined;
+    this.baseURL = baseURL;
+    this.failureContext = failureContext;
+    this.caller = new ServiceCaller({
+      maxRetries,
+      maxConcurrency: fields.maxConcurrency,
+      onFailedAttempt: fields.onFailedAttempt,
+      ...retry,
+      normalize: (error) => asServiceError(error, failureContext),
+    });
+    this._addVersion("langchain-inference-service", VERSION);
+  }
+
+  override _llmType(): string {
+    return LS_PROVIDER;
+  }
+
+  protected override get streamEventProvider(): string {
+    return LS_PROVIDER;
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]) {
+    return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
+  }
+
+  /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
+  override _identifyingParams() {
+    return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
+  }
+
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>>;
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<OpenAI.Chat.Completions.ChatCompletion>;
+  override async completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParams,
+    requestOptions?: OpenAI.RequestOptions & { maxRetries?: number },
+  ): Promise<
+    | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
+    | OpenAI.Chat.Completions.ChatCompletion
+  > {
+    const { maxRetries, ...sdkOptions } = requestOptions ?? {};
+    const clientOptions = this._getClientOptions(sdkOptions);
+    const parse = !request.stream && request.response_format?.type === "json_schema";
+    const ctx = this.failureContext;
+    return this.caller.callWithOptions(
+      { maxRetries, signal: sdkOptions.signal ?? undefined },
+      async () => {
+        const call = parse
+          ? this.client.chat.completions.parse(
+              request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+              clientOptions,
+            )
+          : this.client.chat.completions.create(request, clientOptions);
+        const { data, response } = await call.withResponse();
+        if (request.stream) {
+          return tagStream(
+            data as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+            response.headers,
+            ctx,
+          );
+        }
+        const completion = data as OpenAI.Chat.Completions.ChatCompletion;
+        // §7 rule 4: a 200 without a non-empty `choices` array is not an answer.
+        if (!Array.isArray(completion?.choices) || completion.choices.length === 0) {
+          throw toServiceError(
+            {
+              kind: "malformed",
+              detail: "the JSON body has no non-empty `choices` array",
+              headers: response.headers,
+            },
+            ctx,
+          );
+        }
+        return tagResponse(completion, response.headers);
+      },
+    );
+  }
+
+  protected override _convertCompletionsMessageToBaseMessage(
+    message: OpenAI.ChatCompletionMessage,
+    rawResponse: OpenAI.ChatCompletion,
+  ): BaseMessage {
+    const converted = super._convertCompletionsMessageToBaseMessage(message, rawResponse);
+    Object.assign(converted.response_metadata, metadataFields(requestMetaOf(rawResponse)));
+    return converted;
+  }
+
+  protected override _convertCompletionsDeltaToBaseMessageChunk(
+    // biome-ignore lint/suspicious/noExplicitAny: the base class types the delta this way
+    delta: Record<string, any>,
+    rawResponse: OpenAI.Chat.Completions.ChatCompletionChunk,
+    defaultRole?: OpenAI.Chat.ChatCompletionRole,
+  ): BaseMessageChunk {
+    const chunk = super._convertCompletionsDeltaToBaseMessageChunk(delta, rawResponse, defaultRole);
+    const meta = requestMetaOf(rawResponse);
+    // Only the first chunk carries them, so concatenated chunks keep one copy of each.
+    if (meta && !meta.announced) {
+      meta.announced = true;
+      Object.assign(chunk.response_metadata, metadataFields(meta));
+    }
+    return chunk;
+  }
+
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  /**
+   * Structured output; the default method is `functionCalling` (a forced tool call), which every
+   * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
+   * `response_format` instead.
+   */
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput>
+    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+    return super.withStructuredOutput<RunOutput>(outputSchema, {
+      ...config,
+      method: config?.method ?? "functionCalling",
+    } as StructuredOutputMethodOptions<boolean>);
+  }
+}
+
+function metadataFields(meta: RequestMeta | undefined): Record<string, unknown> {
+  if (!meta) return {};
+  return {
+    ...(meta.model !== undefined ? { model: meta.model } : {}),
+    ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
+  };
+}

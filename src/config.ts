@@ -1,0 +1,142 @@
+/** @module Options shared by both models: env variables, base-URL normalisation, Service-Name checks. */
+import { getEnvironmentVariable } from "@langchain/core/utils/env";
+import { ConfigurationError } from "./errors.js";
+
+/** The environment variables this package reads, and only these (never OpenAI's). */
+export const ENV = {
+  apiKey: "INFERENCE_SERVICE_API_KEY",
+  baseURL: "INFERENCE_SERVICE_BASE_URL",
+  tenantId: "INFERENCE_SERVICE_TENANT_ID",
+  jobAlias: "INFERENCE_SERVICE_JOB_ALIAS",
+} as const;
+
+/** The version prefix every call needs (§9): a base missing it does not reach the API. */
+export const API_PREFIX = "/inference/v1";
+
+/** Reads an env variable in any runtime (Node, Deno, Bun, workers); empty counts as unset. */
+export function readEnv(name: string): string | undefined {
+  const value = getEnvironmentVariable(name);
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+// Paths users paste from docs or curl examples; the SDK appends the operation itself (§4.2 rule 1).
+const OPERATION_SUFFIX = /\/(?:chat\/)?completions?$/;
+
+/**
+ * Normalises what a user may pass as `baseURL` to `<origin>[/prefix]/inference/v1` (§4.2 rules 1–2, §9).
+ *
+ * Accepted: the host root, `…/inference`, `…/inference/v1`, trailing slashes, and a base that
+ * wrongly ends in `/chat/completions` or `/completions`. A path ending in a bare `/v1` is taken as
+ * `/inference/v1`. Rejected (ConfigurationError): anything not http(s), credentials, query or fragment.
+ *
+ * @example
+ * normalizeBaseURL("https://host/inference/v1/chat/completions/") // "https://host/inference/v1"
+ */
+export function normalizeBaseURL(input: string, option = "baseURL"): string {
+  const raw = input.trim();
+  const fail = (why: string): never => {
+    throw new ConfigurationError(
+      option,
+      `\`${option}\` ${why}. Use the service's host root or its …/inference/v1 URL, e.g. "https://host.example/inference/v1" (or set ${ENV.baseURL}).`,
+      ENV.baseURL,
+    );
+  };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(`is not a valid URL ("${raw.slice(0, 80)}")`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return fail(`must use http or https, not "${url.protocol}"`);
+  }
+  if (url.username || url.password) return fail("must not contain credentials; pass `apiKey`");
+  if (url.search || raw.includes("?")) return fail("must not contain a query string");
+  if (url.hash || raw.includes("#")) return fail("must not contain a fragment");
+  let path = url.pathname.replace(/\/+$/, "");
+  const at = path.indexOf(API_PREFIX);
+  if (at >= 0 && (path.length === at + API_PREFIX.length || path[at + API_PREFIX.length] === "/")) {
+    path = path.slice(0, at);
+  } else {
+    path = path.replace(OPERATION_SUFFIX, "").replace(/\/+$/, "");
+    path = path.replace(/\/inference(?:\/v1)?$/, "").replace(/\/v1$/, "");
+  }
+  return `${url.origin}${path}${API_PREFIX}`;
+}
+
+/** The API key from the option, else INFERENCE_SERVICE_API_KEY; a ConfigurationError when neither. */
+export function resolveApiKey(value: string | undefined): string {
+  const key = value ?? readEnv(ENV.apiKey);
+  if (key === undefined || key.trim() === "") {
+    throw new ConfigurationError(
+      "apiKey",
+      `Inference service API key not found. Pass \`apiKey\` or set ${ENV.apiKey}.`,
+      ENV.apiKey,
+    );
+  }
+  if (/[\r\n]/.test(key)) {
+    throw new ConfigurationError(
+      "apiKey",
+      "`apiKey` contains a line break; copy the key again without it.",
+      ENV.apiKey,
+    );
+  }
+  return key.trim();
+}
+
+/** The normalised base URL from the option, else INFERENCE_SERVICE_BASE_URL; never OpenAI's. */
+export function resolveBaseURL(value: string | undefined): string {
+  const raw = value ?? readEnv(ENV.baseURL);
+  if (raw === undefined || raw.trim() === "") {
+    throw new ConfigurationError(
+      "baseURL",
+      `Inference service base URL not found. Pass \`baseURL\` or set ${ENV.baseURL} (e.g. "https://host.example/inference/v1").`,
+      ENV.baseURL,
+    );
+  }
+  return normalizeBaseURL(raw, value === undefined ? ENV.baseURL : "baseURL");
+}
+
+// A part is printable ASCII without spaces or dots; this also rules out CR/LF header smuggling.
+const SERVICE_NAME_PART = /^[\x21-\x2d\x2f-\x7e]+$/;
+
+/**
+ * Checks a `Service-Name` value: `<TENANT_ID>.<JOB_ALIAS_NAME>`, one dot, both parts non-empty,
+ * no whitespace, control or non-ASCII characters (§4.1, rule 2). Returns it unchanged when valid.
+ */
+export function validateServiceName(value: unknown, option = "serviceName"): string {
+  const shown = JSON.stringify(value);
+  const fail = (why: string): never => {
+    throw new ConfigurationError(
+      option,
+      `\`${option}\` ${why}: got ${shown}. Service-Name must be <TENANT_ID>.<JOB_ALIAS_NAME> — the tenant ID from the console sidebar, one dot, the endpoint's job alias (or set ${ENV.tenantId} and ${ENV.jobAlias}).`,
+    );
+  };
+  if (typeof value !== "string") return fail("must be a string");
+  const parts = value.split(".");
+  if (parts.length !== 2) return fail(`must contain exactly one dot, found ${parts.length - 1}`);
+  const [tenant = "", alias = ""] = parts;
+  if (tenant === "") return fail("has an empty tenant ID");
+  if (alias === "") return fail("has an empty job alias name");
+  if (!SERVICE_NAME_PART.test(tenant) || !SERVICE_NAME_PART.test(alias)) {
+    return fail("may only contain printable ASCII without spaces or control characters");
+  }
+  return value;
+}
+
+/** Builds the Service-Name from its parts, validating each part's own option. */
+export function buildServiceName(tenantId: string, jobAlias: string): string {
+  for (const [option, part] of [
+    ["tenantId", tenantId],
+    ["jobAlias", jobAlias],
+  ] as const) {
+    if (part.includes(".")) {
+      throw new ConfigurationError(
+        option,
+        `\`${option}\` must not contain a dot: got ${JSON.stringify(part)}. Service-Name is <TENANT_ID>.<JOB_ALIAS_NAME> with exactly one dot.`,
+      );
+    }
+  }
+  const option = tenantId === "" ? "tenantId" : jobAlias === "" ? "jobAlias" : "tenantId/jobAlias";
+  return validateServiceName(`${tenantId}.${jobAlias}`, option);
+}

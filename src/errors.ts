@@ -1,0 +1,235 @@
+/** @module Typed errors of the inference service: one class per failure a program can act on. */
+import {
+  LangChainError,
+  type LangChainErrorCodes,
+  ns,
+  stampRetryable,
+} from "@langchain/core/errors";
+
+/** Which call surface of the service an error came from (interface document §1). */
+export type Surface = "hosted" | "dedicated";
+
+/** Everything a service error carries; the mapper in `error_mapper.ts` fills it in. */
+export interface InferenceServiceErrorInit {
+  /** What failed, in one sentence, without the hint or details. */
+  summary: string;
+  /** What to change so the call can succeed. */
+  hint: string;
+  surface: Surface;
+  status?: number;
+  code?: string;
+  type?: string;
+  param?: string;
+  /** First request ID found (header, else message suffix). */
+  requestId?: string;
+  /** Every request ID found, header first, then each `(request id: …)` suffix in order. */
+  requestIds?: readonly string[];
+  /** The service's own message text, unchanged (e.g. the Chinese 403 text). */
+  serviceMessage?: string;
+  /** Overrides the class default (used for stream errors whose row says otherwise). */
+  retryable?: boolean;
+  /** Milliseconds the service asked us to wait (`Retry-After`). */
+  retryAfterMs?: number;
+  /** True when the error arrived as an event inside a 200 stream. */
+  midStream?: boolean;
+  /** Output received before a mid-stream failure. */
+  partialOutput?: string;
+  cause?: unknown;
+}
+
+const serviceNs = ns.sub("inference-service");
+
+function formatDetails(init: InferenceServiceErrorInit): string {
+  const parts: string[] = [];
+  if (init.status !== undefined) parts.push(`status ${init.status}`);
+  if (init.code) parts.push(`code ${init.code}`);
+  if (init.requestId) parts.push(`request id ${init.requestId}`);
+  if (init.midStream) parts.push("mid-stream");
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+}
+
+/**
+ * Base class of every error this package raises for a service call.
+ *
+ * Programs branch on the class (or `code`) and on `retryable`, never on the message text
+ * (interface document §7 rule 1). `isInstance` works across duplicate copies of the package.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await model.invoke("hi");
+ * } catch (error) {
+ *   if (InsufficientCreditError.isInstance(error)) topUpWallet();
+ *   else if (InferenceServiceError.isInstance(error) && error.retryable) scheduleRetry();
+ *   else throw error;
+ * }
+ * ```
+ */
+export class InferenceServiceError extends serviceNs.brand(LangChainError) {
+  override readonly name: string = "InferenceServiceError";
+  /** Whether retrying the same request can succeed; the class default unless the row says otherwise. */
+  static readonly retryable: boolean = false;
+  /** LangChain's troubleshooting code, where LangChain has one for this failure. */
+  readonly lc_error_code?: LangChainErrorCodes;
+  readonly status?: number;
+  readonly code?: string;
+  readonly type?: string;
+  readonly param?: string;
+  readonly requestId?: string;
+  readonly requestIds: readonly string[];
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly hint: string;
+  readonly surface: Surface;
+  readonly serviceMessage?: string;
+  readonly midStream: boolean;
+  readonly partialOutput?: string;
+  declare readonly cause?: unknown;
+
+  constructor(init: InferenceServiceErrorInit) {
+    super(`${init.summary} ${init.hint}${formatDetails(init)}`);
+    this.status = init.status;
+    this.code = init.code;
+    this.type = init.type;
+    this.param = init.param;
+    this.requestId = init.requestId;
+    this.requestIds = init.requestIds ?? (init.requestId ? [init.requestId] : []);
+    this.retryable = init.retryable ?? (this.constructor as typeof InferenceServiceError).retryable;
+    this.retryAfterMs = init.retryAfterMs;
+    this.hint = init.hint;
+    this.surface = init.surface;
+    this.serviceMessage = init.serviceMessage;
+    this.midStream = init.midStream ?? false;
+    this.partialOutput = init.partialOutput;
+    // Non-enumerable: a cause can be a large SDK object; JSON output stays small and safe.
+    Object.defineProperty(this, "cause", { value: init.cause, enumerable: false });
+    stampRetryable(this, this.retryable);
+  }
+
+  /** A plain, secret-free view for logs and `JSON.stringify`. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      type: this.type,
+      param: this.param,
+      requestId: this.requestId,
+      requestIds: this.requestIds,
+      retryable: this.retryable,
+      retryAfterMs: this.retryAfterMs,
+      hint: this.hint,
+      surface: this.surface,
+      serviceMessage: this.serviceMessage,
+      midStream: this.midStream,
+      lc_error_code: this.lc_error_code,
+    };
+  }
+}
+
+/** The API key is missing, invalid or expired, or (dedicated surface) lacks the Inference Service permission (§5.3, §7.7). */
+export class AuthenticationError extends serviceNs.brand(InferenceServiceError, "authentication") {
+  override readonly name = "AuthenticationError";
+  override readonly lc_error_code = "MODEL_AUTHENTICATION" as const;
+}
+
+/** 403 `insufficient_user_quota`: the account's credit (Wallet) is exhausted; not a rate limit (§7 rule 3). */
+export class InsufficientCreditError extends serviceNs.brand(
+  InferenceServiceError,
+  "insufficient-credit",
+) {
+  override readonly name = "InsufficientCreditError";
+}
+
+/** 403 with any code other than `insufficient_user_quota`, which the service does not document (§7 rule 2). */
+export class PermissionDeniedError extends serviceNs.brand(
+  InferenceServiceError,
+  "permission-denied",
+) {
+  override readonly name = "PermissionDeniedError";
+}
+
+/** 404 on the hosted surface: the request went to a path the service does not serve (§4.2 rule 1). */
+export class InvalidURLError extends serviceNs.brand(InferenceServiceError, "invalid-url") {
+  override readonly name = "InvalidURLError";
+}
+
+/** The `Service-Name` header is malformed or names no deployment of yours (§4.1 rule 2, §7 rule 7). */
+export class ServiceNameError extends serviceNs.brand(InferenceServiceError, "service-name") {
+  override readonly name = "ServiceNameError";
+}
+
+/** 503 `model_not_found`: the model ID is unknown; the service is not down (§4.2 rule 4). */
+export class ModelNotFoundError extends serviceNs.brand(InferenceServiceError, "model-not-found") {
+  override readonly name = "ModelNotFoundError";
+  override readonly lc_error_code = "MODEL_NOT_FOUND" as const;
+}
+
+/** A 200 whose body is HTML or other non-JSON: the base URL misses `/v1` (§4.2 rule 2, §7 rule 4). */
+export class BaseURLError extends serviceNs.brand(InferenceServiceError, "base-url") {
+  override readonly name = "BaseURLError";
+}
+
+/** A 200 JSON body without what the interface promises, such as a non-empty `choices` array (§7 rule 4). */
+export class MalformedResponseError extends serviceNs.brand(
+  InferenceServiceError,
+  "malformed-response",
+) {
+  override readonly name = "MalformedResponseError";
+}
+
+/** 429: too many requests; retried after `Retry-After` (§7 rule 9). */
+export class RateLimitError extends serviceNs.brand(InferenceServiceError, "rate-limit") {
+  override readonly name = "RateLimitError";
+  override readonly lc_error_code = "MODEL_RATE_LIMIT" as const;
+  static override readonly retryable = true;
+}
+
+/** 408, 409 or a 5xx other than `model_not_found`: a passing fault on the service side. */
+export class ServiceUnavailableError extends serviceNs.brand(
+  InferenceServiceError,
+  "service-unavailable",
+) {
+  override readonly name = "ServiceUnavailableError";
+  static override readonly retryable = true;
+}
+
+/** 400, 413, 422 and other 4xx: the request itself needs changing. */
+export class BadRequestError extends serviceNs.brand(InferenceServiceError, "bad-request") {
+  override readonly name = "BadRequestError";
+}
+
+/** The service could not be reached (DNS, refused, reset, timeout) on the hosted surface (§7 rule 9). */
+export class ServiceConnectionError extends serviceNs.brand(
+  InferenceServiceError,
+  "service-connection",
+) {
+  override readonly name = "ServiceConnectionError";
+  static override readonly retryable = true;
+}
+
+/** A dedicated endpoint refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7). */
+export class EndpointNotReadyError extends serviceNs.brand(
+  InferenceServiceError,
+  "endpoint-not-ready",
+) {
+  override readonly name = "EndpointNotReadyError";
+  static override readonly retryable = true;
+}
+
+/** Options that cannot work, found before any request is sent. */
+export class ConfigurationError extends serviceNs.brand(LangChainError, "configuration") {
+  override readonly name = "ConfigurationError";
+  /** The option at fault, e.g. `baseURL`. */
+  readonly option: string;
+  /** The environment variable that can supply it, when there is one. */
+  readonly envVar?: string;
+
+  constructor(option: string, message: string, envVar?: string) {
+    super(message);
+    this.option = option;
+    this.envVar = envVar;
+    stampRetryable(this, false);
+  }
+}

@@ -1,0 +1,97 @@
+/** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
+import { type FailureContext, toServiceError } from "./error_mapper.js";
+
+/** The signature of `globalThis.fetch`, which the openai SDK accepts as its `fetch` option. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** Options of {@link createServiceFetch}. */
+export interface ServiceFetchOptions extends FailureContext {
+  /** The fetch that really sends; defaults to `globalThis.fetch` at call time (so test interceptors apply). */
+  fetch?: Fetch;
+  /** Headers this surface needs on every request, unless the request already sets them. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+const SERVICE_NAME = "service-name";
+// A successful body we can hand to the SDK untouched; anything else is read and classified.
+const PASS_THROUGH_TYPE = /json|event-stream/i;
+
+function isAbortError(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === "AbortError" || name === "TimeoutError";
+}
+
+/**
+ * Wraps `fetch` so that every response the SDK sees is one it can use, and every failure is a
+ * typed error thrown from here (the SDK passes it on as the `cause` of its connection error).
+ *
+ * - adds the surface's headers; on the hosted surface removes `Service-Name` (§4.2);
+ * - non-2xx: reads the (small) error body and throws the mapped error, so the SDK never retries it;
+ * - 2xx HTML or other non-JSON: throws `BaseURLError` (§7 rule 4); an empty 2xx is mapped too;
+ * - successful JSON and SSE bodies are returned as they are: never buffered, never cloned.
+ */
+export function createServiceFetch(options: ServiceFetchOptions): Fetch {
+  const { fetch: baseFetch, headers: extra = {}, ...ctx } = options;
+  const extraEntries = Object.entries(extra);
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of extraEntries) if (!headers.has(name)) headers.set(name, value);
+    if (ctx.surface === "hosted") headers.delete(SERVICE_NAME);
+    const failureCtx: FailureContext =
+      ctx.surface === "dedicated"
+        ? { ...ctx, serviceName: headers.get(SERVICE_NAME) ?? ctx.serviceName }
+        : ctx;
+    let response: Response;
+    try {
+      response = await (baseFetch ?? globalThis.fetch)(input, { ...init, headers });
+    } catch (error) {
+      if (isAbortError(error) || init?.signal?.aborted) throw error;
+      throw toServiceError({ kind: "network", cause: error }, failureCtx);
+    }
+    if (!response.ok) {
+      const body = await response.text().catch(() => "");
+      throw toServiceError(
+        { kind: "http", status: response.status, body, headers: response.headers },
+        failureCtx,
+      );
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    if (PASS_THROUGH_TYPE.test(contentType)) {
+      if (response.headers.get("content-length") === "0") {
+        throw toServiceError(
+          { kind: "empty", status: response.status, headers: response.headers },
+          failureCtx,
+        );
+      }
+      return response;
+    }
+    // Not labelled JSON: read it once. Tolerate JSON sent without a content type.
+    const body = await response.text().catch(() => "");
+    if (body.trim() === "") {
+      throw toServiceError(
+        { kind: "empty", status: response.status, headers: response.headers },
+        failureCtx,
+      );
+    }
+    if (!/^\s*</.test(body)) {
+      try {
+        JSON.parse(body);
+        const fixed = new Headers(response.headers);
+        fixed.set("content-type", "application/json");
+        return new Response(body, { status: response.status, headers: fixed });
+      } catch {
+        // fall through: not JSON either
+      }
+    }
+    throw toServiceError(
+      {
+        kind: "non-json",
+        status: response.status,
+        body,
+        contentType: contentType.split(";")[0] ?? "",
+        headers: response.headers,
+      },
+      failureCtx,
+    );
+  };
+}

@@ -1,0 +1,35 @@
+/** @module Public API of langchain-inference-service; runs in any JS runtime (no node:* imports). */
+export {
+  ChatInferenceService,
+  type ChatInferenceServiceCallOptions,
+  type ChatInferenceServiceFields,
+} from "./chat_models.js";
+export {
+  API_PREFIX,
+  ENV,
+  normalizeBaseURL,
+  validateServiceName,
+} from "./config.js";
+export { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
+export {
+  AuthenticationError,
+  BadRequestError,
+  BaseURLError,
+  ConfigurationError,
+  EndpointNotReadyError,
+  InferenceServiceError,
+  type InferenceServiceErrorInit,
+  InsufficientCreditError,
+  InvalidURLError,
+  MalformedResponseError,
+  ModelNotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceConnectionError,
+  ServiceNameError,
+  ServiceUnavailableError,
+  type Surface,
+} from "./errors.js";
+export { createServiceFetch, type Fetch, type ServiceFetchOptions } from "./fetch.js";
+export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
+export { VERSION } from "./version.js";

@@ -1,0 +1,158 @@
+/** @module The one retry layer: the models' caller retries exactly what an error marks `retryable`. */
+import { getRetryable } from "@langchain/core/errors";
+import {
+  AsyncCaller,
+  type AsyncCallerCallOptions,
+  type AsyncCallerParams,
+} from "@langchain/core/utils/async_caller";
+
+/** The service's documented client default (§8): two retries. */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** How retryable failures back off. */
+export interface RetryOptions {
+  /** First backoff delay in milliseconds; it doubles on each retry, with jitter. @default 500 */
+  initialDelayMs?: number;
+  /** Largest backoff delay in milliseconds. @default 8000 */
+  maxDelayMs?: number;
+  /**
+   * Longest `Retry-After` that is waited out, in milliseconds; a 429 asking for longer fails at
+   * once so a program is never stuck for minutes. @default 30000
+   */
+  maxRetryAfterMs?: number;
+}
+
+/** Keep retrying one kind of error until a deadline, whatever `maxRetries` says. */
+export interface RetryDeadline {
+  ms: number;
+  when: (error: unknown) => boolean;
+  /** The error to throw when the deadline passes, given the last error and the time waited. */
+  onDeadline: (error: unknown, waitedMs: number) => unknown;
+}
+
+/** Parameters of {@link ServiceCaller}. */
+export interface ServiceCallerParams extends AsyncCallerParams, RetryOptions {
+  /** Turns whatever an attempt threw into the error the caller judges and rethrows. */
+  normalize?: (error: unknown) => unknown;
+  deadline?: RetryDeadline;
+}
+
+const rethrow = (error: unknown): never => {
+  throw error;
+};
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * An `AsyncCaller` (so `maxConcurrency` and LangChain's call plumbing keep working) whose retries
+ * follow the `retryable` mark of each error: non-retryable errors fail on the first response,
+ * retryable ones back off exponentially with jitter and honour `Retry-After` up to a cap.
+ * The openai SDK's own retries are off, so this is the only layer that retries.
+ */
+export class ServiceCaller extends AsyncCaller {
+  private readonly initialDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly userOnFailedAttempt?: (error: unknown) => unknown;
+  private readonly normalize: (error: unknown) => unknown;
+  private readonly deadline?: RetryDeadline;
+
+  constructor(params: ServiceCallerParams = {}) {
+    const {
+      initialDelayMs = 500,
+      maxDelayMs = 8000,
+      maxRetryAfterMs = 30_000,
+      normalize = (error) => error,
+      deadline,
+      onFailedAttempt,
+      ...rest
+    } = params;
+    // The base class only queues; its own retry loop is given nothing to retry.
+    super({
+      ...rest,
+      maxRetries: rest.maxRetries ?? DEFAULT_MAX_RETRIES,
+      onFailedAttempt: rethrow,
+    });
+    this.initialDelayMs = initialDelayMs;
+    this.maxDelayMs = maxDelayMs;
+    this.maxRetryAfterMs = maxRetryAfterMs;
+    this.userOnFailedAttempt = onFailedAttempt;
+    this.normalize = normalize;
+    this.deadline = deadline && deadline.ms > 0 ? deadline : undefined;
+  }
+
+  /** The retry cap used when a call does not pass its own `maxRetries`. */
+  get defaultMaxRetries(): number {
+    return this.maxRetries ?? DEFAULT_MAX_RETRIES;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: mirrors AsyncCaller's own signature
+  override call<A extends any[], T extends (...args: A) => Promise<any>>(
+    callable: T,
+    ...args: Parameters<T>
+  ): Promise<Awaited<ReturnType<T>>> {
+    return this.callWithOptions({}, callable, ...args);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: mirrors AsyncCaller's own signature
+  override callWithOptions<A extends any[], T extends (...args: A) => Promise<any>>(
+    options: AsyncCallerCallOptions,
+    callable: T,
+    ...args: Parameters<T>
+  ): Promise<Awaited<ReturnType<T>>> {
+    const retries = options.maxRetries ?? this.defaultMaxRetries;
+    return super.callWithOptions({ ...options, maxRetries: 0 }, () =>
+      this.retrying(() => callable(...args), retries, options.signal),
+    );
+  }
+
+  private async retrying<T>(attempt: () => Promise<T>, retries: number, signal?: AbortSignal) {
+    const started = Date.now();
+    for (let retry = 0; ; retry++) {
+      try {
+        return await attempt();
+      } catch (thrown) {
+        const error = this.normalize(thrown);
+        await this.userOnFailedAttempt?.(error);
+        const delay = this.retryDelay(error, retry, retries, started);
+        if (delay === undefined) throw this.finalError(error, started);
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  /** Milliseconds to wait before the next attempt, or undefined to give up now. */
+  private retryDelay(error: unknown, retry: number, retries: number, started: number) {
+    if (getRetryable(error) !== true) return undefined;
+    const base = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** retry);
+    let delay = base / 2 + Math.random() * (base / 2);
+    const retryAfterMs = (error as { retryAfterMs?: unknown }).retryAfterMs;
+    if (typeof retryAfterMs === "number") {
+      if (retryAfterMs > this.maxRetryAfterMs) return undefined;
+      delay = Math.max(delay, retryAfterMs);
+    }
+    if (this.deadline?.when(error)) {
+      const remaining = this.deadline.ms - (Date.now() - started);
+      return remaining > 0 ? Math.min(delay, remaining) : undefined;
+    }
+    return retry < retries ? delay : undefined;
+  }
+
+  private finalError(error: unknown, started: number): unknown {
+    if (!this.deadline?.when(error)) return error;
+    return this.deadline.onDeadline(error, Date.now() - started);
+  }
+}
