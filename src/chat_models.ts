@@ -1,9 +1,17 @@
 /** @module `ChatInferenceService`: the chat model for the service's hosted models (§4.2). */
+
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type {
   BaseLanguageModelInput,
   StructuredOutputMethodOptions,
 } from "@langchain/core/language_models/base";
-import type { BaseMessage, BaseMessageChunk } from "@langchain/core/messages";
+import type {
+  AIMessageChunk,
+  BaseMessage,
+  BaseMessageChunk,
+  MessageContent,
+} from "@langchain/core/messages";
+import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import type { Runnable } from "@langchain/core/runnables";
 import type { InteropZodType } from "@langchain/core/utils/types";
 import {
@@ -234,6 +242,66 @@ export class ChatInferenceService<
   /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
   override _identifyingParams() {
     return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
+  }
+
+  /**
+   * With `streaming: true`, invoke streams and keeps the service's own usage chunk; the base
+   * class would instead estimate tokens with a tokenizer it downloads (impossible offline).
+   */
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (!this.streaming) return super._generate(messages, options, runManager);
+    const byIndex = new Map<number, ChatGenerationChunk>();
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      const index = (chunk.generationInfo?.completion as number | undefined) ?? 0;
+      const previous = byIndex.get(index);
+      byIndex.set(index, previous ? previous.concat(chunk) : chunk);
+    }
+    if (byIndex.size === 0) {
+      throw toServiceError(
+        { kind: "malformed", detail: "the stream ended without any choice" },
+        this.failureContext,
+      );
+    }
+    const generations = [...byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, generation]) => {
+        const { completion: _c, prompt: _p, ...info } = generation.generationInfo ?? {};
+        generation.message.response_metadata = { ...info, ...generation.message.response_metadata };
+        return generation;
+      });
+    const usage = (generations[0]?.message as AIMessageChunk | undefined)?.usage_metadata;
+    return {
+      generations,
+      llmOutput: usage
+        ? {
+            tokenUsage: {
+              promptTokens: usage.input_tokens,
+              completionTokens: usage.output_tokens,
+              totalTokens: usage.total_tokens,
+            },
+          }
+        : {},
+    };
+  }
+
+  /**
+   * A local estimate (about four characters per token). The base class downloads tokenizer
+   * ranks from the internet, which stalls offline; the service reports real usage anyway.
+   */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    const text =
+      typeof content === "string"
+        ? content
+        : content
+            .map((part) =>
+              typeof part === "string" ? part : ((part as { text?: string }).text ?? ""),
+            )
+            .join("");
+    return Math.ceil(text.length / 4);
   }
 
   override completionWithRetry(

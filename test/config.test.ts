@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  buildServiceName,
+  normalizeBaseURL,
+  resolveApiKey,
+  resolveBaseURL,
+  validateServiceName,
+} from "../src/config.js";
+import { ConfigurationError } from "../src/errors.js";
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe("normalizeBaseURL", () => {
+  it.each([
+    ["https://host.example", "https://host.example/inference/v1"],
+    ["https://host.example/", "https://host.example/inference/v1"],
+    ["https://host.example/inference", "https://host.example/inference/v1"],
+    ["https://host.example/inference/", "https://host.example/inference/v1"],
+    ["https://host.example/inference/v1", "https://host.example/inference/v1"],
+    ["https://host.example/inference/v1///", "https://host.example/inference/v1"],
+    ["https://host.example/inference/v1/chat/completions", "https://host.example/inference/v1"],
+    ["https://host.example/inference/v1/chat/completion", "https://host.example/inference/v1"],
+    ["https://host.example/inference/v1/completions", "https://host.example/inference/v1"],
+    ["https://host.example/inference/chat/completions", "https://host.example/inference/v1"],
+    ["https://host.example/v1", "https://host.example/inference/v1"],
+    ["https://host.example/v1/chat/completions", "https://host.example/inference/v1"],
+    ["http://127.0.0.1:8080", "http://127.0.0.1:8080/inference/v1"],
+    ["  https://host.example/inference/v1  ", "https://host.example/inference/v1"],
+    ["https://host.example/gw/inference/v1", "https://host.example/gw/inference/v1"],
+    ["https://host.example/gw", "https://host.example/gw/inference/v1"],
+  ])("accepts %j as %j", (input, expected) => {
+    expect(normalizeBaseURL(input)).toBe(expected);
+  });
+
+  it.each([
+    ["not a url"],
+    ["ftp://host.example/inference/v1"],
+    ["file:///etc/passwd"],
+    ["https://user:pass@host.example/inference/v1"],
+    ["https://host.example/inference/v1?key=1"],
+    ["https://host.example/inference/v1#frag"],
+    ["https://host.example/inference/v1?"],
+    [""],
+    ["host.example/inference/v1"],
+  ])("rejects %j with a ConfigurationError naming baseURL", (input) => {
+    const error = (() => {
+      try {
+        normalizeBaseURL(input);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect((error as ConfigurationError).option).toBe("baseURL");
+    expect((error as Error).message).toMatch(/`baseURL`/);
+  });
+});
+
+describe("resolveApiKey / resolveBaseURL", () => {
+  it("reads INFERENCE_SERVICE_* and never OpenAI's variables", () => {
+    vi.stubEnv("OPENAI_API_KEY", "sk-openai");
+    vi.stubEnv("OPENAI_BASE_URL", "https://api.openai.com/v1");
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "");
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "");
+    expect(() => resolveApiKey(undefined)).toThrow(/INFERENCE_SERVICE_API_KEY/);
+    expect(() => resolveBaseURL(undefined)).toThrow(/INFERENCE_SERVICE_BASE_URL/);
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "sk-env");
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "https://env.example");
+    expect(resolveApiKey(undefined)).toBe("sk-env");
+    expect(resolveBaseURL(undefined)).toBe("https://env.example/inference/v1");
+  });
+
+  it("prefers the option over the environment", () => {
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "sk-env");
+    expect(resolveApiKey("sk-option")).toBe("sk-option");
+  });
+
+  it("names the env variable when the env value is the bad one", () => {
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "ftp://x");
+    expect(() => resolveBaseURL(undefined)).toThrow(/`INFERENCE_SERVICE_BASE_URL` must use http/);
+  });
+
+  it("rejects a key with a line break, which could smuggle a header", () => {
+    expect(() => resolveApiKey("sk-1\r\nX-Evil: 1")).toThrow(ConfigurationError);
+  });
+});
+
+describe("validateServiceName", () => {
+  it("accepts <TENANT_ID>.<JOB_ALIAS_NAME>", () => {
+    expect(validateServiceName("tenant-1.my_job")).toBe("tenant-1.my_job");
+    expect(buildServiceName("t1", "job")).toBe("t1.job");
+  });
+
+  it.each([
+    "",
+    ".",
+    "nodot",
+    "a.b.c",
+    ".job",
+    "tenant.",
+    "ten ant.job",
+    "tenant.job\r\nX-Evil: 1",
+    "tenant.jo\tb",
+    "tenant.job\u00a0",
+    "tenänt.job",
+  ])("rejects %j", (value) => {
+    expect(() => validateServiceName(value)).toThrow(ConfigurationError);
+  });
+
+  it("rejects a part that contains a dot when built from parts", () => {
+    expect(() => buildServiceName("a.b", "job")).toThrow(/`tenantId` must not contain a dot/);
+  });
+});
