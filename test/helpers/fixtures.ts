@@ -1,0 +1,67 @@
+/** @module Error bodies exactly as the interface document describes them (§7). */
+
+export const RID = "2026112208000012345678";
+
+/** The service's §7 bodies, one per row, with the `(request id: …)` suffix where §7 rule 5 says so. */
+export const bodies = {
+  unauthorized: {
+    error: { code: "", message: `Invalid token (request id: ${RID})`, type: "new_api_error" },
+  },
+  noCredit: {
+    error: {
+      code: "insufficient_user_quota",
+      message: `用户额度不足, 剩余额度: ¥0.000000 (request id: ${RID})`,
+      type: "new_api_error",
+      param: "",
+    },
+  },
+  forbiddenOther: {
+    error: {
+      code: "access_denied",
+      message: `forbidden (request id: ${RID})`,
+      type: "new_api_error",
+      param: "",
+    },
+  },
+  invalidUrl: {
+    error: {
+      code: "",
+      message: "Invalid URL (POST /v1/chat/completion)",
+      type: "invalid_request_error",
+      param: "",
+    },
+  },
+  modelNotFound: {
+    error: {
+      code: "model_not_found",
+      message: `No available channel for model nope under group default (request id: ${RID})`,
+      type: "new_api_error",
+    },
+  },
+  rateLimited: {
+    error: {
+      code: "rate_limit_exceeded",
+      message: `Too many requests (request id: ${RID})`,
+      type: "new_api_error",
+    },
+  },
+  upstream: {
+    error: { code: "", message: `upstream error (request id: ${RID})`, type: "new_api_error" },
+  },
+  badRequest: {
+    error: {
+      code: "invalid_request",
+      message: "max_tokens must be positive",
+      type: "invalid_request_error",
+    },
+  },
+} as const;
+
+export const HTML_PAGE =
+  "<!doctype html><html><head><title>Console</title></head><body>app</body></html>";
+
+export const withRequestId = (extra: Record<string, string> = {}) => ({
+  "Content-Type": "application/json",
+  "X-Gateway-Request-Id": RID,
+  ...extra,
+});
