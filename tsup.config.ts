@@ -6,7 +6,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "emulator/index": "src/emulator/index.ts",
-    cli: "src/cli/index.ts",
+    cli: "src/cli/bin.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
