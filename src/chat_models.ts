@@ -162,6 +162,11 @@ export class ChatInferenceService<
     return { ...json, kwargs };
   }
 
+  override get lc_aliases(): Record<string, string> {
+    // Without it `load()` would turn `base_url` back into `baseUrl`, which this class does not read.
+    return { baseURL: "base_url" };
+  }
+
   override get lc_serializable_keys(): string[] {
     // `configuration` holds header values and a fetch function: never serialised.
     return [...super.lc_serializable_keys.filter((k) => k !== "configuration"), "baseURL"];

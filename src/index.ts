@@ -6,6 +6,7 @@ export {
 } from "./chat_models.js";
 export {
   API_PREFIX,
+  buildServiceName,
   ENV,
   normalizeBaseURL,
   validateServiceName,
@@ -15,6 +16,8 @@ export {
   AuthenticationError,
   BadRequestError,
   BaseURLError,
+  BudgetExceededError,
+  type BudgetExceededErrorInit,
   ConfigurationError,
   EndpointNotReadyError,
   InferenceServiceError,
@@ -31,5 +34,21 @@ export {
   type Surface,
 } from "./errors.js";
 export { createServiceFetch, type Fetch, type ServiceFetchOptions } from "./fetch.js";
+export {
+  DedicatedEndpointLLM,
+  type DedicatedEndpointLLMCallOptions,
+  type DedicatedEndpointLLMFields,
+  type LLMLangSmithParams,
+} from "./llms.js";
 export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
+export {
+  type ModelPrice,
+  type UsageRecord,
+  type UsageSnapshot,
+  UsageTracker,
+  type UsageTrackerOptions,
+  type UsageTotals,
+  type WithUsageResult,
+  withUsage,
+} from "./usage.js";
 export { VERSION } from "./version.js";

@@ -1,3 +1,4 @@
+import { load } from "@langchain/core/load";
 import { tool } from "@langchain/core/tools";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -425,5 +426,20 @@ describe("ChatInferenceService LangChain contract", () => {
     expect(chat.toJSON()).toMatchObject({
       kwargs: { api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] } },
     });
+  });
+
+  it("loads back from its serialised form, taking the key from the secrets map", async () => {
+    const text = JSON.stringify(model({ temperature: 0.3 }));
+    const loaded = await load<ChatInferenceService>(text, {
+      secretsMap: { INFERENCE_SERVICE_API_KEY: "sk-loaded-1" },
+      optionalImportsMap: { "langchain_inference_service/chat_models": { ChatInferenceService } },
+    });
+    expect(loaded).toBeInstanceOf(ChatInferenceService);
+    expect(loaded).toMatchObject({
+      model: "test-model",
+      baseURL: `${BASE}/inference/v1`,
+      temperature: 0.3,
+    });
+    expect(loaded.apiKey).toBe("sk-loaded-1");
   });
 });

@@ -7,6 +7,7 @@ import {
   BadRequestError,
   BaseURLError,
   ConfigurationError,
+  EndpointNotReadyError,
   InferenceServiceError,
   InsufficientCreditError,
   InvalidURLError,
@@ -15,12 +16,15 @@ import {
   PermissionDeniedError,
   RateLimitError,
   ServiceConnectionError,
+  ServiceNameError,
   ServiceUnavailableError,
 } from "../src/errors.js";
+import { DedicatedEndpointLLM } from "../src/llms.js";
 import { bodies, HTML_PAGE, RID, withRequestId } from "./helpers/fixtures.js";
 import { BASE, chatCompletion, intercept, KEY, SSE_HEADERS, sse } from "./helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";
+const COMPLETIONS = "/inference/v1/completions";
 const MAX_RETRIES = 2;
 
 beforeAll(() => nock.disableNetConnect());
@@ -188,35 +192,72 @@ function model() {
   });
 }
 
-function arrange(row: Row): { count: () => number } {
+function endpoint() {
+  return new DedicatedEndpointLLM({
+    serviceName: "tenant-1.job",
+    apiKey: KEY,
+    baseURL: BASE,
+    maxRetries: MAX_RETRIES,
+    retry: { initialDelayMs: 1, maxDelayMs: 2 },
+  });
+}
+
+/** The dedicated surface differs from the hosted one in three rows (§4.1, §7 rule 7). */
+const dedicatedRows: Row[] = [
+  ...hostedRows.map((row): Row => {
+    if (row.status === 404)
+      return { ...row, name: "404 unknown Service-Name", cls: ServiceNameError };
+    if (row.network) return { ...row, name: "refused connection", cls: EndpointNotReadyError };
+    return row;
+  }),
+  {
+    name: "empty 200",
+    reply: [200, "", {}],
+    cls: EndpointNotReadyError,
+    status: 200,
+    retryable: true,
+  },
+];
+
+function arrange(path: string, row: Row): { count: () => number } {
   if (row.network) {
     let n = 0;
     const scope = nock(BASE)
-      .post(CHAT)
+      .post(path)
       .times(10)
       .replyWithError({ code: "ECONNREFUSED", message: "connect ECONNREFUSED" });
     scope.on("request", () => n++);
     return { count: () => n };
   }
-  const seen = intercept(CHAT, row.reply!);
+  const seen = intercept(path, row.reply!);
   return { count: () => seen.length };
 }
 
-const modes = {
-  invoke: (m: ChatInferenceService) => m.invoke("hi"),
-  stream: async (m: ChatInferenceService) => {
-    for await (const _ of await m.stream("hi")) {
-      // drain
-    }
-  },
-};
+async function drain(stream: AsyncIterable<unknown>) {
+  for await (const _ of stream) {
+    // drain
+  }
+}
 
-describe.each(Object.entries(modes))("hosted surface, %s", (_mode, run) => {
-  it.each(hostedRows.map((row) => [row.name, row] as const))(
+const cases = [
+  ["hosted", "invoke", CHAT, hostedRows, () => model().invoke("hi")],
+  ["hosted", "stream", CHAT, hostedRows, async () => drain(await model().stream("hi"))],
+  ["dedicated", "invoke", COMPLETIONS, dedicatedRows, () => endpoint().invoke("hi")],
+  [
+    "dedicated",
+    "stream",
+    COMPLETIONS,
+    dedicatedRows,
+    async () => drain(await endpoint().stream("hi")),
+  ],
+] as const;
+
+describe.each(cases)("%s surface, %s", (surface, _mode, path, rows, run) => {
+  it.each(rows.map((row) => [row.name, row] as const))(
     "maps %s to its typed error with the right request count",
     async (_name, row) => {
-      const { count } = arrange(row);
-      const error = await run(model()).then(
+      const { count } = arrange(path, row);
+      const error = await run().then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -225,7 +266,7 @@ describe.each(Object.entries(modes))("hosted surface, %s", (_mode, run) => {
       expect(LangChainError.isInstance(error)).toBe(true);
       const e = error as InferenceServiceError;
       expect(e.name).toBe(row.cls.name);
-      expect(e.surface).toBe("hosted");
+      expect(e.surface).toBe(surface);
       expect(e.status).toBe(row.status);
       expect(e.code).toBe(row.code);
       expect(e.requestId).toBe(row.requestId);

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { parseCompletion, sumUsage, textOfChoice, usageOf } from "../src/completion.js";
+import { EndpointNotReadyError, MalformedResponseError } from "../src/errors.js";
+
+const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
+const response = (headers: Record<string, string> = {}) => new Response(null, { headers });
+
+describe("parseCompletion", () => {
+  it("prefers choices[].text over message.content and keeps one generation per choice", () => {
+    const generations = parseCompletion(
+      {
+        choices: [
+          { text: "a", message: { content: "ignored" }, finish_reason: "stop" },
+          { message: { content: "b" }, finish_reason: null },
+        ],
+        usage: { prompt_tokens: 2, completion_tokens: 3 },
+      },
+      response({ "X-Gateway-Request-Id": "rid-9" }),
+      ctx,
+    );
+
+    expect(generations).toEqual([
+      {
+        text: "a",
+        generationInfo: {
+          finishReason: "stop",
+          requestId: "rid-9",
+          tokenUsage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 },
+        },
+      },
+      {
+        text: "b",
+        generationInfo: {
+          requestId: "rid-9",
+          tokenUsage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 },
+        },
+      },
+    ]);
+  });
+
+  it("treats an empty body as the empty answer of a Pending endpoint", () => {
+    expect(() => parseCompletion(undefined, response(), ctx)).toThrow(EndpointNotReadyError);
+  });
+
+  it("shows the start of an unreadable body, cut at 100 characters and without secrets", () => {
+    const body = { echo: "sk-secret-1234", answer: "x".repeat(300) };
+    let error: MalformedResponseError | undefined;
+    try {
+      parseCompletion(body, response(), ctx);
+    } catch (e) {
+      error = e as MalformedResponseError;
+    }
+
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error?.message).toContain(`(body starts: {"echo":"[redacted]","answer":"xxx`);
+    expect(error?.message).not.toContain("sk-secret-1234");
+    expect(error?.message).toContain("…");
+    expect(error?.message).not.toContain("x".repeat(101));
+  });
+
+  it("rejects a choice that has no text in any known shape", () => {
+    expect(() =>
+      parseCompletion({ choices: [{ text: "ok" }, { message: {} }] }, response(), ctx),
+    ).toThrow(MalformedResponseError);
+  });
+});
+
+describe("textOfChoice", () => {
+  it("reads stream deltas in the chat shape", () => {
+    expect(textOfChoice({ delta: { content: "hi" } }, "delta")).toBe("hi");
+    expect(textOfChoice({ delta: { content: 1 } }, "delta")).toBeUndefined();
+  });
+});
+
+describe("usage", () => {
+  it("ignores non-numeric counts and derives the total when it is missing", () => {
+    expect(usageOf({ prompt_tokens: 1, completion_tokens: 2 })).toEqual({
+      promptTokens: 1,
+      completionTokens: 2,
+      totalTokens: 3,
+    });
+    expect(usageOf({ prompt_tokens: "1" })).toBeUndefined();
+    expect(usageOf(null)).toBeUndefined();
+  });
+
+  it("sums several requests and counts a usage object shared by choices once", () => {
+    const shared = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    expect(sumUsage([shared, shared, { promptTokens: 4 }, undefined])).toEqual({
+      promptTokens: 5,
+      completionTokens: 1,
+      totalTokens: 2,
+    });
+  });
+});
