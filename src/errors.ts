@@ -233,3 +233,42 @@ export class ConfigurationError extends serviceNs.brand(LangChainError, "configu
     stampRetryable(this, false);
   }
 }
+
+/** What {@link BudgetExceededError} reports. */
+export interface BudgetExceededErrorInit {
+  /** The `budget` the tracker was given, in the unit of its prices. */
+  budget: number;
+  /** What the tracker had counted when it refused the call. */
+  spent: number;
+  /** Unit label of prices and budget, e.g. `"credit"`. */
+  currency?: string;
+  /** The model ID or Service-Name of the refused call. */
+  model?: string;
+}
+
+/**
+ * A `UsageTracker`'s local budget was spent, so the next call was refused before any request was
+ * sent. A guard only: the service's Wallet is authoritative and ends calls with a 403
+ * `insufficient_user_quota` ({@link InsufficientCreditError}, §2, §7).
+ */
+export class BudgetExceededError extends serviceNs.brand(LangChainError, "budget-exceeded") {
+  override readonly name = "BudgetExceededError";
+  readonly budget: number;
+  readonly spent: number;
+  readonly currency?: string;
+  readonly model?: string;
+
+  constructor(init: BudgetExceededErrorInit) {
+    const unit = init.currency ? ` ${init.currency}` : "";
+    const amount = (n: number) => `${Number(n.toPrecision(6))}${unit}`;
+    const call = init.model ? `the call to "${init.model}"` : "the call";
+    super(
+      `Usage budget spent: ${amount(init.spent)} of ${amount(init.budget)}; ${call} was not sent. Raise \`budget\` or start a new tracker (the service's Wallet stays authoritative).`,
+    );
+    this.budget = init.budget;
+    this.spent = init.spent;
+    this.currency = init.currency;
+    this.model = init.model;
+    stampRetryable(this, false);
+  }
+}

@@ -45,10 +45,9 @@ export {
   type ModelPrice,
   type UsageRecord,
   type UsageSnapshot,
+  type UsageTotals,
   UsageTracker,
   type UsageTrackerOptions,
-  type UsageTotals,
-  type WithUsageResult,
-  withUsage,
-} from "./usage.js";
+} from "./usage_tracker.js";
 export { VERSION } from "./version.js";
+export { type WithUsageResult, withUsage } from "./with_usage.js";
