@@ -1,11 +1,21 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Examples import the package by name, as users do; tests run them against the sources.
+    alias: [
+      { find: /^langchain-inference-service\/emulator$/, replacement: src("emulator/index.ts") },
+      { find: /^langchain-inference-service$/, replacement: src("index.ts") },
+    ],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    hookTimeout: 120_000,
     // nock patches the global fetch per worker; forks keep each file's interceptors apart.
     pool: "forks",
     unstubEnvs: true,

@@ -1,0 +1,161 @@
+/** @module `inference-service emulator`: runs the local emulator until Ctrl-C and prints how to use it. */
+
+import {
+  EmulatorConfigError,
+  INFERENCE_SERVICE_PERMISSION,
+  loadEmulatorConfig,
+  type RunningEmulator,
+  type StartEmulatorOptions,
+  startEmulator,
+} from "../emulator/index.js";
+import { type CommandIO, numberFlag, parseCommandLine, UsageError, writers } from "./args.js";
+
+/** Where the command writes and what stops it; the defaults are the process's. */
+export interface EmulatorCommandIO extends CommandIO {
+  /** Stops the emulator when aborted, as SIGINT and SIGTERM do. */
+  signal?: AbortSignal;
+}
+
+const USAGE = `Usage: inference-service emulator [--port N] [--config file.json]
+
+Runs a local emulator of the inference service (both surfaces, §7 errors, faults, admin API).
+
+Options:
+  -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
+  -c, --config FILE     JSON file with emulator options (keys, tenants, endpoints, models, credit, faults)
+  -h, --help            show this help
+
+Stop it with Ctrl-C.`;
+
+/**
+ * Runs the emulator command and resolves to its exit code once it has stopped
+ * (0 after SIGINT/SIGTERM/abort, 1 if it could not start, 2 for bad arguments).
+ *
+ * @example
+ * // inference-service emulator --port 8787
+ * process.exitCode = await runEmulatorCommand(["--port", "8787"]);
+ */
+export async function runEmulatorCommand(
+  argv: string[],
+  io: EmulatorCommandIO = {},
+): Promise<number> {
+  const { out, err } = writers(io);
+  let options: StartEmulatorOptions | "help";
+  try {
+    options = await readOptions(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof EmulatorConfigError)) throw error;
+    err(`${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (options === "help") {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator(options);
+  } catch (error) {
+    err(`Could not start the emulator: ${(error as Error).message}\n`);
+    return 1;
+  }
+  out(banner(emulator));
+  await stopRequested(io.signal);
+  await emulator.close();
+  out("Emulator stopped.\n");
+  return 0;
+}
+
+async function readOptions(argv: string[]): Promise<StartEmulatorOptions | "help"> {
+  const { values } = parseCommandLine(
+    argv,
+    {
+      port: { type: "string", short: "p" },
+      config: { type: "string", short: "c" },
+      help: { type: "boolean", short: "h" },
+    },
+    false,
+  );
+  if (values.help) return "help";
+  const port = numberFlag(
+    values,
+    "port",
+    (n) => Number.isInteger(n) && n >= 0 && n <= 65_535,
+    "an integer from 0 to 65535",
+  );
+  const options = typeof values.config === "string" ? await loadEmulatorConfig(values.config) : {};
+  return port === undefined ? options : { ...options, port };
+}
+
+/** What a user needs to point an app at the emulator, ending with lines to paste into a shell. */
+function banner({ baseURL, url, apiKey, state }: RunningEmulator): string {
+  const keys = state.listKeys().map((key) => {
+    const notes = [
+      key.permissions.includes(INFERENCE_SERVICE_PERMISSION)
+        ? "both surfaces"
+        : "hosted surface only (no Inference Service permission)",
+      ...(state.isExpired(key) ? ["expired: every call gets 401"] : []),
+    ];
+    return `  ${key.secret.padEnd(24)} ${notes.join("; ")}`;
+  });
+  const endpoints = state.listEndpoints().map((endpoint) => {
+    const tenant = state.tenant(endpoint.tenantId)?.name ?? endpoint.tenantId;
+    return `  ${endpoint.serviceName.padEnd(32)} ${endpoint.state} ${endpoint.scaling}  (tenant "${tenant}")`;
+  });
+  const models = state
+    .listModels()
+    .map(
+      (model) =>
+        `  ${model.id.padEnd(24)} ${model.prices.input} in / ${model.prices.output} out per million tokens`,
+    );
+  const running = state.listEndpoints().find((endpoint) => endpoint.state === "Running");
+  const env = [
+    `INFERENCE_SERVICE_BASE_URL=${baseURL}`,
+    `INFERENCE_SERVICE_API_KEY=${apiKey}`,
+    ...(running
+      ? [
+          `INFERENCE_SERVICE_TENANT_ID=${running.tenantId}`,
+          `INFERENCE_SERVICE_JOB_ALIAS=${running.jobAlias}`,
+        ]
+      : []),
+  ];
+  return [
+    "Inference service emulator running (an emulator: replies come from fixed rules, not a model).",
+    "",
+    `Base URL:   ${baseURL}`,
+    `Admin API:  ${url}/_emulator/state`,
+    `Wallet:     ${state.credit}`,
+    "",
+    "API keys:",
+    ...keys,
+    "",
+    "Hosted models:",
+    ...models,
+    "",
+    "Dedicated endpoints (Service-Name):",
+    ...endpoints,
+    "",
+    "Paste into your shell:",
+    ...env,
+    "",
+    "Press Ctrl-C to stop.",
+    "",
+  ].join("\n");
+}
+
+/** Resolves on SIGINT, SIGTERM or the abort of `signal`, removing its listeners. */
+function stopRequested(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener("abort", stop, { once: true });
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * @module The admin API under `/_emulator/`: JSON in, JSON out, no authentication. It exists only
+ * on the emulator, so tests and users can inspect and change the world between calls.
+ */
+
+import { randomBytes } from "node:crypto";
+import { FaultInjector, type FaultOptions } from "./faults.js";
+import type { HandlerContext } from "./handler.js";
+import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
+import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./state.js";
+import { EmulatorConfigError, optionalNumber, requireNumber, requireRecord } from "./validate.js";
+
+type AdminResult = { status: number; body: unknown };
+type Route = (context: HandlerContext, body: Record<string, unknown>, param: string) => AdminResult;
+
+const ok = (body: unknown): AdminResult => ({ status: 200, body });
+const created = (body: unknown): AdminResult => ({ status: 201, body });
+const notFound = (message: string): AdminResult => adminError(404, "not_found", message);
+
+function adminError(status: number, code: string, message: string): AdminResult {
+  return { status, body: { error: { code, message, type: "emulator_admin_error" } } };
+}
+
+// "METHOD /path", with ":param" for the one variable segment a route may have.
+const ROUTES: Readonly<Record<string, Route>> = {
+  "GET /state": (context) => ok(stateView(context)),
+  "PUT /credit": ({ state }, body) => {
+    state.setCredit(requireNumber(body.credit, "credit"));
+    return ok({ credit: state.credit });
+  },
+  "POST /keys": ({ state }, body) => {
+    // Like the console's create-key action (§5 rule 2): the full secret is shown once, here.
+    const secret = body.secret ?? `sk-emu-${randomBytes(12).toString("hex")}`;
+    return created(state.describeKey(state.addKey({ ...body, secret } as ApiKeyConfig), true));
+  },
+  "DELETE /keys/:ref": ({ state }, _body, ref) => {
+    const removed = state.removeKey(ref);
+    return removed
+      ? ok({ deleted: state.describeKey(removed) })
+      : notFound(`No key with id or suffix "${ref}"`);
+  },
+  "POST /tenants": ({ state }, body) => created(state.addTenant(body as unknown as TenantConfig)),
+  "POST /endpoints": ({ state }, body) =>
+    created(state.addEndpoint(body as unknown as EndpointConfig)),
+  "PATCH /endpoints/:serviceName": ({ state }, body, serviceName) => {
+    const endpoint = state.setEndpointState(
+      serviceName,
+      body.state as "Pending" | "Running",
+      optionalNumber(body.readyAfterMs, "readyAfterMs", 0),
+    );
+    return endpoint ? ok(endpoint) : notFound(`No endpoint with Service-Name "${serviceName}"`);
+  },
+  "POST /models": ({ state }, body) => created(state.addModel(body as unknown as ModelConfig)),
+  "GET /requests": ({ state }) => ok({ requests: state.requests() }),
+  "DELETE /requests": ({ state }) => {
+    state.clearRequests();
+    return ok({ requests: [] });
+  },
+  "PUT /faults": (context, body) => {
+    context.faults = new FaultInjector(body as FaultOptions);
+    return ok(faultsView(context.faults));
+  },
+  "POST /reset": (context) => {
+    context.state.reset();
+    return ok(stateView(context));
+  },
+};
+
+/** Serves `/_emulator<path>`; input errors are 400s that name the field. */
+export function handleAdmin(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  path: string,
+  requestId: string,
+): EmulatorResponse {
+  const result = runAdmin(context, request, path);
+  return jsonReply(result.status, result.body, requestId);
+}
+
+function runAdmin(context: HandlerContext, request: EmulatorRequest, path: string): AdminResult {
+  const [, collection = "", ...rest] = path.split("/");
+  const param = decodeURIComponent(rest.join("/"));
+  const prefix = `${request.method} /${collection}`;
+  const name =
+    param === "" ? prefix : Object.keys(ROUTES).find((route) => route.startsWith(`${prefix}/:`));
+  const route = name === undefined ? undefined : ROUTES[name];
+  if (!route) return notFound(`No admin route ${request.method} /_emulator${path}`);
+  try {
+    const body =
+      request.body.trim() === "" ? {} : requireRecord(JSON.parse(request.body), "request body");
+    return route(context, body, param);
+  } catch (error) {
+    if (error instanceof EmulatorConfigError || error instanceof SyntaxError) {
+      return adminError(400, "invalid_request", error.message);
+    }
+    throw error;
+  }
+}
+
+function stateView({ state, faults }: HandlerContext): object {
+  return { ...state.snapshot(), faults: faultsView(faults) };
+}
+
+function faultsView(faults: FaultInjector): object {
+  return { rate: faults.rate, kinds: faults.kinds, retryAfterSeconds: faults.retryAfterSeconds };
+}

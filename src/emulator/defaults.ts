@@ -1,0 +1,75 @@
+/** @module The emulator's demo configuration: keys, tenant, endpoints, models and credit it starts with. */
+
+import type { EmulatorStateConfig } from "./state.js";
+
+/** The permission a key needs on the dedicated endpoint surface (§2, §5 rule 3). */
+export const INFERENCE_SERVICE_PERMISSION = "Inference Service";
+
+/** Demo key with the Inference Service permission: works on both surfaces. */
+export const DEFAULT_API_KEY = "sk-emulator-demo";
+/** Demo key without the Inference Service permission: 401 on the dedicated surface (§5 rule 3). */
+export const NO_PERMISSION_API_KEY = "sk-emulator-noperm";
+/** Demo key that expired in 2000: 401 on both surfaces. */
+export const EXPIRED_API_KEY = "sk-emulator-expired";
+
+/** Demo tenant ID, the first half of every demo Service-Name. */
+export const DEFAULT_TENANT_ID = "tenant-demo";
+/** Running demo endpoint (Scaling 1/1). */
+export const DEFAULT_SERVICE_NAME = "tenant-demo.demo-endpoint";
+/** Pending demo endpoint (Scaling 0/1): calls get a closed connection (§3). */
+export const PENDING_SERVICE_NAME = "tenant-demo.pending-endpoint";
+
+/** Plain hosted demo model. */
+export const DEFAULT_MODEL = "emulator-chat";
+/** Hosted demo model that returns `reasoning_content` (its ID contains "reason"). */
+export const REASONING_MODEL = "emulator-reasoner";
+
+/** Starting account credit (Wallet). */
+export const DEFAULT_CREDIT = 10;
+
+/** Where the in-process emulator pretends to live; `.invalid` can never resolve (RFC 2606). */
+export const IN_PROCESS_ORIGIN = "http://emulator.invalid";
+
+/** The state every emulator starts with; each collection given in the options replaces its default. */
+export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze({
+  keys: [
+    {
+      id: "key-demo",
+      name: "Demo key",
+      secret: DEFAULT_API_KEY,
+      permissions: [INFERENCE_SERVICE_PERMISSION],
+    },
+    {
+      id: "key-noperm",
+      name: "Key without Inference Service",
+      secret: NO_PERMISSION_API_KEY,
+      permissions: [],
+    },
+    {
+      id: "key-expired",
+      name: "Expired key",
+      secret: EXPIRED_API_KEY,
+      permissions: [INFERENCE_SERVICE_PERMISSION],
+      expiresAt: "2000-01-01T00:00:00.000Z",
+    },
+  ],
+  tenants: [{ id: DEFAULT_TENANT_ID, name: "Demo Tenant" }],
+  endpoints: [
+    { tenantId: DEFAULT_TENANT_ID, jobAlias: "demo-endpoint", replicas: 1, state: "Running" },
+    { tenantId: DEFAULT_TENANT_ID, jobAlias: "pending-endpoint", replicas: 1, state: "Pending" },
+  ],
+  models: [
+    { id: DEFAULT_MODEL, prices: { input: 0.5, output: 1.5 } },
+    { id: REASONING_MODEL, prices: { input: 1, output: 4 } },
+  ],
+  credit: DEFAULT_CREDIT,
+});
+
+/** Frozen all the way down: a caller mutating a default must not change every later emulator. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,142 @@
+/** @module Fault injection: per request with `X-Emulator-Fault`, or at random from a seeded generator. */
+
+import {
+  EmulatorConfigError,
+  optionalArray,
+  optionalNumber,
+  requireRecord,
+  requireString,
+} from "./validate.js";
+
+/** Request header that injects faults into one request, e.g. `X-Emulator-Fault: 503` or `latency=200, truncate`. */
+export const FAULT_HEADER = "X-Emulator-Fault";
+
+/**
+ * - `429`: rate limited, with `Retry-After`;
+ * - `500` / `502` / `503`: transient server errors, code `upstream_error` (never `model_not_found`);
+ * - `latency=<ms>`: answer that much later (combines with the others);
+ * - `reset`: close the connection with no response;
+ * - `truncate`: cut the response in the middle (no `[DONE]`, or half a JSON body);
+ * - `stream-error`: two chunks, then an SSE error event, then the end (a 500 on a non-streamed call).
+ */
+export type FaultKind =
+  | "429"
+  | "500"
+  | "502"
+  | "503"
+  | "reset"
+  | "truncate"
+  | "stream-error"
+  | `latency=${number}`;
+
+/** Random faults; with `rate` 0 (the default) only the header injects any. */
+export interface FaultOptions {
+  /** Probability in [0, 1] that an authenticated inference request gets a fault. Default 0. */
+  rate?: number;
+  /** The kinds drawn from, uniformly. Default `["429", "502", "503", "reset", "truncate"]`. */
+  kinds?: FaultKind[];
+  /** Seed of the generator, so a soak test sees the same faults every run. Default 1. */
+  seed?: number;
+  /** `Retry-After` of injected 429s, in seconds. Default 1. */
+  retryAfterSeconds?: number;
+}
+
+export type Fault =
+  | { type: "status"; status: 429 | 500 | 502 | 503 }
+  | { type: "reset" }
+  | { type: "truncate" }
+  | { type: "stream-error" };
+
+/** What to do to one request. */
+export interface FaultPlan {
+  fault: Fault | undefined;
+  latencyMs: number;
+  /** The fault as written (`"503"`, `"latency=200,truncate"`), for the request log. */
+  label: string | undefined;
+}
+
+const NO_FAULT: FaultPlan = Object.freeze({ fault: undefined, latencyMs: 0, label: undefined });
+const DEFAULT_KINDS: readonly FaultKind[] = ["429", "502", "503", "reset", "truncate"];
+
+const FIXED: Readonly<Record<string, Fault>> = {
+  "429": { type: "status", status: 429 },
+  "500": { type: "status", status: 500 },
+  "502": { type: "status", status: 502 },
+  "503": { type: "status", status: 503 },
+  reset: { type: "reset" },
+  truncate: { type: "truncate" },
+  "stream-error": { type: "stream-error" },
+};
+
+/** Thrown for an `X-Emulator-Fault` value the emulator does not know (answered with 400). */
+export class UnknownFaultError extends Error {
+  override readonly name = "UnknownFaultError";
+}
+
+export class FaultInjector {
+  readonly rate: number;
+  readonly kinds: readonly FaultKind[];
+  readonly retryAfterSeconds: number;
+  #random: () => number;
+
+  constructor(options: FaultOptions = {}) {
+    requireRecord(options, "faults");
+    this.rate = optionalNumber(options.rate, "faults.rate", 0) ?? 0;
+    if (this.rate > 1) throw new EmulatorConfigError("faults.rate must be between 0 and 1");
+    const kinds = optionalArray(options.kinds, "faults.kinds") ?? DEFAULT_KINDS;
+    this.kinds = kinds.map((kind, i) => {
+      const name = requireString(kind, `faults.kinds[${i}]`);
+      if (parseFault(name) === undefined)
+        throw new EmulatorConfigError(`faults.kinds[${i}] "${name}" is not a fault kind`);
+      return name as FaultKind;
+    });
+    if (this.kinds.length === 0 && this.rate > 0)
+      throw new EmulatorConfigError("faults.kinds must not be empty");
+    this.retryAfterSeconds =
+      optionalNumber(options.retryAfterSeconds, "faults.retryAfterSeconds", 0) ?? 1;
+    this.#random = mulberry32(optionalNumber(options.seed, "faults.seed") ?? 1);
+  }
+
+  /** The faults for one request: those the header names, else (at `rate`) one drawn at random. */
+  plan(header: string | undefined): FaultPlan {
+    if (header !== undefined && header.trim() !== "") return parseHeader(header);
+    if (this.rate === 0 || this.#random() >= this.rate) return NO_FAULT;
+    const kind = this.kinds[Math.floor(this.#random() * this.kinds.length)] ?? this.kinds[0]!;
+    return parseHeader(kind);
+  }
+}
+
+function parseHeader(header: string): FaultPlan {
+  let fault: Fault | undefined;
+  let latencyMs = 0;
+  for (const item of header.split(",")) {
+    const parsed = parseFault(item.trim());
+    if (parsed === undefined) {
+      throw new UnknownFaultError(
+        `Unknown ${FAULT_HEADER} value "${item.trim()}"; expected 429, 500, 502, 503, latency=<ms>, reset, truncate or stream-error`,
+      );
+    }
+    if (typeof parsed === "number") latencyMs += parsed;
+    else fault ??= parsed;
+  }
+  return { fault, latencyMs, label: header.trim() };
+}
+
+/** A fault, a latency in milliseconds, or undefined for an unknown name. */
+function parseFault(name: string): Fault | number | undefined {
+  const latency = /^latency=(\d+(?:\.\d+)?)$/.exec(name);
+  if (latency) return Number(latency[1]);
+  return FIXED[name];
+}
+
+/** Small, fast, seedable PRNG (public domain); `Math.random` cannot be seeded. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

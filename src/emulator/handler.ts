@@ -1,0 +1,300 @@
+/**
+ * @module The emulator's HTTP semantics (interface document §3–§8) over the transport-neutral
+ * request/reply types: routing, authentication, faults, both surfaces and metering.
+ */
+
+import { handleAdmin } from "./admin.js";
+import { type CompletionIdentity, chatCompletionBody, textCompletionBody } from "./completions.js";
+import { INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import {
+  badRequest,
+  emulatorFailure,
+  insufficientQuota,
+  invalidToken,
+  invalidUrl,
+  modelNotFound,
+  rateLimited,
+  upstreamError,
+  upstreamErrorBody,
+} from "./errors.js";
+import { type Fault, type FaultInjector, type FaultPlan, UnknownFaultError } from "./faults.js";
+import { generateChat, generateCompletion, type Usage } from "./generate.js";
+import { consolePage } from "./html.js";
+import {
+  dropReply,
+  type EmulatorReply,
+  type EmulatorRequest,
+  type EmulatorResponse,
+  headerValue,
+  jsonReply,
+  streamReply,
+} from "./reply.js";
+import { createRequestIdGenerator } from "./request_id.js";
+import { InvalidBodyError, parseChatRequest, parseCompletionRequest } from "./requests.js";
+import { chatCompletionEvents, sseEvent, textCompletionEvents } from "./sse.js";
+import type { ApiKey, EmulatorState, RequestLogEntry, Surface } from "./state.js";
+
+/** What the handler serves from; the admin API may swap `faults` at run time. */
+export interface HandlerContext {
+  state: EmulatorState;
+  faults: FaultInjector;
+  clock: () => number;
+}
+
+export type Handler = (request: EmulatorRequest) => EmulatorReply;
+
+const API_PREFIX = "/inference/v1";
+const CHAT_PATH = `${API_PREFIX}/chat/completions`;
+const COMPLETIONS_PATH = `${API_PREFIX}/completions`;
+const ADMIN_PREFIX = "/_emulator";
+
+/** The request handler; synchronous, so both transports can call it without extra awaits. */
+export function createHandler(context: HandlerContext): Handler {
+  const nextRequestId = createRequestIdGenerator(context.clock);
+  return (request) => {
+    const requestId = nextRequestId();
+    try {
+      return route(context, request, requestId);
+    } catch (error) {
+      // A bug in the emulator must still answer (with the ID), never hang the client.
+      return emulatorFailure(requestId, error instanceof Error ? error.message : String(error));
+    }
+  };
+}
+
+function route(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+): EmulatorReply {
+  const query = request.url.indexOf("?");
+  const path = query < 0 ? request.url : request.url.slice(0, query);
+  if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
+    return handleAdmin(context, request, path.slice(ADMIN_PREFIX.length), requestId);
+  }
+  if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+    if (request.method === "POST") {
+      if (path === CHAT_PATH) return hosted(context, request, requestId);
+      if (path === COMPLETIONS_PATH) return dedicated(context, request, requestId);
+    }
+    // §7 404 row: the path after `/inference`, and no request ID in the body.
+    return invalidUrl(requestId, request.method, path.slice("/inference".length));
+  }
+  // §4.2 rule 2: a base missing `/v1` (or any other path) reaches the console's HTML page.
+  return consolePage(requestId);
+}
+
+/**
+ * Hosted surface (§4.2). Order: key (401) → faults → body (400) → model (503) → credit (403).
+ * The model comes before the credit, as on a gateway that must know a model's price before it
+ * can reserve credit for the call; §7 does not order the two.
+ */
+function hosted(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+): EmulatorReply {
+  const { state } = context;
+  const call = new Call(context, request, requestId, "hosted");
+  // §5 rule 6 leaves the hosted surface's permission "not shown": any valid, unexpired key works.
+  const refused = call.admit(false);
+  if (refused) return refused;
+  const read = call.read(parseChatRequest);
+  if ("reply" in read) return read.reply;
+  const { body } = read;
+  call.entry.model = body.model;
+  call.entry.stream = body.stream;
+  const model = state.model(body.model);
+  if (!model) return call.finish(modelNotFound(requestId, body.model));
+  // §7: credit must be above zero; a call may still run it below zero, the next one gets 403.
+  if (state.credit <= 0) return call.finish(insufficientQuota(requestId, state.credit));
+  const output = generateChat(body);
+  const identity = call.identity("chatcmpl", body.model);
+  const reply = body.stream
+    ? streamReply(chatCompletionEvents(identity, output, body.includeUsage), requestId)
+    : jsonReply(200, chatCompletionBody(identity, output), requestId);
+  const { prices } = model;
+  const cost =
+    (output.usage.prompt_tokens * prices.input + output.usage.completion_tokens * prices.output) /
+    1e6;
+  return call.deliver(reply, output.usage, cost);
+}
+
+/**
+ * Dedicated surface (§4.1). Order: key with the Inference Service permission (401) → faults →
+ * Service-Name (404) → Pending (closed connection, §3) → body (400). Dedicated calls are metered
+ * in tokens in the request log but debit no credit: §1 says only the hosted surface is paid per
+ * token from credit.
+ */
+function dedicated(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+): EmulatorReply {
+  const { state } = context;
+  const call = new Call(context, request, requestId, "dedicated");
+  // §5 rule 3: the permission is required here; a missing one is the same 401 as a bad key.
+  const refused = call.admit(true);
+  if (refused) return refused;
+  const serviceName = headerValue(request, "service-name") ?? "";
+  if (serviceName !== "") call.entry.serviceName = serviceName;
+  // §4.1 rule 2, §7 rule 8: the dedicated error bodies are not shown; a malformed or unknown
+  // Service-Name gets the §7 404 body, so clients need one parser for both surfaces.
+  const endpointState = state.endpointState(serviceName);
+  if (endpointState === undefined) {
+    return call.finish(invalidUrl(requestId, "POST", "/v1/completions"));
+  }
+  // §3: a Pending endpoint yields a refused connection or an empty response.
+  if (endpointState === "Pending") return call.finish(dropReply(false));
+  const read = call.read(parseCompletionRequest);
+  if ("reply" in read) return read.reply;
+  const { body } = read;
+  call.entry.stream = body.stream;
+  const output = generateCompletion(body);
+  const identity = call.identity("cmpl", serviceName);
+  const reply = body.stream
+    ? streamReply(textCompletionEvents(identity, output, body.includeUsage), requestId)
+    : jsonReply(200, textCompletionBody(identity, output), requestId);
+  return call.deliver(reply, output.usage, 0);
+}
+
+/** §5 rules 1, 3, 4: a missing, unknown or expired key, or a missing permission, are all "no key". */
+function authenticate(
+  state: EmulatorState,
+  request: EmulatorRequest,
+  needsPermission: boolean,
+): ApiKey | undefined {
+  const authorization = headerValue(request, "authorization");
+  if (authorization === undefined || !/^bearer /i.test(authorization)) return undefined;
+  const key = state.findKey(authorization.slice(7).trim());
+  if (key === undefined || state.isExpired(key)) return undefined;
+  if (needsPermission && !key.permissions.includes(INFERENCE_SERVICE_PERMISSION)) return undefined;
+  return key;
+}
+
+/** One inference call: its request log entry, its faults, and the reply that ends it. */
+class Call {
+  readonly entry: RequestLogEntry;
+  #plan: FaultPlan | undefined;
+  readonly #context: HandlerContext;
+  readonly #request: EmulatorRequest;
+  readonly #requestId: string;
+
+  constructor(
+    context: HandlerContext,
+    request: EmulatorRequest,
+    requestId: string,
+    surface: Surface,
+  ) {
+    this.#context = context;
+    this.#request = request;
+    this.#requestId = requestId;
+    this.entry = {
+      requestId,
+      time: new Date(context.clock()).toISOString(),
+      surface,
+      stream: false,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      cost: 0,
+      status: 0,
+    };
+  }
+
+  /**
+   * Authenticates the key (§5 rules 1, 3, 4), then applies the request's faults. Faults come after
+   * authentication, so a fault never hides a 401 and unauthenticated traffic cannot draw from the
+   * seeded generator. Returns the reply when the call ends here.
+   */
+  admit(needsPermission: boolean): EmulatorReply | undefined {
+    const key = authenticate(this.#context.state, this.#request, needsPermission);
+    if (!key) return this.finish(invalidToken(this.#requestId));
+    this.entry.keyId = key.id;
+    return this.#applyFaults();
+  }
+
+  /** The body as `parser` reads it, or the 400 reply that ends the call. */
+  read<T>(parser: (body: string) => T): { body: T } | { reply: EmulatorReply } {
+    try {
+      return { body: parser(this.#request.body) };
+    } catch (error) {
+      if (!(error instanceof InvalidBodyError)) throw error;
+      return { reply: this.finish(badRequest(this.#requestId, error.message)) };
+    }
+  }
+
+  #applyFaults(): EmulatorReply | undefined {
+    let plan: FaultPlan;
+    try {
+      plan = this.#context.faults.plan(headerValue(this.#request, "x-emulator-fault"));
+    } catch (error) {
+      if (!(error instanceof UnknownFaultError)) throw error;
+      return this.finish(badRequest(this.#requestId, error.message));
+    }
+    this.#plan = plan;
+    if (plan.label !== undefined) this.entry.fault = plan.label;
+    const fault = plan.fault;
+    if (fault?.type === "reset") return this.finish(dropReply(true));
+    if (fault?.type === "status") {
+      return this.finish(
+        fault.status === 429
+          ? rateLimited(this.#requestId, this.#context.faults.retryAfterSeconds)
+          : upstreamError(this.#requestId, fault.status),
+      );
+    }
+    return undefined;
+  }
+
+  /** `id`, `created` and `model` of a success body or chunk; the ID embeds the request ID. */
+  identity(prefix: string, model: string): CompletionIdentity {
+    return {
+      id: `${prefix}-${this.#requestId}`,
+      created: Math.floor(this.#context.clock() / 1000),
+      model,
+    };
+  }
+
+  /** Sends a success, damaged by a `truncate` or `stream-error` fault; only an intact one is metered. */
+  deliver(reply: EmulatorResponse, usage: Usage, cost: number): EmulatorReply {
+    const damaged = damage(reply, this.#plan?.fault, this.#requestId);
+    if (damaged === reply) {
+      this.entry.promptTokens = usage.prompt_tokens;
+      this.entry.completionTokens = usage.completion_tokens;
+      this.entry.totalTokens = usage.total_tokens;
+      this.entry.cost = cost;
+      if (cost !== 0) this.#context.state.debit(cost);
+    }
+    return this.finish(damaged);
+  }
+
+  finish(reply: EmulatorReply): EmulatorReply {
+    reply.delayMs = this.#plan?.latencyMs ?? 0;
+    this.entry.status = reply.kind === "drop" ? 0 : reply.status;
+    this.#context.state.record(this.entry);
+    return reply;
+  }
+}
+
+/** The reply as a `truncate` or `stream-error` fault leaves it (the same object when untouched). */
+function damage(
+  reply: EmulatorResponse,
+  fault: Fault | undefined,
+  requestId: string,
+): EmulatorResponse {
+  const { body } = reply;
+  if (fault?.type === "truncate") {
+    // Half the events (never [DONE]) or half the JSON, then the connection dies.
+    const cut =
+      typeof body === "string"
+        ? body.slice(0, body.length >> 1)
+        : body.slice(0, Math.max(1, body.length >> 1));
+    return { ...reply, body: cut, abort: true };
+  }
+  if (fault?.type === "stream-error") {
+    if (typeof body === "string") return upstreamError(requestId, 500);
+    const error = sseEvent(upstreamErrorBody(requestId, "Upstream stream interrupted"));
+    return { ...reply, body: [...body.slice(0, 2), error] };
+  }
+  return reply;
+}

@@ -1,0 +1,126 @@
+/** @module The in-process emulator: a `fetch` function served by the handler, with no socket. */
+
+import { IN_PROCESS_ORIGIN } from "./defaults.js";
+import { createCore, type EmulatorOptions } from "./options.js";
+import type { EmulatorResponse } from "./reply.js";
+import type { EmulatorState } from "./state.js";
+
+/** An emulator living in this process. */
+export interface InProcessEmulator {
+  /** Pass it to the openai SDK (`fetch`) or LangChain (`configuration: { fetch }`). Any origin is accepted. */
+  fetch: typeof globalThis.fetch;
+  state: EmulatorState;
+  /** `http://emulator.invalid/inference/v1`. */
+  baseURL: string;
+  /** `http://emulator.invalid`, for the HTML page and the admin API. */
+  url: string;
+  /** The demo key (`sk-emulator-demo` unless the options replaced the keys). */
+  apiKey: string;
+}
+
+/**
+ * Creates an emulator served in-process: fast and port-free for unit tests.
+ *
+ * A Pending endpoint or a `reset` fault makes `fetch` reject like undici's
+ * (`TypeError("fetch failed")` with an `ECONNRESET` cause); a truncated response makes the body
+ * stream error.
+ *
+ * @example
+ * const emulator = createEmulator({ credit: 1 });
+ * const chat = new ChatOpenAI({
+ *   model: "emulator-chat",
+ *   apiKey: emulator.apiKey,
+ *   configuration: { baseURL: emulator.baseURL, fetch: emulator.fetch },
+ * });
+ */
+export function createEmulator(options: EmulatorOptions = {}): InProcessEmulator {
+  const core = createCore(options);
+  const delay = core.streamChunkDelayMs;
+
+  const emulatorFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const { signal } = request;
+    signal.throwIfAborted();
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = request.method === "GET" || request.method === "HEAD" ? "" : await request.text();
+    const reply = core.handle({
+      method: request.method,
+      url: url.pathname + url.search,
+      headers,
+      body,
+    });
+    if (reply.delayMs > 0) await sleep(reply.delayMs, signal);
+    if (reply.kind === "drop") throw connectionFailure();
+    return toResponse(reply, delay, signal);
+  };
+
+  return {
+    fetch: emulatorFetch,
+    state: core.context.state,
+    baseURL: `${IN_PROCESS_ORIGIN}/inference/v1`,
+    url: IN_PROCESS_ORIGIN,
+    apiKey: core.apiKey,
+  };
+}
+
+function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSignal): Response {
+  const { body, abort, status, headers } = reply;
+  if (typeof body === "string" && !abort) return new Response(body, { status, headers });
+  const chunks = typeof body === "string" ? [body] : body;
+  const encoder = new TextEncoder();
+  let next = 0;
+  // Pull-driven, one chunk per read: an error raised after the last chunk must not discard
+  // chunks the reader has not taken yet, as erroring a stream with a queue would.
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = chunks[next];
+      if (chunk !== undefined) {
+        if (next > 0 && delayMs > 0) await sleep(delayMs, signal);
+        next++;
+        controller.enqueue(encoder.encode(chunk));
+      } else if (abort) {
+        // A cut connection surfaces in the body, as undici reports it: TypeError("terminated").
+        controller.error(new TypeError("terminated", { cause: connectionReset() }));
+      } else {
+        controller.close();
+      }
+    },
+  });
+  return new Response(stream, { status, headers });
+}
+
+/** What undici's fetch rejects with when the peer closes the socket before any response. */
+function connectionFailure(): TypeError {
+  return new TypeError("fetch failed", { cause: connectionReset() });
+}
+
+function connectionReset(): Error {
+  return Object.assign(new Error("read ECONNRESET"), {
+    code: "ECONNRESET",
+    errno: -104,
+    syscall: "read",
+  });
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason, leaving no timer behind either way. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

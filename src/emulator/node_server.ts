@@ -1,0 +1,142 @@
+/** @module The emulator over real HTTP: a `node:http` server on loopback that speaks the handler's replies. */
+
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createCore, type StartEmulatorOptions } from "./options.js";
+import type { EmulatorReply, EmulatorResponse } from "./reply.js";
+import type { EmulatorState } from "./state.js";
+import { warmUpTokenizer } from "./tokens.js";
+
+/** A running emulator server. */
+export interface RunningEmulator {
+  /** `http://127.0.0.1:<port>/inference/v1`: what clients use as base URL. */
+  baseURL: string;
+  /** `http://127.0.0.1:<port>`: the host root (HTML page, admin API under `/_emulator/`). */
+  url: string;
+  port: number;
+  /** The demo key (`sk-emulator-demo` unless the options replaced the keys). */
+  apiKey: string;
+  state: EmulatorState;
+  /** Stops listening and closes every connection, keep-alive ones included, so the process can exit. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the emulator on `options.port` (default 0: a free port) on 127.0.0.1.
+ *
+ * @example
+ * const emulator = await startEmulator();
+ * process.env.INFERENCE_SERVICE_BASE_URL = emulator.baseURL;
+ * process.env.INFERENCE_SERVICE_API_KEY = emulator.apiKey;
+ * // ... run the app or the tests ...
+ * await emulator.close();
+ */
+export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  const { port = 0, host = "127.0.0.1" } = options;
+  const core = createCore(options);
+  // The tokenizer takes most of a second to build: pay it before the first request, not during.
+  warmUpTokenizer();
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, run: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const send = (reply: EmulatorReply, request: IncomingMessage, response: ServerResponse) => {
+    if (reply.kind === "drop") {
+      // §3 Pending: an orderly close with nothing written is "an empty response"; the reset
+      // fault sends RST instead, like a crashed upstream.
+      if (reply.reset) request.socket.resetAndDestroy();
+      else request.socket.destroy();
+      return;
+    }
+    writeReply(reply, response, core.streamChunkDelayMs, later);
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    // A client that hangs up mid-request is its own business; it must not crash the server.
+    request.on("error", ignore);
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body =
+        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      const reply = core.handle({
+        method: request.method ?? "GET",
+        url: request.url ?? "/",
+        headers: request.headers,
+        body,
+      });
+      if (reply.delayMs > 0) later(reply.delayMs, () => send(reply, request, response));
+      else send(reply, request, response);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
+
+  return {
+    baseURL: `${url}/inference/v1`,
+    url,
+    port: actualPort,
+    apiKey: core.apiKey,
+    state: core.context.state,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        // Keep-alive sockets would hold the server (and the process) open until they time out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function writeReply(
+  reply: EmulatorResponse,
+  response: ServerResponse,
+  delayMs: number,
+  later: (ms: number, run: () => void) => void,
+): void {
+  if (response.destroyed) return;
+  const { status, headers, body, abort } = reply;
+  if (typeof body === "string" && !abort) {
+    response.writeHead(status, headers);
+    response.end(body);
+    return;
+  }
+  response.writeHead(status, headers);
+  const chunks = typeof body === "string" ? [body] : body;
+  const write = (index: number) => {
+    const chunk = chunks[index]!;
+    // Kill the socket only once the partial body has reached it, so the client sees the cut.
+    if (abort && index === chunks.length - 1) response.write(chunk, () => response.destroy());
+    else response.write(chunk);
+    if (!abort && index === chunks.length - 1) response.end();
+  };
+  if (delayMs === 0) {
+    response.socket?.cork();
+    for (let i = 0; i < chunks.length; i++) write(i);
+    response.socket?.uncork();
+    return;
+  }
+  let next = 0;
+  const writeNext = () => {
+    if (response.destroyed) return;
+    write(next++);
+    if (next < chunks.length) later(delayMs, writeNext);
+  };
+  writeNext();
+}
+
+function ignore(): void {}

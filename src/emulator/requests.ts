@@ -1,0 +1,185 @@
+/** @module Reading the JSON bodies of the two inference routes into the fields the emulator uses. */
+
+import type { ToolSpec } from "./tools.js";
+import { isRecord } from "./validate.js";
+
+/** A body the emulator cannot serve; the handler answers 400 with this message. */
+export class InvalidBodyError extends Error {
+  override readonly name = "InvalidBodyError";
+}
+
+/** One conversation turn, with its content flattened to text. */
+export interface ChatMessage {
+  role: string;
+  content: string;
+  name?: string;
+  /** Tool calls of an assistant turn. */
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  /** The call a `tool` turn answers. */
+  toolCallId?: string;
+}
+
+export type ToolChoice =
+  | { mode: "auto" | "none" | "required" }
+  | { mode: "function"; name: string };
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; schema: unknown };
+
+/** Options both routes share. */
+export interface GenerationOptions {
+  /** `max_completion_tokens` or `max_tokens`. */
+  maxTokens: number | undefined;
+  stop: string[];
+  stream: boolean;
+  /** `stream_options.include_usage`; the emulator sends the usage chunk unless this is `false`. */
+  includeUsage: boolean;
+}
+
+export interface ChatRequest extends GenerationOptions {
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  /** The `tools` array as sent, for counting prompt tokens. */
+  toolsJson: string;
+  toolChoice: ToolChoice;
+  responseFormat: ResponseFormat;
+}
+
+export interface CompletionRequest extends GenerationOptions {
+  /** `prompt` as a list: the completions API accepts one string or several. */
+  prompts: string[];
+}
+
+function parseObject(body: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new InvalidBodyError("Request body is not valid JSON");
+  }
+  if (!isRecord(parsed)) throw new InvalidBodyError("Request body must be a JSON object");
+  return parsed;
+}
+
+/** Reads a `POST /chat/completions` body (§4.2), tolerating the fields OpenAI SDKs add. */
+export function parseChatRequest(body: string): ChatRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  if (!Array.isArray(json.messages) || json.messages.length === 0) {
+    throw new InvalidBodyError("messages must be a non-empty array");
+  }
+  const tools = Array.isArray(json.tools) ? json.tools.map(parseTool) : [];
+  return {
+    model: json.model,
+    messages: json.messages.map(parseMessage),
+    tools,
+    toolsJson: tools.length > 0 ? JSON.stringify(json.tools) : "",
+    toolChoice: parseToolChoice(json.tool_choice),
+    responseFormat: parseResponseFormat(json.response_format),
+    ...parseGenerationOptions(json),
+  };
+}
+
+/** Reads a `POST /completions` body (§4.1): `prompt` is a string or an array of strings. */
+export function parseCompletionRequest(body: string): CompletionRequest {
+  const json = parseObject(body);
+  const { prompt } = json;
+  const prompts = typeof prompt === "string" ? [prompt] : prompt;
+  if (
+    !Array.isArray(prompts) ||
+    prompts.length === 0 ||
+    !prompts.every((p) => typeof p === "string")
+  ) {
+    throw new InvalidBodyError("prompt must be a string or a non-empty array of strings");
+  }
+  return { prompts, ...parseGenerationOptions(json) };
+}
+
+function parseGenerationOptions(json: Record<string, unknown>): GenerationOptions {
+  const maxTokens = json.max_completion_tokens ?? json.max_tokens;
+  if (maxTokens != null && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 1)) {
+    throw new InvalidBodyError("max_tokens must be a positive integer");
+  }
+  const { stop } = json;
+  return {
+    maxTokens: maxTokens == null ? undefined : (maxTokens as number),
+    stop:
+      typeof stop === "string"
+        ? [stop]
+        : Array.isArray(stop)
+          ? stop.filter((s) => typeof s === "string" && s !== "")
+          : [],
+    stream: json.stream === true,
+    includeUsage: !(isRecord(json.stream_options) && json.stream_options.include_usage === false),
+  };
+}
+
+function parseMessage(value: unknown, index: number): ChatMessage {
+  if (!isRecord(value) || typeof value.role !== "string") {
+    throw new InvalidBodyError(`messages[${index}] must be an object with a string role`);
+  }
+  const toolCalls = Array.isArray(value.tool_calls) ? value.tool_calls.filter(isRecord) : [];
+  return {
+    role: value.role,
+    content: contentText(value.content),
+    ...(typeof value.name === "string" ? { name: value.name } : {}),
+    toolCalls: toolCalls.map((call) => {
+      const fn = isRecord(call.function) ? call.function : {};
+      return {
+        id: String(call.id ?? ""),
+        name: String(fn.name ?? ""),
+        arguments:
+          typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+      };
+    }),
+    ...(typeof value.tool_call_id === "string" ? { toolCallId: value.tool_call_id } : {}),
+  };
+}
+
+/** Message content is a string, null (assistant tool calls) or an array of parts; text parts count. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function parseTool(value: unknown, index: number): ToolSpec {
+  const fn = isRecord(value) && isRecord(value.function) ? value.function : undefined;
+  if (!fn || typeof fn.name !== "string") {
+    throw new InvalidBodyError(
+      `tools[${index}] must be {"type":"function","function":{"name":...}}`,
+    );
+  }
+  return {
+    name: fn.name,
+    description: typeof fn.description === "string" ? fn.description : "",
+    parameters: fn.parameters ?? { type: "object", properties: {} },
+  };
+}
+
+function parseToolChoice(value: unknown): ToolChoice {
+  if (value === "none" || value === "auto") return { mode: value };
+  // "any" is how some LangChain providers spell "required".
+  if (value === "required" || value === "any") return { mode: "required" };
+  if (typeof value === "string" && value !== "") return { mode: "function", name: value };
+  if (isRecord(value) && isRecord(value.function) && typeof value.function.name === "string") {
+    return { mode: "function", name: value.function.name };
+  }
+  return { mode: "auto" };
+}
+
+function parseResponseFormat(value: unknown): ResponseFormat {
+  if (!isRecord(value)) return { type: "text" };
+  if (value.type === "json_object") return { type: "json_object" };
+  if (value.type === "json_schema") {
+    const spec = isRecord(value.json_schema) ? value.json_schema : {};
+    return { type: "json_schema", schema: spec.schema ?? { type: "object", properties: {} } };
+  }
+  return { type: "text" };
+}

@@ -1,0 +1,529 @@
+/** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
+
+import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import {
+  EmulatorConfigError,
+  optionalArray,
+  optionalNumber,
+  optionalString,
+  requireNumber,
+  requireRecord,
+  requireString,
+  requireStringArray,
+} from "./validate.js";
+
+/** Dedicated endpoint states named in §3. */
+export type EndpointState = "Pending" | "Running";
+
+/** The two call surfaces of §1. */
+export type Surface = "hosted" | "dedicated";
+
+/** An API key as configured (options, JSON file, `POST /_emulator/keys`). */
+export interface ApiKeyConfig {
+  /** The bearer token clients send. */
+  secret: string;
+  /** Stable handle for the admin API. Default: `key-<n>`. */
+  id?: string;
+  /** Label shown by the admin API and the CLI. Default: the id. */
+  name?: string;
+  /** Default: `["Inference Service"]`, so a key added without thought works on both surfaces. */
+  permissions?: string[];
+  /** Expiry as an ISO date or epoch milliseconds; from then on the key gets 401. Default: never. */
+  expiresAt?: string | number;
+}
+
+/** An API key as stored. */
+export interface ApiKey {
+  readonly id: string;
+  readonly name: string;
+  readonly secret: string;
+  readonly permissions: readonly string[];
+  /** Epoch milliseconds, or undefined for a key that never expires. */
+  readonly expiresAt: number | undefined;
+}
+
+/** A tenant (§2); its ID is the first half of a Service-Name. */
+export interface TenantConfig {
+  id: string;
+  /** Default: the id. */
+  name?: string;
+}
+
+export interface Tenant {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** A dedicated endpoint as configured. */
+export interface EndpointConfig {
+  tenantId: string;
+  jobAlias: string;
+  /** Total replicas. Default 1. */
+  replicas?: number;
+  /** Default "Running". Ignored when `readyAfterMs` is given: the endpoint then starts Pending. */
+  state?: EndpointState;
+  /** Pending for this long after it is added (or the emulator starts or resets), then Running. */
+  readyAfterMs?: number;
+}
+
+/** A dedicated endpoint as reported by {@link EmulatorState.endpoint} and the admin API. */
+export interface Endpoint {
+  /** `<TENANT_ID>.<JOB_ALIAS_NAME>`, the value of the Service-Name header (§4.1). */
+  readonly serviceName: string;
+  readonly tenantId: string;
+  readonly jobAlias: string;
+  readonly replicas: number;
+  readonly state: EndpointState;
+  /** `<running_replicas>/<total_replicas>` (§2): every replica runs when Running, none when Pending. */
+  readonly scaling: string;
+  /** When a Pending endpoint with `readyAfterMs` turns Running (ISO date). */
+  readonly readyAt?: string;
+}
+
+/** Prices in credit units per million tokens. */
+export interface ModelPrices {
+  input: number;
+  output: number;
+}
+
+/** A hosted model as configured. */
+export interface ModelConfig {
+  id: string;
+  /** Default `{ input: 1, output: 1 }`. */
+  prices?: ModelPrices;
+}
+
+export interface HostedModel {
+  readonly id: string;
+  readonly prices: Readonly<ModelPrices>;
+}
+
+/** One call to either inference route, successful or not. */
+export interface RequestLogEntry {
+  /** The value sent in `X-Gateway-Request-Id`. */
+  requestId: string;
+  /** ISO date of arrival. */
+  time: string;
+  surface: Surface;
+  /** Hosted surface: the requested model ID, when the body named one. */
+  model?: string;
+  /** Dedicated surface: the Service-Name header, when sent. */
+  serviceName?: string;
+  /** ID of the API key used, when it was valid. */
+  keyId?: string;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** Credit debited (hosted surface, complete responses only). */
+  cost: number;
+  /** HTTP status sent, or 0 when the connection was closed with no response. */
+  status: number;
+  /** The injected fault, if any (`"429"`, `"reset"`, `"truncate"`, ...). */
+  fault?: string;
+}
+
+/** The configurable part of the state: the shape of the options and of the JSON config file. */
+export interface EmulatorStateConfig {
+  keys?: ApiKeyConfig[];
+  tenants?: TenantConfig[];
+  endpoints?: EndpointConfig[];
+  models?: ModelConfig[];
+  /** Account credit (Wallet). */
+  credit?: number;
+}
+
+/** An API key as the admin API shows it. */
+export interface KeyDescription {
+  id: string;
+  name: string;
+  /** Masked (`****demo`) except in the reply that creates the key. */
+  secret: string;
+  permissions: string[];
+  /** ISO date. */
+  expiresAt?: string;
+  expired: boolean;
+}
+
+/** How the state behaves, as opposed to what it holds. */
+export interface EmulatorStateOptions {
+  /** Time source (epoch milliseconds) for expiry and `readyAfterMs`. Default `Date.now`. */
+  clock?: () => number;
+  /** Request log entries kept. Default 1000. */
+  requestLogLimit?: number;
+}
+
+/** What {@link EmulatorState.snapshot} and `GET /_emulator/state` return; secrets are masked. */
+export interface EmulatorStateSnapshot {
+  credit: number;
+  keys: KeyDescription[];
+  tenants: Tenant[];
+  endpoints: Endpoint[];
+  models: HostedModel[];
+  requestCount: number;
+}
+
+interface EndpointRecord {
+  tenantId: string;
+  jobAlias: string;
+  replicas: number;
+  state: EndpointState;
+  readyAt: number | undefined;
+}
+
+const DEFAULT_PRICES: Readonly<ModelPrices> = Object.freeze({ input: 1, output: 1 });
+const DEFAULT_LOG_LIMIT = 1000;
+
+/**
+ * The emulator's state. Every change goes through a method, so tests and the admin API see the
+ * same world the handler serves.
+ *
+ * @example
+ * const emulator = createEmulator();
+ * emulator.state.setCredit(0); // the next hosted call gets 403 insufficient_user_quota
+ */
+export class EmulatorState {
+  readonly #initial: Required<EmulatorStateConfig>;
+  readonly #clock: () => number;
+  readonly #logLimit: number;
+  #keys = new Map<string, ApiKey>();
+  #tenants = new Map<string, Tenant>();
+  #endpoints = new Map<string, EndpointRecord>();
+  #models = new Map<string, HostedModel>();
+  #credit = 0;
+  #log: RequestLogEntry[] = [];
+  #nextKeyNumber = 1;
+
+  constructor(config: EmulatorStateConfig = {}, options: EmulatorStateOptions = {}) {
+    requireRecord(config, "emulator state");
+    this.#clock = options.clock ?? Date.now;
+    this.#logLimit =
+      optionalNumber(options.requestLogLimit, "requestLogLimit", 1) ?? DEFAULT_LOG_LIMIT;
+    // Each collection given replaces its default, so `{ models: [...] }` keeps the demo keys.
+    // Copies, so that changing the options object later cannot change what reset() restores.
+    this.#initial = {
+      keys: configured<ApiKeyConfig>(config.keys, "keys") ?? DEFAULT_STATE.keys,
+      tenants: configured<TenantConfig>(config.tenants, "tenants") ?? DEFAULT_STATE.tenants,
+      endpoints:
+        configured<EndpointConfig>(config.endpoints, "endpoints") ?? DEFAULT_STATE.endpoints,
+      models: configured<ModelConfig>(config.models, "models") ?? DEFAULT_STATE.models,
+      credit: optionalNumber(config.credit, "credit") ?? DEFAULT_STATE.credit,
+    };
+    this.reset();
+  }
+
+  /** Back to the configuration: keys, tenants, endpoints (delays restart), models, credit; empty log. */
+  reset(): void {
+    this.#keys.clear();
+    this.#tenants.clear();
+    this.#endpoints.clear();
+    this.#models.clear();
+    this.#log = [];
+    this.#nextKeyNumber = 1;
+    const { keys, tenants, endpoints, models, credit } = this.#initial;
+    keys.forEach((key, i) => void this.#addKey(key, `keys[${i}]`));
+    tenants.forEach((tenant, i) => void this.#addTenant(tenant, `tenants[${i}]`));
+    endpoints.forEach((endpoint, i) => void this.#addEndpoint(endpoint, `endpoints[${i}]`));
+    models.forEach((model, i) => void this.#addModel(model, `models[${i}]`));
+    this.#credit = credit;
+  }
+
+  // ---- credit -------------------------------------------------------------------------------
+
+  /** Account credit (Wallet). Hosted calls need it above zero (§2, §7). */
+  get credit(): number {
+    return this.#credit;
+  }
+
+  setCredit(credit: number): void {
+    this.#credit = requireNumber(credit, "credit");
+  }
+
+  /** Subtracts a call's cost; credit may go below zero (the call that does so still succeeds). */
+  debit(cost: number): number {
+    this.#credit -= cost;
+    return this.#credit;
+  }
+
+  // ---- keys ---------------------------------------------------------------------------------
+
+  addKey(config: ApiKeyConfig): ApiKey {
+    return this.#addKey(config, "key");
+  }
+
+  /** Removes the key whose id equals `ref`, or whose secret ends with `ref` (4 characters or more). */
+  removeKey(ref: string): ApiKey | undefined {
+    const matches = this.listKeys().filter(
+      (key) => key.id === ref || (ref.length >= 4 && key.secret.endsWith(ref)),
+    );
+    const exact = matches.find((key) => key.id === ref);
+    const match = exact ?? (matches.length === 1 ? matches[0] : undefined);
+    if (matches.length > 1 && !exact) {
+      throw new EmulatorConfigError(`key reference "${ref}" matches ${matches.length} keys`);
+    }
+    if (match) this.#keys.delete(match.secret);
+    return match;
+  }
+
+  /** The key with this exact secret, expired or not. */
+  findKey(secret: string): ApiKey | undefined {
+    return this.#keys.get(secret);
+  }
+
+  isExpired(key: ApiKey): boolean {
+    return key.expiresAt !== undefined && this.#clock() >= key.expiresAt;
+  }
+
+  listKeys(): ApiKey[] {
+    return [...this.#keys.values()];
+  }
+
+  // ---- tenants ------------------------------------------------------------------------------
+
+  addTenant(config: TenantConfig): Tenant {
+    return this.#addTenant(config, "tenant");
+  }
+
+  tenant(id: string): Tenant | undefined {
+    return this.#tenants.get(id);
+  }
+
+  listTenants(): Tenant[] {
+    return [...this.#tenants.values()];
+  }
+
+  // ---- endpoints ----------------------------------------------------------------------------
+
+  /** Adds (or replaces) an endpoint; an unknown tenant is created with its ID as name. */
+  addEndpoint(config: EndpointConfig): Endpoint {
+    return this.#addEndpoint(config, "endpoint");
+  }
+
+  /** Forces an endpoint's state; `readyAfterMs` makes it Pending now and Running after the delay. */
+  setEndpointState(
+    serviceName: string,
+    state: EndpointState,
+    readyAfterMs?: number,
+  ): Endpoint | undefined {
+    const record = this.#endpoints.get(serviceName);
+    if (!record) return undefined;
+    const delay = optionalNumber(readyAfterMs, "readyAfterMs", 0);
+    record.state = delay === undefined ? requireEndpointState(state, "state") : "Pending";
+    record.readyAt = delay === undefined ? undefined : this.#clock() + delay;
+    return this.#view(serviceName, record);
+  }
+
+  /** The endpoint routed by this Service-Name, with a due `readyAfterMs` transition applied. */
+  endpoint(serviceName: string): Endpoint | undefined {
+    const record = this.#endpoints.get(serviceName);
+    return record && this.#view(serviceName, record);
+  }
+
+  /** Cheap readiness check for the request path (no view object). */
+  endpointState(serviceName: string): EndpointState | undefined {
+    const record = this.#endpoints.get(serviceName);
+    return record && this.#settle(record).state;
+  }
+
+  listEndpoints(): Endpoint[] {
+    return [...this.#endpoints].map(([name, record]) => this.#view(name, record));
+  }
+
+  // ---- models -------------------------------------------------------------------------------
+
+  /** Adds (or re-prices) a hosted model. */
+  addModel(config: ModelConfig): HostedModel {
+    return this.#addModel(config, "model");
+  }
+
+  model(id: string): HostedModel | undefined {
+    return this.#models.get(id);
+  }
+
+  listModels(): HostedModel[] {
+    return [...this.#models.values()];
+  }
+
+  // ---- request log --------------------------------------------------------------------------
+
+  /** Appends to the request log, keeping the newest `requestLogLimit` entries. */
+  record(entry: RequestLogEntry): void {
+    this.#log.push(entry);
+    // Trim in batches so the hot path stays O(1) amortised.
+    if (this.#log.length >= this.#logLimit * 2) this.#log = this.#log.slice(-this.#logLimit);
+  }
+
+  /** The request log, oldest first (at most `requestLogLimit` entries). */
+  requests(): RequestLogEntry[] {
+    return this.#log.slice(-this.#logLimit);
+  }
+
+  /** The newest request log entry. */
+  lastRequest(): RequestLogEntry | undefined {
+    return this.#log.at(-1);
+  }
+
+  clearRequests(): void {
+    this.#log = [];
+  }
+
+  // ---- snapshot -----------------------------------------------------------------------------
+
+  /** A JSON-ready copy of the state with every secret masked except its last 4 characters. */
+  snapshot(): EmulatorStateSnapshot {
+    return {
+      credit: this.#credit,
+      keys: this.listKeys().map((key) => this.describeKey(key)),
+      tenants: this.listTenants(),
+      endpoints: this.listEndpoints(),
+      models: this.listModels(),
+      requestCount: this.requests().length,
+    };
+  }
+
+  /** A key as JSON: its secret masked to the last 4 characters unless `showSecret` (at creation only). */
+  describeKey(key: ApiKey, showSecret = false): KeyDescription {
+    return {
+      id: key.id,
+      name: key.name,
+      secret: showSecret ? key.secret : maskSecret(key.secret),
+      permissions: [...key.permissions],
+      ...(key.expiresAt === undefined ? {} : { expiresAt: new Date(key.expiresAt).toISOString() }),
+      expired: this.isExpired(key),
+    };
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  #addKey(input: ApiKeyConfig, field: string): ApiKey {
+    const config = requireRecord(input, field);
+    const secret = requireString(config.secret, `${field}.secret`);
+    if (this.#keys.has(secret)) throw new EmulatorConfigError(`${field}.secret is already in use`);
+    const id = optionalString(config.id, `${field}.id`) ?? this.#freshKeyId();
+    if (this.listKeys().some((key) => key.id === id)) {
+      throw new EmulatorConfigError(`${field}.id "${id}" is already in use`);
+    }
+    const key: ApiKey = Object.freeze({
+      id,
+      name: optionalString(config.name, `${field}.name`) ?? id,
+      secret,
+      permissions: Object.freeze(
+        config.permissions === undefined
+          ? [INFERENCE_SERVICE_PERMISSION]
+          : requireStringArray(config.permissions, `${field}.permissions`),
+      ),
+      expiresAt: parseExpiry(config.expiresAt, `${field}.expiresAt`),
+    });
+    this.#keys.set(secret, key);
+    return key;
+  }
+
+  #freshKeyId(): string {
+    const taken = new Set(this.listKeys().map((key) => key.id));
+    while (taken.has(`key-${this.#nextKeyNumber}`)) this.#nextKeyNumber++;
+    return `key-${this.#nextKeyNumber++}`;
+  }
+
+  #addTenant(input: TenantConfig, field: string): Tenant {
+    const config = requireRecord(input, field);
+    const id = requireString(config.id, `${field}.id`);
+    const tenant = Object.freeze({ id, name: optionalString(config.name, `${field}.name`) ?? id });
+    this.#tenants.set(id, tenant);
+    return tenant;
+  }
+
+  #addEndpoint(input: EndpointConfig, field: string): Endpoint {
+    const config = requireRecord(input, field);
+    const tenantId = requireServiceNamePart(config.tenantId, `${field}.tenantId`);
+    const jobAlias = requireServiceNamePart(config.jobAlias, `${field}.jobAlias`);
+    const replicas = optionalNumber(config.replicas, `${field}.replicas`, 1) ?? 1;
+    const delay = optionalNumber(config.readyAfterMs, `${field}.readyAfterMs`, 0);
+    const state =
+      config.state === undefined ? "Running" : requireEndpointState(config.state, `${field}.state`);
+    if (!this.#tenants.has(tenantId)) this.#addTenant({ id: tenantId }, field);
+    const record: EndpointRecord = {
+      tenantId,
+      jobAlias,
+      replicas: Math.floor(replicas),
+      state: delay === undefined ? state : "Pending",
+      readyAt: delay === undefined ? undefined : this.#clock() + delay,
+    };
+    const serviceName = `${tenantId}.${jobAlias}`;
+    this.#endpoints.set(serviceName, record);
+    return this.#view(serviceName, record);
+  }
+
+  #addModel(input: ModelConfig, field: string): HostedModel {
+    const config = requireRecord(input, field);
+    const id = requireString(config.id, `${field}.id`);
+    let prices = DEFAULT_PRICES;
+    if (config.prices !== undefined) {
+      const given = requireRecord(config.prices, `${field}.prices`);
+      prices = Object.freeze({
+        input: requireNumber(given.input, `${field}.prices.input`, 0),
+        output: requireNumber(given.output, `${field}.prices.output`, 0),
+      });
+    }
+    const model = Object.freeze({ id, prices });
+    this.#models.set(id, model);
+    return model;
+  }
+
+  /** Applies a due Pending → Running transition lazily, so no timer keeps the process alive. */
+  #settle(record: EndpointRecord): EndpointRecord {
+    if (record.readyAt !== undefined && this.#clock() >= record.readyAt) {
+      record.state = "Running";
+      record.readyAt = undefined;
+    }
+    return record;
+  }
+
+  #view(serviceName: string, record: EndpointRecord): Endpoint {
+    const { tenantId, jobAlias, replicas, state, readyAt } = this.#settle(record);
+    return {
+      serviceName,
+      tenantId,
+      jobAlias,
+      replicas,
+      state,
+      scaling: `${state === "Running" ? replicas : 0}/${replicas}`,
+      ...(readyAt === undefined ? {} : { readyAt: new Date(readyAt).toISOString() }),
+    };
+  }
+}
+
+/** `sk-emulator-demo` → `****demo`: enough to tell keys apart, as a console would show them. */
+export function maskSecret(secret: string): string {
+  return `****${secret.slice(-4)}`;
+}
+
+/** A copy of a configured collection, or undefined when the config leaves it out. */
+function configured<T>(value: unknown, field: string): T[] | undefined {
+  const items = optionalArray(value, field);
+  return items && (structuredClone(items) as T[]);
+}
+
+function requireEndpointState(value: unknown, field: string): EndpointState {
+  if (value !== "Pending" && value !== "Running") {
+    throw new EmulatorConfigError(`${field} must be "Pending" or "Running"`);
+  }
+  return value;
+}
+
+/** Each half of a Service-Name is dot-free, or the name could not be split back (§4.1). */
+function requireServiceNamePart(value: unknown, field: string): string {
+  const part = requireString(value, field);
+  if (part.includes(".") || /\s/.test(part)) {
+    throw new EmulatorConfigError(`${field} must not contain dots or whitespace`);
+  }
+  return part;
+}
+
+function parseExpiry(value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = typeof value === "string" ? Date.parse(value) : value;
+  if (typeof ms !== "number" || !Number.isFinite(ms)) {
+    throw new EmulatorConfigError(`${field} must be an ISO date or epoch milliseconds`);
+  }
+  return ms;
+}

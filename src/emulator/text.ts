@@ -1,0 +1,154 @@
+/** @module Word-level text helpers of the deterministic model: keywords, sentences and values found in a message. */
+
+// Function words and request verbs carry no topic: they must not make a tool or a sentence match.
+const STOPWORDS = new Set(
+  (
+    "a an the and or but if of to in on at by for with from into about as is are was were be been " +
+    "being do does did have has had i me my we our us you your he she it its they them their this " +
+    "that these those what which who whom whose when where why how can could would should will " +
+    "shall may might must please tell give show get let make some any all no not yes than then " +
+    "there here so such very just also want need like know s t don doesn isn what's it's i'm"
+  ).split(" "),
+);
+
+// Request verbs that start a sentence without naming anything ("Find Paris" → "Paris").
+const LEADING_VERBS = new Set(
+  (
+    "tell find show give get call use look search calculate compute book send create list check " +
+    "convert translate summarize summarise explain describe write what who where when why how " +
+    "which please hi hello hey"
+  ).split(" "),
+);
+
+// A few everyday synonyms, so "3 plus 4" finds an `add` tool and "forecast" a `weather` one.
+const SYNONYMS: Readonly<Record<string, string>> = {
+  plus: "add",
+  sum: "add",
+  addition: "add",
+  total: "add",
+  times: "multiply",
+  multiplied: "multiply",
+  product: "multiply",
+  minus: "subtract",
+  difference: "subtract",
+  divided: "divide",
+  quotient: "divide",
+  forecast: "weather",
+  temperature: "weather",
+  lookup: "search",
+  find: "search",
+  look: "search",
+};
+
+/** Crude English stemming: enough for "cities"/"city", "forecasts"/"forecast", "searching"/"search". */
+function stem(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+function normalize(word: string): string {
+  const lower = word.toLowerCase();
+  const stemmed = stem(SYNONYMS[lower] ?? lower);
+  return SYNONYMS[stemmed] ?? stemmed;
+}
+
+/** Words of `text`, splitting camelCase and snake_case, in their original case. */
+export function words(text: string): string[] {
+  return text
+    .replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2")
+    .split(/[^\p{L}\p{N}']+/u)
+    .map((word) => word.replace(/^'+|'+$/g, ""))
+    .filter((word) => word.length > 0);
+}
+
+/** The topic words of `text`: normalised, without function words. */
+export function keywords(text: string): Set<string> {
+  const result = new Set<string>();
+  for (const word of words(text)) {
+    const lower = word.toLowerCase();
+    if (STOPWORDS.has(lower)) continue;
+    result.add(normalize(lower));
+  }
+  return result;
+}
+
+/** How many of `query`'s keywords occur in `candidate`. */
+export function overlap(query: ReadonlySet<string>, candidate: ReadonlySet<string>): number {
+  let score = 0;
+  for (const word of query) if (candidate.has(word)) score++;
+  return score;
+}
+
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word.toLowerCase());
+}
+
+/** Lines and sentences of `text`, with list markers and `Label:` prefixes removed. */
+export function sentences(text: string): string[] {
+  return text
+    .split(/\n+/)
+    .flatMap((line) => line.split(/(?<=[.!?])\s+/))
+    .map((sentence) =>
+      sentence
+        .trim()
+        .replace(/^(?:[-*•]|\d+[.)])\s+/, "")
+        .replace(/^\[?(?:context|source|document|doc|passage)\s*\d*\]?\s*:\s*/i, "")
+        .trim(),
+    )
+    .filter((sentence) => /[\p{L}\p{N}]/u.test(sentence));
+}
+
+/** The first `count` words of `text`, with "…" when there were more. */
+export function firstWords(text: string, count = 8): string {
+  const all = text.trim().split(/\s+/);
+  const head = all.slice(0, count).join(" ");
+  return all.length > count ? `${head}…` : head;
+}
+
+/** Values a message mentions, in order of appearance, for filling tool arguments and JSON fields. */
+export interface MessageValues {
+  /** The whole message. */
+  text: string;
+  numbers: number[];
+  /** Text between double quotes, curly quotes or free-standing single quotes. */
+  quoted: string[];
+  /** Runs of capitalised words ("Ada Lovelace", "New York"), sentence-initial verbs removed. */
+  names: string[];
+  /** Names right after in/at/to/from/near/of: the likely places. */
+  places: string[];
+}
+
+const QUOTED = /"([^"]+)"|“([^”]+)”|(?<=^|\s)'([^']+)'(?=[\s.,;:!?)]|$)/g;
+const NUMBER = /(?<![\p{L}\d.])-?\d+(?:\.\d+)?(?![\p{L}\d])/gu;
+const CAPITALISED_RUN = /\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*/gu;
+const SENTENCE_START = /(?:[.!?:]\s+|\n\s*)$/;
+const PLACE_PREPOSITION = /\b(?:in|at|to|from|near|of)\s+$/i;
+
+export function extractValues(text: string): MessageValues {
+  const quoted = [...text.matchAll(QUOTED)].map((m) => (m[1] ?? m[2] ?? m[3] ?? "").trim());
+  const numbers = [...text.matchAll(NUMBER)].map((m) => Number(m[0]));
+  const names: string[] = [];
+  const places: string[] = [];
+  for (const match of text.matchAll(CAPITALISED_RUN)) {
+    const runWords = match[0].split(/\s+/);
+    // Only the few characters before the run matter; slicing from 0 would be quadratic.
+    const before = text.slice(Math.max(0, match.index - 12), match.index);
+    const atSentenceStart = match.index === 0 || SENTENCE_START.test(before);
+    // A capitalised first word of a sentence is usually a verb, a question word or a greeting:
+    // alone it is no name ("Good morning"), but "Ada Lovelace" at the start still is.
+    while (
+      runWords.length > 0 &&
+      (LEADING_VERBS.has(runWords[0]!.toLowerCase()) || isStopword(runWords[0]!))
+    ) {
+      runWords.shift();
+    }
+    if (runWords.length === 0 || (atSentenceStart && match[0].split(/\s+/).length === 1)) continue;
+    const name = runWords.join(" ").replace(/['’]s$/, "");
+    names.push(name);
+    if (PLACE_PREPOSITION.test(before)) places.push(name);
+  }
+  return { text, numbers, quoted, names, places };
+}

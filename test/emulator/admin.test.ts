@@ -1,0 +1,234 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_API_KEY, DEFAULT_SERVICE_NAME } from "../../src/emulator/index.js";
+import {
+  bearer,
+  CHAT,
+  COMPLETIONS,
+  chatBody,
+  inProcess,
+  overHttp,
+  post,
+  REQUEST_ID,
+  type TestEmulator,
+} from "./helpers.js";
+
+async function admin(
+  emulator: TestEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown>; requestId: string | null }> {
+  const response = await emulator.fetch(`${emulator.url}/_emulator${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    requestId: response.headers.get("x-gateway-request-id"),
+  };
+}
+
+describe("the admin API", () => {
+  const emulator = inProcess();
+  afterEach(() => emulator.state.reset());
+
+  it("shows the state with secrets masked except the last 4 characters", async () => {
+    const { status, body, requestId } = await admin(emulator, "GET", "/state");
+    expect(status).toBe(200);
+    expect(requestId).toMatch(REQUEST_ID);
+    expect(body).toEqual({
+      credit: 10,
+      keys: [
+        {
+          id: "key-demo",
+          name: "Demo key",
+          secret: "****demo",
+          permissions: ["Inference Service"],
+          expired: false,
+        },
+        {
+          id: "key-noperm",
+          name: "Key without Inference Service",
+          secret: "****perm",
+          permissions: [],
+          expired: false,
+        },
+        {
+          id: "key-expired",
+          name: "Expired key",
+          secret: "****ired",
+          permissions: ["Inference Service"],
+          expiresAt: "2000-01-01T00:00:00.000Z",
+          expired: true,
+        },
+      ],
+      tenants: [{ id: "tenant-demo", name: "Demo Tenant" }],
+      endpoints: [
+        {
+          serviceName: "tenant-demo.demo-endpoint",
+          tenantId: "tenant-demo",
+          jobAlias: "demo-endpoint",
+          replicas: 1,
+          state: "Running",
+          scaling: "1/1",
+        },
+        {
+          serviceName: "tenant-demo.pending-endpoint",
+          tenantId: "tenant-demo",
+          jobAlias: "pending-endpoint",
+          replicas: 1,
+          state: "Pending",
+          scaling: "0/1",
+        },
+      ],
+      models: [
+        { id: "emulator-chat", prices: { input: 0.5, output: 1.5 } },
+        { id: "emulator-reasoner", prices: { input: 1, output: 4 } },
+      ],
+      requestCount: 0,
+      faults: { rate: 0, kinds: ["429", "502", "503", "reset", "truncate"], retryAfterSeconds: 1 },
+    });
+    expect(JSON.stringify(body)).not.toContain(DEFAULT_API_KEY);
+  });
+
+  it("sets the credit, after which hosted calls get 403", async () => {
+    expect(await admin(emulator, "PUT", "/credit", { credit: 0 })).toMatchObject({
+      status: 200,
+      body: { credit: 0 },
+    });
+    expect((await post(emulator, CHAT, chatBody())).status).toBe(403);
+  });
+
+  it("creates a key, showing its full secret once, and deletes it by suffix", async () => {
+    const created = await admin(emulator, "POST", "/keys", { name: "CI key", permissions: [] });
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        id: "key-1",
+        name: "CI key",
+        secret: expect.stringMatching(/^sk-emu-[0-9a-f]{24}$/),
+        permissions: [],
+      },
+    });
+    const secret = created.body.secret as string;
+    expect((await post(emulator, CHAT, chatBody(), bearer(secret))).status).toBe(200);
+    const deleted = await admin(emulator, "DELETE", `/keys/${secret.slice(-6)}`);
+    expect(deleted).toMatchObject({
+      status: 200,
+      body: { deleted: { id: "key-1", secret: `****${secret.slice(-4)}` } },
+    });
+    expect((await post(emulator, CHAT, chatBody(), bearer(secret))).status).toBe(401);
+    expect((await admin(emulator, "DELETE", "/keys/key-1")).status).toBe(404);
+  });
+
+  it("adds an endpoint and switches it between Pending and Running", async () => {
+    const created = await admin(emulator, "POST", "/endpoints", {
+      tenantId: "acme",
+      jobAlias: "llama",
+      replicas: 2,
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { serviceName: "acme.llama", state: "Running", scaling: "2/2" },
+    });
+    const call = () =>
+      post(emulator, COMPLETIONS, { prompt: "Hi" }, { ...bearer(), "service-name": "acme.llama" });
+    expect((await call()).status).toBe(200);
+    const pending = await admin(emulator, "PATCH", "/endpoints/acme.llama", { state: "Pending" });
+    expect(pending.body).toMatchObject({ state: "Pending", scaling: "0/2" });
+    await expect(call()).rejects.toThrow("fetch failed");
+    await admin(emulator, "PATCH", "/endpoints/acme.llama", { state: "Running" });
+    expect((await call()).status).toBe(200);
+    expect(emulator.state.tenant("acme")).toEqual({ id: "acme", name: "acme" });
+  });
+
+  it("adds a model whose prices meter its calls", async () => {
+    await admin(emulator, "POST", "/models", {
+      id: "pricey",
+      prices: { input: 1000, output: 2000 },
+    });
+    const response = await post(emulator, CHAT, chatBody("Hi", { model: "pricey" }));
+    const { usage } = (await response.json()) as {
+      usage: { prompt_tokens: number; completion_tokens: number };
+    };
+    expect(emulator.state.lastRequest()!.cost).toBe(
+      (usage.prompt_tokens * 1000 + usage.completion_tokens * 2000) / 1e6,
+    );
+  });
+
+  it("lists and clears the request log", async () => {
+    await post(emulator, CHAT, chatBody());
+    const { body } = await admin(emulator, "GET", "/requests");
+    expect(body.requests).toEqual([expect.objectContaining({ surface: "hosted", status: 200 })]);
+    await admin(emulator, "DELETE", "/requests");
+    expect(emulator.state.requests()).toEqual([]);
+  });
+
+  it("replaces the fault settings at run time", async () => {
+    const { body } = await admin(emulator, "PUT", "/faults", { rate: 1, kinds: ["503"] });
+    expect(body).toEqual({ rate: 1, kinds: ["503"], retryAfterSeconds: 1 });
+    expect((await post(emulator, CHAT, chatBody())).status).toBe(503);
+    await admin(emulator, "PUT", "/faults", {});
+    expect((await post(emulator, CHAT, chatBody())).status).toBe(200);
+  });
+
+  it("resets to the configured state", async () => {
+    emulator.state.setCredit(0);
+    emulator.state.addModel({ id: "extra" });
+    const { body } = await admin(emulator, "POST", "/reset");
+    expect(body).toMatchObject({ credit: 10, requestCount: 0 });
+    expect(emulator.state.model("extra")).toBeUndefined();
+  });
+
+  it.each([
+    ["PUT", "/credit", { credit: "lots" }, "credit must be a finite number"],
+    [
+      "POST",
+      "/endpoints",
+      { tenantId: "a.b", jobAlias: "x" },
+      "endpoint.tenantId must not contain dots or whitespace",
+    ],
+    [
+      "PATCH",
+      `/endpoints/${DEFAULT_SERVICE_NAME}`,
+      { state: "Sleeping" },
+      'state must be "Pending" or "Running"',
+    ],
+    [
+      "POST",
+      "/models",
+      { id: "m", prices: { input: -1, output: 1 } },
+      "model.prices.input must be a finite number >= 0",
+    ],
+    ["POST", "/keys", { secret: DEFAULT_API_KEY }, "key.secret is already in use"],
+    ["PUT", "/credit", "{oops", expect.stringContaining("JSON")],
+  ])("answers %s %s with 400 naming the field", async (method, path, body, message) => {
+    expect(await admin(emulator, method, path, body)).toMatchObject({
+      status: 400,
+      body: { error: { code: "invalid_request", message, type: "emulator_admin_error" } },
+    });
+  });
+
+  it("answers 404 for an unknown admin route", async () => {
+    expect(await admin(emulator, "GET", "/nothing")).toMatchObject({
+      status: 404,
+      body: { error: { code: "not_found", message: "No admin route GET /_emulator/nothing" } },
+    });
+  });
+});
+
+describe("the admin API over the node:http server", () => {
+  let emulator: TestEmulator;
+  beforeAll(async () => {
+    emulator = await overHttp();
+  });
+  afterAll(() => emulator.close());
+
+  it("changes the state the server serves", async () => {
+    await admin(emulator, "PUT", "/credit", { credit: 0 });
+    expect((await post(emulator, CHAT, chatBody())).status).toBe(403);
+    expect(emulator.state.credit).toBe(0);
+  });
+});

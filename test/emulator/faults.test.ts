@@ -1,0 +1,215 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { FaultInjector } from "../../src/emulator/faults.js";
+import {
+  DEFAULT_SERVICE_NAME,
+  EmulatorConfigError,
+  type FaultKind,
+} from "../../src/emulator/index.js";
+import {
+  bearer,
+  CHAT,
+  COMPLETIONS,
+  chatBody,
+  inProcess,
+  parseSse,
+  post,
+  readUntilEnd,
+  type TestEmulator,
+  TRANSPORTS,
+  useEmulator,
+} from "./helpers.js";
+
+const fault = (kind: string) => ({ ...bearer(), "x-emulator-fault": kind });
+
+describe.each(TRANSPORTS)("X-Emulator-Fault over the %s", (_name, make) => {
+  const emulator = useEmulator(make);
+
+  it("answers 429 rate_limit_exceeded with Retry-After", async () => {
+    const response = await post(emulator, CHAT, chatBody(), fault("429"));
+    const requestId = response.headers.get("x-gateway-request-id");
+    expect(response.status).toBe(429);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toEqual({
+      error: {
+        code: "rate_limit_exceeded",
+        message: `Rate limit exceeded, please retry later (request id: ${requestId})`,
+        type: "new_api_error",
+      },
+    });
+  });
+
+  it.each([500, 502, 503])(
+    "answers %i with code upstream_error, never model_not_found",
+    async (status) => {
+      const response = await post(emulator, CHAT, chatBody(), fault(String(status)));
+      expect(response.status).toBe(status);
+      const { error } = (await response.json()) as { error: Record<string, string> };
+      expect(error).toEqual({
+        code: "upstream_error",
+        message: expect.stringMatching(/ \(request id: \d{32}\)$/),
+        type: "new_api_error",
+      });
+    },
+  );
+
+  it("closes the connection with no response for reset", async () => {
+    await expect(post(emulator, CHAT, chatBody(), fault("reset"))).rejects.toThrow("fetch failed");
+    expect(emulator.state.lastRequest()).toMatchObject({ status: 0, fault: "reset", cost: 0 });
+  });
+
+  it("cuts a stream in the middle, without [DONE], for truncate", async () => {
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Hello there", { stream: true }),
+      fault("truncate"),
+    );
+    expect(response.status).toBe(200);
+    const { text, error } = await readUntilEnd(response);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(text).toMatch(/^data: \{/);
+    expect(text).not.toContain("[DONE]");
+    expect(emulator.state.lastRequest()).toMatchObject({
+      status: 200,
+      fault: "truncate",
+      cost: 0,
+      totalTokens: 0,
+    });
+  });
+
+  it("sends half the JSON of a non-streamed call for truncate", async () => {
+    const before = emulator.state.credit;
+    const response = await post(emulator, CHAT, chatBody(), fault("truncate"));
+    const { text, error } = await readUntilEnd(response);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(text).toMatch(/^\{"id":"chatcmpl-/);
+    expect(() => JSON.parse(text)).toThrow(SyntaxError);
+    expect(emulator.state.credit).toBe(before);
+  });
+
+  it("sends two chunks and then an SSE error event for stream-error", async () => {
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Hello there", { stream: true }),
+      fault("stream-error"),
+    );
+    const events = parseSse(await response.text());
+    const requestId = response.headers.get("x-gateway-request-id");
+    expect(events).toHaveLength(3);
+    expect(events[2]).toEqual({
+      error: {
+        code: "upstream_error",
+        message: `Upstream stream interrupted (request id: ${requestId})`,
+        type: "new_api_error",
+      },
+    });
+  });
+
+  it("answers a non-streamed call 500 upstream_error for stream-error", async () => {
+    const response = await post(emulator, CHAT, chatBody(), fault("stream-error"));
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      "upstream_error",
+    );
+  });
+
+  it("injects faults on the dedicated surface too", async () => {
+    const response = await post(
+      emulator,
+      COMPLETIONS,
+      { prompt: "Hi" },
+      { ...fault("502"), "service-name": DEFAULT_SERVICE_NAME },
+    );
+    expect(response.status).toBe(502);
+  });
+
+  it("applies faults only after authentication", async () => {
+    const response = await post(emulator, CHAT, chatBody(), { "x-emulator-fault": "503" });
+    expect(response.status).toBe(401);
+  });
+
+  it("answers 400 for an unknown fault name", async () => {
+    const response = await post(emulator, CHAT, chatBody(), fault("teapot"));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+      '"teapot"',
+    );
+  });
+});
+
+describe("latency faults", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("holds the reply back for the given milliseconds", async () => {
+    vi.useFakeTimers();
+    const emulator = inProcess();
+    let settled = false;
+    const call = post(emulator, CHAT, chatBody(), fault("latency=1000, 503")).then((response) => {
+      settled = true;
+      return response;
+    });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await call).status).toBe(503);
+    expect(emulator.state.lastRequest()).toMatchObject({ status: 503, fault: "latency=1000, 503" });
+  });
+
+  it("rejects with the abort reason when the caller gives up during the delay", async () => {
+    const emulator = inProcess();
+    const controller = new AbortController();
+    const call = emulator.fetch(`${emulator.url}${CHAT}`, {
+      method: "POST",
+      headers: fault("latency=60000"),
+      body: JSON.stringify(chatBody()),
+      signal: controller.signal,
+    });
+    controller.abort(new Error("client timeout"));
+    await expect(call).rejects.toThrow("client timeout");
+  });
+});
+
+describe("random faults", () => {
+  const statuses = async (emulator: TestEmulator, count: number) => {
+    const result: Array<number | string> = [];
+    for (let i = 0; i < count; i++) {
+      try {
+        const response = await post(emulator, CHAT, chatBody());
+        await response.text();
+        result.push(response.status);
+      } catch (error) {
+        result.push((error as Error).message);
+      }
+    }
+    return result;
+  };
+
+  it("injects the configured kinds at the configured rate", async () => {
+    const emulator = inProcess({ faults: { rate: 1, kinds: ["502"] } });
+    expect(await statuses(emulator, 5)).toEqual([502, 502, 502, 502, 502]);
+  });
+
+  it("draws the same faults for the same seed", async () => {
+    const kinds: FaultKind[] = ["429", "503", "reset"];
+    const first = await statuses(inProcess({ faults: { rate: 0.5, kinds, seed: 7 } }), 40);
+    const second = await statuses(inProcess({ faults: { rate: 0.5, kinds, seed: 7 } }), 40);
+    expect(second).toEqual(first);
+    expect(new Set(first)).toEqual(new Set([200, 429, 503, "fetch failed"]));
+  });
+
+  it("uses retryAfterSeconds for injected 429s", async () => {
+    const emulator = inProcess({ faults: { rate: 1, kinds: ["429"], retryAfterSeconds: 3 } });
+    expect((await post(emulator, CHAT, chatBody())).headers.get("retry-after")).toBe("3");
+  });
+
+  it.each([
+    [{ rate: 2 }, "faults.rate must be between 0 and 1"],
+    [{ rate: 0.1, kinds: ["boom"] }, 'faults.kinds[0] "boom" is not a fault kind'],
+    [{ rate: 0.1, kinds: [] }, "faults.kinds must not be empty"],
+  ])("rejects the options %j", (options, message) => {
+    expect(() => new FaultInjector(options as never)).toThrow(new EmulatorConfigError(message));
+  });
+});

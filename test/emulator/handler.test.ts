@@ -1,0 +1,456 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  DEFAULT_SERVICE_NAME,
+  EXPIRED_API_KEY,
+  NO_PERMISSION_API_KEY,
+  PENDING_SERVICE_NAME,
+  REASONING_MODEL,
+} from "../../src/emulator/index.js";
+import {
+  bearer,
+  CHAT,
+  COMPLETIONS,
+  chatBody,
+  inProcess,
+  post,
+  REQUEST_ID,
+  TRANSPORTS,
+  useEmulator,
+} from "./helpers.js";
+
+const requestIdOf = (response: Response) => response.headers.get("x-gateway-request-id") ?? "";
+
+describe.each(TRANSPORTS)("interface document §7 over the %s", (_name, make) => {
+  const emulator = useEmulator(make);
+
+  it("answers a missing key and an invalid key with the same 401 body except the request ID", async () => {
+    const missing = await post(emulator, CHAT, chatBody(), {});
+    const invalid = await post(emulator, CHAT, chatBody(), bearer("sk-wrong"));
+    const [missingId, invalidId] = [requestIdOf(missing), requestIdOf(invalid)];
+    expect([missing.status, invalid.status]).toEqual([401, 401]);
+    expect(await missing.json()).toEqual({
+      error: {
+        code: "",
+        message: `Invalid token (request id: ${missingId})`,
+        type: "new_api_error",
+      },
+    });
+    const invalidText = await invalid.text();
+    expect(invalidText).toBe(
+      `{"error":{"code":"","message":"Invalid token (request id: ${invalidId})","type":"new_api_error"}}`,
+    );
+    expect(missingId).not.toBe(invalidId);
+  });
+
+  it("gives an expired key the same 401 on both surfaces", async () => {
+    const hosted = await post(emulator, CHAT, chatBody(), bearer(EXPIRED_API_KEY));
+    const dedicated = await post(
+      emulator,
+      COMPLETIONS,
+      { prompt: "Hi" },
+      { ...bearer(EXPIRED_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
+    );
+    for (const response of [hosted, dedicated]) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "",
+          message: `Invalid token (request id: ${requestIdOf(response)})`,
+          type: "new_api_error",
+        },
+      });
+    }
+  });
+
+  it("refuses a key without the Inference Service permission on the dedicated surface only", async () => {
+    const dedicated = await post(
+      emulator,
+      COMPLETIONS,
+      { prompt: "Hi" },
+      { ...bearer(NO_PERMISSION_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
+    );
+    expect(dedicated.status).toBe(401);
+    expect(await dedicated.json()).toEqual({
+      error: {
+        code: "",
+        message: `Invalid token (request id: ${requestIdOf(dedicated)})`,
+        type: "new_api_error",
+      },
+    });
+    const hosted = await post(emulator, CHAT, chatBody(), bearer(NO_PERMISSION_API_KEY));
+    expect(hosted.status).toBe(200);
+  });
+
+  it("answers 403 insufficient_user_quota in Simplified Chinese with param when credit is zero", async () => {
+    emulator.state.setCredit(0);
+    const response = await post(emulator, CHAT, chatBody());
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "insufficient_user_quota",
+        message: `用户额度不足, 剩余额度: ¥0.000000 (request id: ${requestIdOf(response)})`,
+        type: "new_api_error",
+        param: "",
+      },
+    });
+  });
+
+  it.each([
+    ["POST", "/inference/v1/chat/completion", "/v1/chat/completion"],
+    [
+      "POST",
+      "/inference/v1/chat/completions/chat/completions",
+      "/v1/chat/completions/chat/completions",
+    ],
+    ["GET", "/inference/v1/chat/completions", "/v1/chat/completions"],
+    ["POST", "/inference/v1/models?x=1", "/v1/models"],
+  ])(
+    "answers %s %s with 404 Invalid URL showing the path after /inference",
+    async (method, path, shown) => {
+      const response = await emulator.fetch(`${emulator.url}${path}`, {
+        method,
+        headers: bearer(),
+        ...(method === "POST" ? { body: JSON.stringify(chatBody()) } : {}),
+      });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
+      // §7 rule 5: the 404 body is the one without the request ID.
+      expect(await response.text()).toBe(
+        `{"error":{"code":"","message":"Invalid URL (${method} ${shown})","type":"invalid_request_error","param":""}}`,
+      );
+    },
+  );
+
+  it("answers 503 model_not_found for an unknown model, without param", async () => {
+    const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "model_not_found",
+        message: `No available channel for model no-such-model under group default (request id: ${requestIdOf(response)})`,
+        type: "new_api_error",
+      },
+    });
+  });
+
+  it.each(["/inference/chat/completions", "/chat/completions", "/", "/v1/chat/completions"])(
+    "serves the HTML console page with 200 for %s (a base missing /inference/v1)",
+    async (path) => {
+      const response = await post(emulator, path, chatBody());
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
+      expect(await response.text()).toMatch(/^<!doctype html>/);
+    },
+  );
+
+  it("sends a fresh X-Gateway-Request-Id on every response", async () => {
+    const responses = [
+      await post(emulator, CHAT, chatBody()),
+      await post(emulator, CHAT, chatBody(), {}),
+      await post(emulator, "/inference/v1/nope", {}),
+      await post(emulator, "/", {}),
+      await emulator.fetch(`${emulator.url}/_emulator/state`),
+    ];
+    const ids = responses.map(requestIdOf);
+    for (const id of ids) expect(id).toMatch(REQUEST_ID);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("never returns the client's X-Client-Request-Id or X-Request-Id (§7 rule 6)", async () => {
+    const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }), {
+      ...bearer(),
+      "x-client-request-id": "client-abc-123",
+      "x-request-id": "client-def-456",
+    });
+    expect(response.status).toBe(503);
+    const headerValues = [...response.headers].map(([, value]) => value).join("\n");
+    const body = await response.text();
+    for (const id of ["client-abc-123", "client-def-456"]) {
+      expect(headerValues).not.toContain(id);
+      expect(body).not.toContain(id);
+    }
+    expect(response.headers.has("x-client-request-id")).toBe(false);
+    expect(response.headers.has("x-request-id")).toBe(false);
+  });
+
+  it.each([
+    ["missing", undefined],
+    ["without a dot", "tenant-demo"],
+    ["with an empty alias", "tenant-demo."],
+    ["with an empty tenant", ".demo-endpoint"],
+    ["with two dots", "tenant-demo.demo-endpoint.x"],
+    ["with an unknown alias", "tenant-demo.unknown"],
+    ["with an unknown tenant", "other-tenant.demo-endpoint"],
+  ])("answers 404 for a Service-Name %s", async (_case, serviceName) => {
+    const headers =
+      serviceName === undefined ? bearer() : { ...bearer(), "service-name": serviceName };
+    const response = await post(emulator, COMPLETIONS, { prompt: "Hi" }, headers);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "",
+        message: "Invalid URL (POST /v1/completions)",
+        type: "invalid_request_error",
+        param: "",
+      },
+    });
+  });
+
+  it("closes the connection with no response for a Pending endpoint (§3)", async () => {
+    const call = post(
+      emulator,
+      COMPLETIONS,
+      { prompt: "Hi" },
+      { ...bearer(), "service-name": PENDING_SERVICE_NAME },
+    );
+    await expect(call).rejects.toThrow(TypeError);
+    await expect(call).rejects.toThrow("fetch failed");
+    expect(emulator.state.lastRequest()).toMatchObject({
+      status: 0,
+      serviceName: PENDING_SERVICE_NAME,
+    });
+  });
+
+  it("answers 400 invalid_request for a body that is not a chat request", async () => {
+    const response = await post(emulator, CHAT, "{not json");
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "invalid_request",
+        message: `Request body is not valid JSON (request id: ${requestIdOf(response)})`,
+        type: "new_api_error",
+        param: "",
+      },
+    });
+  });
+});
+
+describe("hosted chat completions", () => {
+  const emulator = inProcess();
+  afterEach(() => emulator.state.reset());
+
+  it("returns the OpenAI chat.completion shape with usage", async () => {
+    const response = await post(emulator, CHAT, chatBody("Hello there"));
+    const requestId = requestIdOf(response);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await response.json()).toEqual({
+      id: `chatcmpl-${requestId}`,
+      object: "chat.completion",
+      created: expect.any(Number),
+      model: "emulator-chat",
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: 'Emulated reply to: "Hello there"' },
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
+      usage: { prompt_tokens: 9, completion_tokens: 9, total_tokens: 18 },
+    });
+  });
+
+  it("adds reasoning_content for a model whose ID contains 'reason'", async () => {
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Hello there", { model: REASONING_MODEL }),
+    );
+    const { choices } = (await response.json()) as {
+      choices: Array<{ message: Record<string, unknown> }>;
+    };
+    expect(choices[0]!.message).toEqual({
+      role: "assistant",
+      content: 'Emulated reply to: "Hello there"',
+      reasoning_content:
+        'Thinking about "Hello there". No tool, context or schema applies, so I will reply directly.',
+    });
+  });
+
+  it("truncates the output to max_tokens with finish_reason length", async () => {
+    const response = await post(emulator, CHAT, chatBody("Hello there", { max_tokens: 3 }));
+    const body = (await response.json()) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+      usage: { completion_tokens: number };
+    };
+    expect(body.choices[0]).toMatchObject({
+      message: { content: "Emulated reply" },
+      finish_reason: "length",
+    });
+    expect(body.usage.completion_tokens).toBe(3);
+  });
+
+  it("accepts max_completion_tokens as max_tokens", async () => {
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Hello there", { max_completion_tokens: 1 }),
+    );
+    const body = (await response.json()) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+    };
+    expect(body.choices[0]).toMatchObject({ message: { content: "Em" }, finish_reason: "length" });
+  });
+
+  it("cuts the output at the first stop sequence", async () => {
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Hello there", { stop: [" to", "Hello"] }),
+    );
+    const body = (await response.json()) as {
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+    };
+    expect(body.choices[0]).toMatchObject({
+      message: { content: "Emulated reply" },
+      finish_reason: "stop",
+    });
+  });
+
+  it("returns one choice whatever n asks for", async () => {
+    const response = await post(emulator, CHAT, chatBody("Hello there", { n: 3 }));
+    expect(((await response.json()) as { choices: unknown[] }).choices).toHaveLength(1);
+  });
+});
+
+describe("metering and credit", () => {
+  const emulator = inProcess();
+  afterEach(() => emulator.state.reset());
+
+  it("debits exactly prompt × input + completion × output per million tokens", async () => {
+    const before = emulator.state.credit;
+    const response = await post(emulator, CHAT, chatBody("What does metering cost?"));
+    const { usage } = (await response.json()) as {
+      usage: { prompt_tokens: number; completion_tokens: number };
+    };
+    // emulator-chat costs 0.5 per million input tokens and 1.5 per million output tokens.
+    const cost = (usage.prompt_tokens * 0.5 + usage.completion_tokens * 1.5) / 1e6;
+    expect(emulator.state.credit).toBe(before - cost);
+    expect(emulator.state.lastRequest()).toMatchObject({
+      surface: "hosted",
+      model: "emulator-chat",
+      keyId: "key-demo",
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      totalTokens: usage.prompt_tokens + usage.completion_tokens,
+      cost,
+      status: 200,
+    });
+  });
+
+  it("lets the call that runs credit out succeed and answers the next one 403", async () => {
+    emulator.state.setCredit(0.000001);
+    const last = await post(emulator, CHAT, chatBody());
+    expect(last.status).toBe(200);
+    expect(emulator.state.credit).toBeLessThan(0);
+    const refused = await post(emulator, CHAT, chatBody());
+    expect(refused.status).toBe(403);
+    const { error } = (await refused.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("insufficient_user_quota");
+    expect(error.message).toContain(`¥${emulator.state.credit.toFixed(6)} `);
+    expect(emulator.state.lastRequest()).toMatchObject({ status: 403, cost: 0, totalTokens: 0 });
+  });
+
+  it("checks the model before the credit", async () => {
+    emulator.state.setCredit(0);
+    const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }));
+    expect(response.status).toBe(503);
+  });
+
+  it("meters dedicated calls in tokens without debiting credit", async () => {
+    const before = emulator.state.credit;
+    const response = await post(
+      emulator,
+      COMPLETIONS,
+      { prompt: "Once upon a time" },
+      { ...bearer(), "service-name": DEFAULT_SERVICE_NAME },
+    );
+    const { usage } = (await response.json()) as { usage: { total_tokens: number } };
+    expect(emulator.state.credit).toBe(before);
+    expect(emulator.state.lastRequest()).toMatchObject({
+      surface: "dedicated",
+      serviceName: DEFAULT_SERVICE_NAME,
+      totalTokens: usage.total_tokens,
+      cost: 0,
+      status: 200,
+    });
+  });
+
+  it("logs every inference request, failures included, with its status", async () => {
+    await post(emulator, CHAT, chatBody(), {});
+    await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }));
+    await post(emulator, CHAT, chatBody());
+    await post(emulator, "/", {});
+    expect(emulator.state.requests().map((entry) => [entry.status, entry.model])).toEqual([
+      [401, undefined],
+      [503, "no-such-model"],
+      [200, "emulator-chat"],
+    ]);
+  });
+});
+
+describe("dedicated completions", () => {
+  it("returns a text_completion with the Service-Name as model and one choice per prompt", async () => {
+    const emulator = inProcess();
+    const response = await post(
+      emulator,
+      COMPLETIONS,
+      { prompt: ["Once upon a time", "Roses are red"], max_tokens: 64 },
+      { ...bearer(), "service-name": DEFAULT_SERVICE_NAME },
+    );
+    expect(await response.json()).toEqual({
+      id: `cmpl-${requestIdOf(response)}`,
+      object: "text_completion",
+      created: expect.any(Number),
+      model: DEFAULT_SERVICE_NAME,
+      choices: [
+        {
+          index: 0,
+          text: 'Emulated completion of: "Once upon a time"',
+          logprobs: null,
+          finish_reason: "stop",
+        },
+        {
+          index: 1,
+          text: 'Emulated completion of: "Roses are red"',
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
+      usage: { prompt_tokens: 8, completion_tokens: 22, total_tokens: 30 },
+    });
+  });
+
+  it("turns a readyAfterMs endpoint Running once its delay has passed", async () => {
+    let now = 1_000_000;
+    const emulator = inProcess({
+      clock: () => now,
+      endpoints: [{ tenantId: "acme", jobAlias: "warming", readyAfterMs: 5_000 }],
+    });
+    const call = () =>
+      post(
+        emulator,
+        COMPLETIONS,
+        { prompt: "Hi" },
+        { ...bearer(), "service-name": "acme.warming" },
+      );
+    expect(emulator.state.endpoint("acme.warming")).toMatchObject({
+      state: "Pending",
+      scaling: "0/1",
+    });
+    await expect(call()).rejects.toThrow("fetch failed");
+    now += 4_999;
+    await expect(call()).rejects.toThrow("fetch failed");
+    now += 1;
+    expect((await call()).status).toBe(200);
+    expect(emulator.state.endpoint("acme.warming")).toEqual({
+      serviceName: "acme.warming",
+      tenantId: "acme",
+      jobAlias: "warming",
+      replicas: 1,
+      state: "Running",
+      scaling: "1/1",
+    });
+  });
+});

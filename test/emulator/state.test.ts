@@ -1,0 +1,150 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  createEmulator,
+  DEFAULT_STATE,
+  EmulatorConfigError,
+  EmulatorState,
+  loadEmulatorConfig,
+} from "../../src/emulator/index.js";
+
+describe("EmulatorState", () => {
+  it("starts from the demo state", () => {
+    const state = new EmulatorState();
+    expect(state.credit).toBe(DEFAULT_STATE.credit);
+    expect(state.listKeys().map((key) => key.secret)).toEqual([
+      "sk-emulator-demo",
+      "sk-emulator-noperm",
+      "sk-emulator-expired",
+    ]);
+    expect(state.listEndpoints().map((e) => [e.serviceName, e.state, e.scaling])).toEqual([
+      ["tenant-demo.demo-endpoint", "Running", "1/1"],
+      ["tenant-demo.pending-endpoint", "Pending", "0/1"],
+    ]);
+    expect(state.listModels().map((m) => m.id)).toEqual(["emulator-chat", "emulator-reasoner"]);
+  });
+
+  it("replaces only the collections the config gives", () => {
+    const state = new EmulatorState({ models: [{ id: "solo" }], credit: 2 });
+    expect(state.listModels()).toEqual([{ id: "solo", prices: { input: 1, output: 1 } }]);
+    expect(state.credit).toBe(2);
+    expect(state.listKeys()).toHaveLength(3);
+  });
+
+  it("gives added keys the Inference Service permission and fresh IDs by default", () => {
+    const state = new EmulatorState({ keys: [] });
+    expect(state.addKey({ secret: "sk-a" })).toEqual({
+      id: "key-1",
+      name: "key-1",
+      secret: "sk-a",
+      permissions: ["Inference Service"],
+      expiresAt: undefined,
+    });
+    expect(state.addKey({ secret: "sk-b", expiresAt: 5 }).expiresAt).toBe(5);
+  });
+
+  it("expires a key at its expiresAt by the configured clock", () => {
+    let now = 0;
+    const state = new EmulatorState(
+      { keys: [{ secret: "sk-x", expiresAt: 100 }] },
+      { clock: () => now },
+    );
+    const key = state.findKey("sk-x")!;
+    expect(state.isExpired(key)).toBe(false);
+    now = 100;
+    expect(state.isExpired(key)).toBe(true);
+  });
+
+  it("refuses a key reference that matches several keys", () => {
+    const state = new EmulatorState({
+      keys: [{ secret: "sk-one-abcd" }, { secret: "sk-two-abcd" }],
+    });
+    expect(() => state.removeKey("abcd")).toThrow('key reference "abcd" matches 2 keys');
+    expect(state.removeKey("sk-one-abcd")?.secret).toBe("sk-one-abcd");
+  });
+
+  it("restarts readyAfterMs delays on reset", () => {
+    let now = 0;
+    const state = new EmulatorState(
+      { endpoints: [{ tenantId: "t", jobAlias: "a", readyAfterMs: 10 }] },
+      { clock: () => now },
+    );
+    now = 10;
+    expect(state.endpointState("t.a")).toBe("Running");
+    state.reset();
+    expect(state.endpoint("t.a")).toMatchObject({
+      state: "Pending",
+      readyAt: new Date(20).toISOString(),
+    });
+  });
+
+  it("keeps the newest requestLogLimit entries", () => {
+    const state = new EmulatorState({}, { requestLogLimit: 3 });
+    for (let i = 0; i < 10; i++) {
+      state.record({
+        requestId: String(i),
+        time: "",
+        surface: "hosted",
+        stream: false,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        cost: 0,
+        status: 200,
+      });
+    }
+    expect(state.requests().map((entry) => entry.requestId)).toEqual(["7", "8", "9"]);
+    expect(state.lastRequest()?.requestId).toBe("9");
+  });
+
+  it.each([
+    [{ keys: [{}] }, "keys[0].secret must be a non-empty string"],
+    [{ keys: [{ secret: "a" }, { secret: "a" }] }, "keys[1].secret is already in use"],
+    [
+      { keys: [{ secret: "a", expiresAt: "someday" }] },
+      "keys[0].expiresAt must be an ISO date or epoch milliseconds",
+    ],
+    [
+      { endpoints: [{ tenantId: "t", jobAlias: "a", state: "Up" }] },
+      'endpoints[0].state must be "Pending" or "Running"',
+    ],
+    [
+      { endpoints: [{ tenantId: "t", jobAlias: "a", replicas: 0 }] },
+      "endpoints[0].replicas must be a finite number >= 1",
+    ],
+    [
+      { models: [{ id: "m", prices: { input: 1 } }] },
+      "models[0].prices.output must be a finite number >= 0",
+    ],
+    [{ tenants: "all" }, "tenants must be an array"],
+    [{ credit: Number.NaN }, "credit must be a finite number"],
+    [{ colour: "blue" }, 'unknown emulator option "colour"'],
+  ])("rejects the options %j with a message naming the field", (options, message) => {
+    expect(() => createEmulator(options as never)).toThrow(new EmulatorConfigError(message));
+  });
+});
+
+describe("loadEmulatorConfig", () => {
+  it("reads a JSON file with the shape of the options", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "emulator-config-"));
+    const file = join(dir, "emulator.json");
+    await writeFile(file, JSON.stringify({ credit: 0.5, port: 0, faults: { rate: 0 } }));
+    const options = await loadEmulatorConfig(file);
+    expect(options).toEqual({ credit: 0.5, port: 0, faults: { rate: 0 } });
+    expect(createEmulator(options).state.credit).toBe(0.5);
+  });
+
+  it("names the file when it cannot be read or is not an object", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "emulator-config-"));
+    const file = join(dir, "list.json");
+    await writeFile(file, "[]");
+    await expect(loadEmulatorConfig(file)).rejects.toThrow(
+      `emulator config ${file} must hold a JSON object`,
+    );
+    await expect(loadEmulatorConfig(join(dir, "missing.json"))).rejects.toThrow(
+      /cannot read emulator config .*missing\.json/,
+    );
+  });
+});
