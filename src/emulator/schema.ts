@@ -243,7 +243,9 @@ function stringValue(schema: Schema, ctx: Context, field: string): string {
     return pool.take(people, quoted, names) ?? preset ?? "Alice";
   }
   if (QUERY_FIELD.test(field)) return pool.take(quoted) ?? text.trim().replace(/[?!.]+$/, "");
-  return pool.take(quoted) ?? preset ?? ctx.fallbackText;
+  // Codes written in capitals (EUR, USD, SKU42) fill short fields like `from`/`to` in order.
+  const codes = names.filter((name) => /^[A-Z][A-Z0-9]{1,7}$/.test(name));
+  return pool.take(quoted, codes) ?? preset ?? ctx.fallbackText;
 }
 
 function statedValue(ctx: Context, field: string | undefined): string | undefined {

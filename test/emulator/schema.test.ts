@@ -3,6 +3,15 @@ import { z } from "zod";
 import { instanceOf, valueAfterField } from "../../src/emulator/schema.js";
 
 describe("instanceOf", () => {
+  it("fills short string fields with capitalised codes from the message, in order", () => {
+    const schema = {
+      type: "object",
+      properties: { amount: { type: "number" }, from: { type: "string" }, to: { type: "string" } },
+      required: ["amount", "from", "to"],
+    };
+    expect(instanceOf(schema, "Convert 100 EUR to USD")).toEqual({ amount: 100, from: "EUR", to: "USD" });
+  });
+
   it("follows $ref into $defs and stops recursion with a valid value", () => {
     const Node: z.ZodType<{ label: string; children: unknown[] }> = z.lazy(() =>
       z.object({ label: z.string(), children: z.array(Node) }),

@@ -1,0 +1,96 @@
+/** @module Every typed error, what causes it and the hint it carries. */
+import {
+  ChatInferenceService,
+  ConfigurationError,
+  createServiceFetch,
+  DedicatedEndpointLLM,
+  InferenceServiceError,
+} from "langchain-inference-service";
+import { type Connection, type Log, MODEL, runIfMain } from "./connection.js";
+
+/** Runs `call` and prints the error it raises: class, retryable, request id and hint. */
+async function show(log: Log, label: string, call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+    log(`${label}: no error`);
+  } catch (error) {
+    if (InferenceServiceError.isInstance(error)) {
+      const id = error.requestId ? `, request id ${error.requestId}` : "";
+      log(
+        `${label}: ${error.name} (status ${error.status ?? "-"}, retryable ${error.retryable}${id})`,
+      );
+      log(`    hint: ${error.hint}`);
+    } else if (ConfigurationError.isInstance(error)) {
+      log(`${label}: ${error.name} (option ${error.option})`);
+      log(`    ${error.message}`);
+    } else {
+      throw error;
+    }
+  }
+}
+
+export async function main(log: Log = console.log, connection: Connection = {} as Connection) {
+  const noRetry = { maxRetries: 0 };
+  await show(log, "invalid key", () =>
+    new ChatInferenceService(MODEL, { ...noRetry, apiKey: "sk-not-a-real-key" }).invoke("hi"),
+  );
+  await show(log, "unknown model", () =>
+    new ChatInferenceService("no-such-model", noRetry).invoke("hi"),
+  );
+  await show(
+    log,
+    "bad base URL option",
+    async () => new ChatInferenceService(MODEL, { baseURL: "ftp://example.com/inference/v1" }),
+  );
+  await show(
+    log,
+    "malformed Service-Name",
+    async () => new DedicatedEndpointLLM({ serviceName: "tenant.job\r\nX-Injected: 1" }),
+  );
+  await show(log, "unknown Service-Name", () =>
+    new DedicatedEndpointLLM({ ...noRetry, serviceName: "tenant-demo.no-such-endpoint" }).invoke(
+      "hi",
+    ),
+  );
+  await show(log, "unreachable host", () =>
+    new ChatInferenceService(MODEL, { ...noRetry, baseURL: "http://127.0.0.1:9" }).invoke("hi"),
+  );
+
+  const base = process.env.INFERENCE_SERVICE_BASE_URL ?? "";
+  const post = (url: string) =>
+    createServiceFetch({ surface: "hosted", model: MODEL })(url, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${process.env.INFERENCE_SERVICE_API_KEY}` },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
+    });
+  // The models normalise the base URL, so these two go through the raw fetch layer (§4.2 rules 1–2).
+  await show(log, "singular path", () => post(`${base}/chat/completion`));
+  await show(log, "base without /v1", () => post(`${new URL(base).origin}/chat/completions`));
+
+  const { emulator } = connection;
+  if (!emulator) return; // the rest needs states only the emulator can be put in
+
+  const faulty = (fault: string) =>
+    new ChatInferenceService(MODEL, {
+      ...noRetry,
+      configuration: { defaultHeaders: { "X-Emulator-Fault": fault } },
+    }).invoke("hi");
+  await show(log, "rate limited", () => faulty("429"));
+  await show(log, "upstream failure", () => faulty("503"));
+
+  const credit = emulator.state.credit;
+  emulator.state.setCredit(0);
+  await show(log, "no credit", () => new ChatInferenceService(MODEL, noRetry).invoke("hi"));
+  emulator.state.setCredit(credit);
+
+  await show(log, "key without permission", () =>
+    new DedicatedEndpointLLM({ ...noRetry, apiKey: "sk-emulator-noperm" }).invoke("hi"),
+  );
+  await show(log, "endpoint pending", () =>
+    new DedicatedEndpointLLM({ ...noRetry, serviceName: "tenant-demo.pending-endpoint" }).invoke(
+      "hi",
+    ),
+  );
+}
+
+await runIfMain(import.meta.url, main);

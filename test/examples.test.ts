@@ -1,0 +1,118 @@
+import { execFileSync } from "node:child_process";
+import { startEmulator } from "langchain-inference-service/emulator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main as agent } from "../examples/agent.js";
+import { main as chain } from "../examples/chain.js";
+import type { Connection } from "../examples/connection.js";
+import { main as dedicatedEndpoint } from "../examples/dedicated_endpoint.js";
+import { main as errors } from "../examples/errors.js";
+import { main as rag } from "../examples/rag.js";
+import { main as streaming } from "../examples/streaming.js";
+import { main as structuredOutput } from "../examples/structured_output.js";
+import { main as usage } from "../examples/usage.js";
+
+// Every example runs against a real emulator on a free port, the way `npm run demo` runs them.
+let connection: Connection;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  const emulator = await startEmulator({ port: 0 });
+  Object.assign(process.env, {
+    INFERENCE_SERVICE_BASE_URL: emulator.baseURL,
+    INFERENCE_SERVICE_API_KEY: emulator.apiKey,
+    INFERENCE_SERVICE_TENANT_ID: "tenant-demo",
+    INFERENCE_SERVICE_JOB_ALIAS: "demo-endpoint",
+  });
+  connection = { emulator, close: () => emulator.close() };
+});
+
+afterAll(async () => {
+  await connection.close();
+  process.env = saved;
+});
+
+async function output(run: (log: (line?: string) => void, c: Connection) => Promise<void>) {
+  const lines: string[] = [];
+  await run((line = "") => lines.push(line), connection);
+  return lines.join("\n");
+}
+
+describe("examples", () => {
+  it("chain answers through prompt → model → parser", async () => {
+    expect(await output(chain)).toMatch(/^answer: Emulated reply to: "Explain retries/);
+  });
+
+  it("streaming yields pieces, usage and a request id", async () => {
+    const out = await output(streaming);
+    expect(out).toMatch(/streamed \d+ pieces: Emulated reply/);
+    expect(out).toMatch(/"input_tokens":\d+,"output_tokens":\d+/);
+    expect(out).toMatch(/request id: \d+/);
+  });
+
+  it("agent calls both tools with arguments from the question and answers with their results", async () => {
+    const out = await output(agent);
+    expect(out).toContain('tool call: get_weather({"city":"Paris"})');
+    expect(out).toContain('tool call: convert_currency({"amount":100,"from":"EUR","to":"USD"})');
+    expect(out).toContain("It is 18°C and sunny in Paris.");
+    expect(out).toContain("100 EUR is 108.00 USD.");
+  });
+
+  it("rag retrieves the billing document and answers from it", async () => {
+    const out = await output(rag);
+    expect(out).toMatch(/retrieved: billing\.md/);
+    expect(out).toContain("403 insufficient_user_quota");
+  });
+
+  it("structured output returns a schema-valid object with values from the text", async () => {
+    const out = await output(structuredOutput);
+    expect(out).toContain('person: {"name":"Ada Lovelace","age":36,"city":"London"}');
+    expect(out).toContain("valid: true");
+  });
+
+  it("dedicated endpoint routes by Service-Name, reports Pending and waits for readiness", async () => {
+    const out = await output(dedicatedEndpoint);
+    expect(out).toContain("Service-Name: tenant-demo.demo-endpoint");
+    expect(out).toMatch(/usage: \{"promptTokens":\d+/);
+    expect(out).toContain("pending: EndpointNotReadyError");
+    expect(out).toMatch(/waitForReady: answered after \d+ ms/);
+  });
+
+  it("errors shows every typed error with its hint", async () => {
+    const out = await output(errors);
+    for (const name of [
+      "AuthenticationError",
+      "ModelNotFoundError",
+      "ConfigurationError",
+      "ServiceNameError",
+      "ServiceConnectionError",
+      "InvalidURLError",
+      "BaseURLError",
+      "RateLimitError",
+      "ServiceUnavailableError",
+      "InsufficientCreditError",
+      "EndpointNotReadyError",
+    ]) {
+      expect(out).toContain(name);
+    }
+    expect(out).not.toContain("no error");
+  });
+
+  it("usage prints a per-model summary and the budget stops the second call", async () => {
+    const out = await output(usage);
+    expect(out).toMatch(/emulator-chat\s+5\s+0/);
+    expect(out).toContain("budget: 1 call sent, then: Usage budget spent");
+  });
+});
+
+describe("npm run demo", () => {
+  it("prints every section and the usage summary, with no error", () => {
+    const env = { ...saved, INFERENCE_SERVICE_BASE_URL: "", INFERENCE_SERVICE_API_KEY: "" };
+    const out = execFileSync("npx", ["--no-install", "tsx", "examples/demo.ts"], {
+      encoding: "utf8",
+      env,
+    });
+    for (let section = 1; section <= 8; section++) expect(out).toContain(`── ${section}. `);
+    expect(out).toContain("Usage and cost of the whole demo");
+    expect(out).toMatch(/Done in \d+\.\d s\./);
+  }, 120_000);
+});
