@@ -34,14 +34,14 @@ const words = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9_]+/g) 
 
 /** Ranks documents by shared words: enough for a demo, and no embedding endpoint needed. */
 class KeywordRetriever extends BaseRetriever {
-  lc_namespace = ["examples", "rag"];
+  override lc_namespace = ["examples", "rag"];
   constructor(
     private readonly docs: Document[],
     private readonly k = 2,
   ) {
     super();
   }
-  async _getRelevantDocuments(query: string): Promise<Document[]> {
+  override async _getRelevantDocuments(query: string): Promise<Document[]> {
     const q = words(query);
     const score = (doc: Document) => [...words(doc.pageContent)].filter((w) => q.has(w)).length;
     return [...this.docs].sort((a, b) => score(b) - score(a)).slice(0, this.k);
