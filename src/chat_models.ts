@@ -117,10 +117,17 @@ function headerValues(headers: unknown): string[] {
  *
  * ## Usage
  * ```ts
- * const reply = await model.invoke("hi");
+ * const reply = await model.invoke("What is the capital of France?");
  * console.log(reply.usage_metadata);
- * // { input_tokens: 8, output_tokens: 7, total_tokens: 15, … } — also on the last streamed chunk
+ * // { output_tokens: 13, input_tokens: 14, total_tokens: 27, … } — also on the last streamed chunk
+ * console.log(reply.response_metadata.model, reply.response_metadata.requestId);
+ * // emulator-chat 20261122083641613663523600000001
  * ```
+ * For cost and budgets across calls, chains and agents, see `UsageTracker` and `withUsage`.
+ *
+ * ## Reasoning models
+ * `reasoning_content` from the service lands in `additional_kwargs.reasoning_content`, for
+ * invoke and for each streamed chunk.
  *
  * ## Errors
  * Every failure is a subclass of `InferenceServiceError` with `status`, `code`, `requestId`,
