@@ -1,0 +1,66 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+
+// The built package, imported by its own name exactly as a user would (package self-reference).
+beforeAll(() => {
+  if (!existsSync("dist/index.js") || !existsSync("dist/index.cjs")) {
+    execFileSync("npx", ["--no-install", "tsup", "--silent"], { stdio: "inherit" });
+  }
+}, 120_000);
+
+function run(args: string[]): string {
+  return execFileSync(process.execPath, args, { encoding: "utf8" }).trim();
+}
+
+describe("the built package", () => {
+  it("loads with require() and exposes the curated API", () => {
+    const out = run([
+      "-e",
+      `const m = require("langchain-inference-service");
+       console.log(JSON.stringify({ chat: typeof m.ChatInferenceService, err: typeof m.ModelNotFoundError, version: m.VERSION, keys: Object.keys(m).sort() }));`,
+    ]);
+    const info = JSON.parse(out);
+    expect(info.chat).toBe("function");
+    expect(info.err).toBe("function");
+    expect(info.version).toBe(JSON.parse(readFileSync("package.json", "utf8")).version);
+    expect(info.keys).not.toContain("default");
+  });
+
+  it("loads with import and constructs a model", () => {
+    const out = run([
+      "--input-type=module",
+      "-e",
+      `import { ChatInferenceService } from "langchain-inference-service";
+       const m = new ChatInferenceService("m", { apiKey: "k", baseURL: "https://h.example" });
+       console.log(m.baseURL);`,
+    ]);
+    expect(out).toBe("https://h.example/inference/v1");
+  });
+
+  it("keeps Node built-ins out of the main entry and every chunk it loads (it must run in any runtime)", () => {
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    for (const entry of ["dist/index.js", "dist/index.cjs"]) {
+      const seen = new Set<string>();
+      const queue = [entry];
+      while (queue.length > 0) {
+        const file = queue.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        const code = readFileSync(file, "utf8");
+        for (const [, spec] of code.matchAll(/(?:from|import|require\()\s*\(?["']([^"']+)["']/g)) {
+          expect(builtins.has(spec!), `${file} imports ${spec}`).toBe(false);
+          if (spec!.startsWith("./")) queue.push(join(dirname(file), spec!));
+        }
+      }
+      expect(seen.size).toBeGreaterThan(1);
+    }
+  });
+
+  it("ships type declarations for both module systems", () => {
+    expect(statSync("dist/index.d.ts").size).toBeGreaterThan(0);
+    expect(statSync("dist/index.d.cts").size).toBeGreaterThan(0);
+  });
+});
