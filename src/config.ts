@@ -140,3 +140,74 @@ export function buildServiceName(tenantId: string, jobAlias: string): string {
   const option = tenantId === "" ? "tenantId" : jobAlias === "" ? "jobAlias" : "tenantId/jobAlias";
   return validateServiceName(`${tenantId}.${jobAlias}`, option);
 }
+
+/** Where a dedicated endpoint's name can come from: `serviceName`, or `tenantId` and `jobAlias`. */
+export interface ServiceNameFields {
+  serviceName?: string;
+  tenantId?: string;
+  jobAlias?: string;
+}
+
+/** A validated Service-Name and its two parts. */
+export interface ResolvedServiceName {
+  serviceName: string;
+  tenantId: string;
+  jobAlias: string;
+}
+
+/**
+ * The Service-Name from `serviceName`, else `tenantId` and `jobAlias` (options, then
+ * INFERENCE_SERVICE_TENANT_ID / INFERENCE_SERVICE_JOB_ALIAS), validated (§4.1 rule 2).
+ * A `serviceName` that disagrees with a given `tenantId`/`jobAlias` is an error. With
+ * `required: false`, nothing configured at all gives `undefined` instead of an error.
+ */
+export function resolveServiceName(fields: ServiceNameFields): ResolvedServiceName;
+export function resolveServiceName(
+  fields: ServiceNameFields,
+  options: { required: false },
+): ResolvedServiceName | undefined;
+export function resolveServiceName(
+  fields: ServiceNameFields,
+  { required = true }: { required?: boolean } = {},
+): ResolvedServiceName | undefined {
+  const { serviceName, tenantId, jobAlias } = fields;
+  for (const [option, value, envVar] of [
+    ["tenantId", tenantId, ENV.tenantId],
+    ["jobAlias", jobAlias, ENV.jobAlias],
+  ] as const) {
+    if (value !== undefined && typeof value !== "string") {
+      throw new ConfigurationError(
+        option,
+        `\`${option}\` must be a string; got ${JSON.stringify(value) ?? String(value)}.`,
+        envVar,
+      );
+    }
+  }
+  if (serviceName !== undefined) {
+    const name = validateServiceName(serviceName, "serviceName");
+    const [tenant = "", alias = ""] = name.split(".");
+    if (
+      (tenantId !== undefined && tenantId !== tenant) ||
+      (jobAlias !== undefined && jobAlias !== alias)
+    ) {
+      throw new ConfigurationError(
+        "serviceName",
+        `\`serviceName\` ${JSON.stringify(name)} disagrees with \`tenantId\` ${JSON.stringify(tenantId)} / \`jobAlias\` ${JSON.stringify(jobAlias)}. Pass either serviceName or tenantId and jobAlias.`,
+      );
+    }
+    return { serviceName: name, tenantId: tenant, jobAlias: alias };
+  }
+  const tenant = tenantId ?? readEnv(ENV.tenantId);
+  const alias = jobAlias ?? readEnv(ENV.jobAlias);
+  if (!required && tenant === undefined && alias === undefined) return undefined;
+  if (tenant === undefined || alias === undefined) {
+    const [option, envVar] =
+      tenant === undefined ? ["tenantId", ENV.tenantId] : ["jobAlias", ENV.jobAlias];
+    throw new ConfigurationError(
+      option,
+      `Dedicated endpoint not named: \`${option}\` not found. Pass \`serviceName\` ("<TENANT_ID>.<JOB_ALIAS_NAME>"), or \`tenantId\` and \`jobAlias\`, or set ${ENV.tenantId} and ${ENV.jobAlias}.`,
+      envVar,
+    );
+  }
+  return { serviceName: buildServiceName(tenant, alias), tenantId: tenant, jobAlias: alias };
+}

@@ -11,6 +11,7 @@ export {
   normalizeBaseURL,
   validateServiceName,
 } from "./config.js";
+export { type DiagnoseOptions, type Diagnosis, type DiagnosisCheck, diagnose } from "./diagnose.js";
 export { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
 export {
   AuthenticationError,

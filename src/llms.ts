@@ -17,11 +17,10 @@ import {
   withoutUndefined,
 } from "./completion.js";
 import {
-  buildServiceName,
   ENV,
-  readEnv,
   resolveApiKey,
   resolveBaseURL,
+  resolveServiceName,
   validateServiceName,
 } from "./config.js";
 import {
@@ -595,48 +594,4 @@ function validateGenerationOptions(fields: DedicatedEndpointLLMFields): void {
   if (streaming !== undefined && typeof streaming !== "boolean") {
     fail("streaming", "true or false", streaming);
   }
-}
-
-/**
- * The Service-Name from `serviceName`, else from `tenantId` and `jobAlias` (options, then env).
- * Given both ways, they must agree; the env variables are not read when `serviceName` is given.
- */
-function resolveServiceName(fields: DedicatedEndpointLLMFields): {
-  serviceName: string;
-  tenantId: string;
-  jobAlias: string;
-} {
-  const { serviceName, tenantId, jobAlias } = fields;
-  for (const [option, value, envVar] of [
-    ["tenantId", tenantId, ENV.tenantId],
-    ["jobAlias", jobAlias, ENV.jobAlias],
-  ] as const) {
-    if (value !== undefined && typeof value !== "string") fail(option, "a string", value, envVar);
-  }
-  if (serviceName !== undefined) {
-    const name = validateServiceName(serviceName, "serviceName");
-    const [tenant = "", alias = ""] = name.split(".");
-    if (
-      (tenantId !== undefined && tenantId !== tenant) ||
-      (jobAlias !== undefined && jobAlias !== alias)
-    ) {
-      throw new ConfigurationError(
-        "serviceName",
-        `\`serviceName\` ${JSON.stringify(name)} disagrees with \`tenantId\` ${JSON.stringify(tenantId)} / \`jobAlias\` ${JSON.stringify(jobAlias)}. Pass either serviceName or tenantId and jobAlias.`,
-      );
-    }
-    return { serviceName: name, tenantId: tenant, jobAlias: alias };
-  }
-  const tenant = tenantId ?? readEnv(ENV.tenantId);
-  const alias = jobAlias ?? readEnv(ENV.jobAlias);
-  if (tenant === undefined || alias === undefined) {
-    const [option, envVar] =
-      tenant === undefined ? ["tenantId", ENV.tenantId] : ["jobAlias", ENV.jobAlias];
-    throw new ConfigurationError(
-      option,
-      `Dedicated endpoint not named: \`${option}\` not found. Pass \`serviceName\` ("<TENANT_ID>.<JOB_ALIAS_NAME>"), or \`tenantId\` and \`jobAlias\`, or set ${ENV.tenantId} and ${ENV.jobAlias}.`,
-      envVar,
-    );
-  }
-  return { serviceName: buildServiceName(tenant, alias), tenantId: tenant, jobAlias: alias };
 }

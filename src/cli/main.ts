@@ -9,6 +9,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "run the local emulator of the service [--port N] [--config file.json]",
     load: async () => (await import("./emulator.js")).runEmulatorCommand,
   },
+  doctor: {
+    summary: "check URL, key, credit, model and endpoint [--model ID] [--service-name NAME]",
+    load: async () => (await import("./doctor.js")).runDoctorCommand,
+  },
+  chat: {
+    summary: 'send one prompt and stream the reply: --model ID "prompt" (or --service-name NAME)',
+    load: async () => (await import("./chat.js")).runChatCommand,
+  },
 };
 
 const USAGE = `inference-service ${VERSION}

@@ -1,0 +1,214 @@
+/** @module `inference-service chat`: one prompt, the reply streamed to stdout, usage to stderr. */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { AIMessageChunk } from "@langchain/core/messages";
+import { ChatInferenceService } from "../chat_models.js";
+import { ENV, readEnv } from "../config.js";
+import { errorSummary } from "../diagnose.js";
+import { ConfigurationError, InferenceServiceError } from "../errors.js";
+import { DedicatedEndpointLLM } from "../llms.js";
+import {
+  CONNECTION_FLAGS,
+  CONNECTION_HELP,
+  type CommandIO,
+  connectionOptions,
+  numberFlag,
+  parseCommandLine,
+  UsageError,
+  writers,
+} from "./args.js";
+
+const USAGE = `Usage: inference-service chat --model ID [options] "prompt"
+       inference-service chat --service-name NAME [options] "prompt"
+
+Sends one prompt, streams the reply to stdout, then prints the token usage and the request ID to
+stderr. With --model it calls a hosted model; with --service-name (or --tenant-id and --job-alias,
+or ${ENV.tenantId} and ${ENV.jobAlias} and no --model) your dedicated endpoint.
+
+Options:
+  --model ID            hosted model ID
+${CONNECTION_HELP}
+  --max-tokens N        token cap on the reply (a whole number ≥ 1)
+  --temperature T       sampling temperature (a number ≥ 0)
+  --system TEXT         system message; on a dedicated endpoint it is put before the prompt
+  -h, --help            show this help
+
+Exit status: 0 when the reply arrived, 1 when the service call failed, 2 for a usage or
+configuration error.`;
+
+const FLAGS = {
+  ...CONNECTION_FLAGS,
+  "max-tokens": { type: "string" },
+  temperature: { type: "string" },
+  system: { type: "string" },
+} as const;
+
+/** One chat call as the command line asks for it. */
+interface ChatRequest extends ReturnType<typeof connectionOptions> {
+  dedicated: boolean;
+  prompt: string;
+  system?: string;
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/** What is printed to stderr after the reply. */
+interface ChatUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  requestId?: string;
+}
+
+/**
+ * Runs `inference-service chat` and resolves to its exit code: 0 when the reply arrived, 1 when
+ * the service call failed (the typed error's message and hint go to stderr), 2 for a usage or
+ * configuration error.
+ *
+ * @example
+ * // inference-service chat --model emulator-chat "What is LangChain?"
+ * process.exitCode = await runChatCommand(["--model", "emulator-chat", "What is LangChain?"]);
+ */
+export async function runChatCommand(argv: string[], io: CommandIO = {}): Promise<number> {
+  const { out, err } = writers(io);
+  let request: ChatRequest | undefined;
+  try {
+    request = readRequest(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (!request) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+
+  let printed = false;
+  const write = (text: string) => {
+    if (text === "") return;
+    printed = true;
+    out(text);
+  };
+  try {
+    const usage = request.dedicated
+      ? await chatDedicated(request, write)
+      : await chatHosted(request, write);
+    if (printed) out("\n");
+    err(`${formatUsage(usage)}\n`);
+    return 0;
+  } catch (error) {
+    if (printed) out("\n");
+    if (ConfigurationError.isInstance(error)) {
+      err(`${error.message}\n`);
+      return 2;
+    }
+    if (!InferenceServiceError.isInstance(error)) throw error;
+    err(`✖ ${error.name}: ${errorSummary(error)}\n  fix: ${error.hint}\n`);
+    return 1;
+  }
+}
+
+/** The request the command line asks for, or undefined for `--help`. */
+function readRequest(argv: string[]): ChatRequest | undefined {
+  const { values, positionals } = parseCommandLine(argv, FLAGS, true);
+  if (values.help) return undefined;
+  const options = connectionOptions(values);
+  const namesEndpoint =
+    options.serviceName !== undefined ||
+    options.tenantId !== undefined ||
+    options.jobAlias !== undefined;
+  if (options.model !== undefined && namesEndpoint) {
+    throw new UsageError(
+      "give either --model (hosted model) or --service-name / --tenant-id / --job-alias (dedicated endpoint), not both",
+    );
+  }
+  const dedicated =
+    namesEndpoint ||
+    (options.model === undefined &&
+      (readEnv(ENV.tenantId) !== undefined || readEnv(ENV.jobAlias) !== undefined));
+  if (options.model === undefined && !dedicated) {
+    throw new UsageError(
+      "say what to call: --model ID for a hosted model, or --service-name NAME for a dedicated endpoint",
+    );
+  }
+  const prompt = positionals.join(" ");
+  if (prompt.trim() === "")
+    throw new UsageError('the prompt is missing, e.g. "What is LangChain?"');
+  const system = values.system;
+  return {
+    ...options,
+    dedicated,
+    prompt,
+    system: typeof system === "string" ? system : undefined,
+    maxTokens: numberFlag(
+      values,
+      "max-tokens",
+      (n) => Number.isInteger(n) && n >= 1,
+      "a whole number ≥ 1",
+    ),
+    temperature: numberFlag(
+      values,
+      "temperature",
+      (n) => Number.isFinite(n) && n >= 0,
+      "a number ≥ 0",
+    ),
+  };
+}
+
+async function chatHosted(request: ChatRequest, write: (text: string) => void): Promise<ChatUsage> {
+  const { model = "", apiKey, baseURL, maxTokens, temperature, system, prompt } = request;
+  const chat = new ChatInferenceService(model, { apiKey, baseURL, maxTokens, temperature });
+  const messages: Array<[string, string]> = system
+    ? [
+        ["system", system],
+        ["human", prompt],
+      ]
+    : [["human", prompt]];
+  let whole: AIMessageChunk | undefined;
+  for await (const chunk of await chat.stream(messages)) {
+    write(chunk.text);
+    whole = whole ? whole.concat(chunk) : chunk;
+  }
+  const usage = whole?.usage_metadata;
+  const requestId = whole?.response_metadata?.requestId;
+  return {
+    inputTokens: usage?.input_tokens,
+    outputTokens: usage?.output_tokens,
+    totalTokens: usage?.total_tokens,
+    requestId: typeof requestId === "string" ? requestId : undefined,
+  };
+}
+
+async function chatDedicated(
+  request: ChatRequest,
+  write: (text: string) => void,
+): Promise<ChatUsage> {
+  const { serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature } = request;
+  const llm = new DedicatedEndpointLLM({
+    ...{ serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature },
+    streaming: true,
+  });
+  // §4.1 shows no roles on the completions surface: a system text simply leads the prompt.
+  const prompt = request.system ? `${request.system}\n\n${request.prompt}` : request.prompt;
+  const printer = BaseCallbackHandler.fromMethods({ handleLLMNewToken: (token) => write(token) });
+  // Awaited, so every token is on stdout before the usage line reaches stderr.
+  printer.awaitHandlers = true;
+  const result = await llm.generate([prompt], { callbacks: [printer] });
+  const info = result.generations[0]?.[0]?.generationInfo;
+  const usage = result.llmOutput?.tokenUsage;
+  return {
+    inputTokens: usage?.promptTokens,
+    outputTokens: usage?.completionTokens,
+    totalTokens: usage?.totalTokens,
+    requestId: typeof info?.requestId === "string" ? info.requestId : undefined,
+  };
+}
+
+/** `usage: 8 input + 7 output = 15 tokens; request id 2026…`. */
+function formatUsage({ inputTokens, outputTokens, totalTokens, requestId }: ChatUsage): string {
+  const tokens =
+    totalTokens === undefined
+      ? "not reported"
+      : `${inputTokens ?? "?"} input + ${outputTokens ?? "?"} output = ${totalTokens} tokens`;
+  return `usage: ${tokens}; request id ${requestId ?? "not reported"}`;
+}

@@ -1,0 +1,111 @@
+/** @module `inference-service doctor`: checks a configuration and prints what to change. */
+import { type Diagnosis, type DiagnosisCheck, diagnose } from "../diagnose.js";
+import {
+  CONNECTION_FLAGS,
+  CONNECTION_HELP,
+  type CommandIO,
+  connectionOptions,
+  numberFlag,
+  parseCommandLine,
+  UsageError,
+  writers,
+} from "./args.js";
+
+const USAGE = `Usage: inference-service doctor [options]
+
+Checks a configuration against the service and says what to change: the base URL, the API key,
+a hosted model ID and the account credit, and a dedicated endpoint's Service-Name and readiness.
+It sends at most three small requests (max_tokens 1); the model and endpoint checks are real
+calls and may cost a few tokens. Options default to the same variables as the models.
+
+Options:
+${CONNECTION_HELP}
+  --model ID            hosted model ID to check; the credit is checked with it
+  --timeout MS          milliseconds each request may take (default 30000)
+  --json                print the diagnosis as JSON
+  -h, --help            show this help
+
+Exit status: 0 when no check fails, 1 when one does, 2 for a usage error.`;
+
+const FLAGS = {
+  ...CONNECTION_FLAGS,
+  timeout: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+const SYMBOLS: Record<DiagnosisCheck["status"], string> = {
+  pass: "✔",
+  fail: "✖",
+  warn: "!",
+  skip: "–",
+};
+const TITLE_WIDTH = 20;
+
+/**
+ * Runs `inference-service doctor` and resolves to its exit code: 0 when no check fails, 1 when
+ * one does, 2 for a usage error. The API key is never printed, only masked (`sk-e…demo`).
+ *
+ * @example
+ * // INFERENCE_SERVICE_API_KEY=… inference-service doctor --model emulator-chat --service-name tenant-demo.demo-endpoint
+ * process.exitCode = await runDoctorCommand(["--model", "emulator-chat"]);
+ */
+export async function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<number> {
+  const { out, err } = writers(io);
+  let json: boolean;
+  let timeout: number | undefined;
+  let options: ReturnType<typeof connectionOptions>;
+  try {
+    const { values } = parseCommandLine(argv, FLAGS, false);
+    if (values.help) {
+      out(`${USAGE}\n`);
+      return 0;
+    }
+    json = values.json === true;
+    timeout = numberFlag(
+      values,
+      "timeout",
+      (n) => Number.isFinite(n) && n > 0,
+      "a number of milliseconds > 0",
+    );
+    options = connectionOptions(values);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+
+  const diagnosis = await diagnose({ ...options, timeout });
+  out(json ? `${JSON.stringify(diagnosis, null, 2)}\n` : formatDiagnosis(diagnosis));
+  return diagnosis.ok ? 0 : 1;
+}
+
+/** The checklist: one line a check, the fix and request ID under each ✖ and !, then a summary. */
+export function formatDiagnosis({ ok, checks }: Diagnosis): string {
+  const indent = " ".repeat(TITLE_WIDTH + 2);
+  const lines = [
+    "Checking the inference service configuration (requests use max_tokens 1; the model and endpoint checks may cost a few tokens).",
+    "",
+  ];
+  for (const check of checks) {
+    lines.push(`${SYMBOLS[check.status]} ${check.title.padEnd(TITLE_WIDTH)}${check.detail}`);
+    if (check.status === "fail" || check.status === "warn") {
+      if (check.fix) lines.push(`${indent}fix: ${check.fix}`);
+      if (check.requestId) lines.push(`${indent}request id: ${check.requestId}`);
+    }
+  }
+  const count = (status: DiagnosisCheck["status"]) =>
+    checks.filter((check) => check.status === status).length;
+  const parts = [
+    `${count("fail")} failed`,
+    `${count("pass")} passed`,
+    `${count("warn")} warning${count("warn") === 1 ? "" : "s"}`,
+    `${count("skip")} skipped`,
+  ].filter((part) => !part.startsWith("0 "));
+  lines.push(
+    "",
+    ok
+      ? `${SYMBOLS.pass} Nothing failed: ${parts.join(", ")}.`
+      : `${SYMBOLS.fail} ${parts.join(", ")}: change what the ✖ lines say, then run doctor again.`,
+  );
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,165 @@
+import { describe, expect, it, vi } from "vitest";
+import { runChatCommand } from "../../src/cli/chat.js";
+import {
+  DEFAULT_MODEL,
+  DEFAULT_SERVICE_NAME,
+  NO_PERMISSION_API_KEY,
+} from "../../src/emulator/index.js";
+import { capture, useEmulator } from "./helpers.js";
+
+const current = useEmulator();
+
+/** Runs the command in-process, capturing what it writes. */
+function chat(...argv: string[]) {
+  return capture(runChatCommand, argv);
+}
+
+/** The request log entry of the emulator's latest inference call. */
+function lastRequest() {
+  const entry = current().state.lastRequest();
+  expect(entry).toBeDefined();
+  return entry!;
+}
+
+/** The stderr line the command prints after a reply, from the emulator's own count. */
+function usageLine(entry: ReturnType<typeof lastRequest>): string {
+  const { promptTokens, completionTokens, totalTokens, requestId } = entry;
+  return `usage: ${promptTokens} input + ${completionTokens} output = ${totalTokens} tokens; request id ${requestId}\n`;
+}
+
+describe("inference-service chat", () => {
+  it("streams a hosted model's reply to stdout, then usage and request ID to stderr", async () => {
+    const { code, out, err, writes } = await chat("--model", DEFAULT_MODEL, "What is LangChain?");
+    expect(code).toBe(0);
+    expect(out).toBe('Emulated reply to: "What is LangChain?"\n');
+    expect(writes).toBeGreaterThan(3); // token by token, then the newline
+    const entry = lastRequest();
+    expect(entry).toMatchObject({ surface: "hosted", model: DEFAULT_MODEL, stream: true });
+    expect(err).toBe(usageLine(entry));
+  });
+
+  it("sends --system as the system message and --max-tokens as the cap", async () => {
+    const { code, out } = await chat(
+      "--model",
+      DEFAULT_MODEL,
+      "--system",
+      "Context: Paris is the capital of France. Berlin is the capital of Germany.",
+      "What is the capital of France?",
+    );
+    expect(code).toBe(0);
+    expect(out).toBe("Paris is the capital of France.\n");
+
+    const capped = await chat(
+      "--model",
+      DEFAULT_MODEL,
+      "--max-tokens",
+      "2",
+      "Tell me a long story",
+    );
+    expect(capped.code).toBe(0);
+    expect(lastRequest().completionTokens).toBe(2);
+    expect(capped.err).toMatch(/^usage: \d+ input \+ 2 output = \d+ tokens; request id \d{32}\n$/);
+  });
+
+  it("streams from a dedicated endpoint with --service-name", async () => {
+    const { code, out, err } = await chat(
+      "--service-name",
+      DEFAULT_SERVICE_NAME,
+      "--temperature",
+      "0",
+      "Once upon a time",
+    );
+    expect(code).toBe(0);
+    expect(out).toBe('Emulated completion of: "Once upon a time"\n');
+    const entry = lastRequest();
+    expect(entry).toMatchObject({
+      surface: "dedicated",
+      serviceName: DEFAULT_SERVICE_NAME,
+      stream: true,
+    });
+    expect(err).toBe(usageLine(entry));
+  });
+
+  it("uses the dedicated endpoint named by the tenant and job alias variables when no --model is given", async () => {
+    vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", "tenant-demo");
+    vi.stubEnv("INFERENCE_SERVICE_JOB_ALIAS", "demo-endpoint");
+    const { code, out } = await chat("Hello", "there");
+    expect(code).toBe(0);
+    expect(out).toBe('Emulated completion of: "Hello there"\n');
+    expect(lastRequest().serviceName).toBe(DEFAULT_SERVICE_NAME);
+  });
+
+  it("prints the typed error's message and hint and exits 1 (unknown model)", async () => {
+    const { code, out, err } = await chat("--model", "no-such-model", "hi");
+    expect(code).toBe(1);
+    expect(out).toBe("");
+    expect(err).toBe(
+      `✖ ModelNotFoundError: The service does not know the model "no-such-model" (the service is not down). (status 503, code model_not_found, request id ${lastRequest().requestId})\n` +
+        "  fix: Check the model ID passed as `model`; retrying will not help.\n",
+    );
+  });
+
+  it("exits 1 with the credit fix when the Wallet is empty", async () => {
+    current().state.setCredit(0);
+    const { code, err } = await chat("--model", DEFAULT_MODEL, "hi");
+    expect(code).toBe(1);
+    expect(err).toMatch(
+      /^✖ InsufficientCreditError: .*\(status 403, code insufficient_user_quota, request id \d{32}\)\n/,
+    );
+    expect(err).toContain("  fix: Top up the account's credit");
+  });
+
+  it("exits 1 when the key lacks the Inference Service permission, never printing the key", async () => {
+    const { code, out, err } = await chat(
+      "--api-key",
+      NO_PERMISSION_API_KEY,
+      "--service-name",
+      DEFAULT_SERVICE_NAME,
+      "hi",
+    );
+    expect(code).toBe(1);
+    expect(err).toMatch(/^✖ AuthenticationError: /);
+    expect(err).toContain(
+      "fix: Use a valid, unexpired key that has the Inference Service permission",
+    );
+    expect(out + err).not.toContain(NO_PERMISSION_API_KEY);
+  });
+
+  it("exits 2 with the ConfigurationError's message when no key is configured", async () => {
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "");
+    const { code, err } = await chat("--model", DEFAULT_MODEL, "hi");
+    expect(code).toBe(2);
+    expect(err).toBe(
+      "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY.\n",
+    );
+  });
+
+  it.each([
+    [["hi"], "say what to call: --model ID"],
+    [["--model", DEFAULT_MODEL], "the prompt is missing"],
+    [["--model", DEFAULT_MODEL, "--service-name", DEFAULT_SERVICE_NAME, "hi"], "not both"],
+    [
+      ["--model", DEFAULT_MODEL, "--max-tokens", "0", "hi"],
+      '--max-tokens must be a whole number ≥ 1, got "0"',
+    ],
+    [
+      ["--model", DEFAULT_MODEL, "--temperature=-1", "hi"],
+      '--temperature must be a number ≥ 0, got "-1"',
+    ],
+    [["--model", DEFAULT_MODEL, "--bogus", "hi"], "Unknown option '--bogus'"],
+  ])("exits 2 with the usage for %j, sending nothing", async (argv, message) => {
+    const { code, out, err } = await chat(...argv);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toContain(message);
+    expect(err).toContain('Usage: inference-service chat --model ID [options] "prompt"');
+    expect(current().state.requests()).toEqual([]);
+  });
+
+  it("prints its help and exits 0", async () => {
+    const { code, out } = await chat("--help");
+    expect(code).toBe(0);
+    expect(out).toContain("--service-name NAME");
+    expect(out).toContain("Prefer the variable");
+  });
+});

@@ -1,0 +1,180 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it, vi } from "vitest";
+import { runDoctorCommand } from "../../src/cli/doctor.js";
+import type { Diagnosis } from "../../src/diagnose.js";
+import {
+  DEFAULT_MODEL,
+  DEFAULT_SERVICE_NAME,
+  NO_PERMISSION_API_KEY,
+  PENDING_SERVICE_NAME,
+  startEmulator,
+} from "../../src/emulator/index.js";
+import { capture, useEmulator } from "./helpers.js";
+
+const current = useEmulator();
+
+/** Runs the command in-process, capturing what it writes. */
+function doctor(...argv: string[]) {
+  return capture(runDoctorCommand, argv);
+}
+
+/** The `X-Gateway-Request-Id` of the emulator's latest inference call. */
+function lastRequestId(): string {
+  const id = current().state.lastRequest()?.requestId;
+  expect(id).toMatch(/^\d{32}$/);
+  return id!;
+}
+
+describe("inference-service doctor", () => {
+  it("prints a passing checklist and exits 0 against a healthy emulator", async () => {
+    const { code, out, err, lines } = await doctor(
+      "--model",
+      DEFAULT_MODEL,
+      "--service-name",
+      DEFAULT_SERVICE_NAME,
+    );
+    expect(code).toBe(0);
+    expect(err).toBe("");
+    expect(lines[0]).toMatch(
+      /^Checking the inference service configuration .*may cost a few tokens/,
+    );
+    const checklist = lines.filter((line) => /^[✔✖!–] /.test(line)).slice(0, -1);
+    expect(checklist.map((line) => line.slice(0, 22).trimEnd())).toEqual([
+      "✔ Base URL",
+      "✔ API reachable",
+      "✔ API key",
+      "✔ Model ID",
+      "✔ Account credit",
+      "✔ Service-Name",
+      "✔ Dedicated endpoint",
+    ]);
+    expect(out).toContain(
+      `✔ Base URL            ${current().baseURL} (from INFERENCE_SERVICE_BASE_URL; as given).\n`,
+    );
+    expect(out).toContain(
+      "✔ API key             sk-e…demo (from INFERENCE_SERVICE_API_KEY) accepted",
+    );
+    expect(out).not.toContain("fix:");
+    expect(out.endsWith("\n✔ Nothing failed: 7 passed.\n")).toBe(true);
+    expect(out).not.toContain(current().apiKey);
+  });
+
+  it("prints the fix and the request ID under a ✖, and exits 1 (no credit)", async () => {
+    current().state.setCredit(0);
+    const { code, lines } = await doctor("--model", DEFAULT_MODEL);
+    expect(code).toBe(1);
+    const at = lines.findIndex((line) => line.startsWith("✖ Account credit"));
+    expect(lines.slice(at, at + 3)).toEqual([
+      "✖ Account credit      No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit; §7 rule 3).",
+      "                      fix: Top up the account's credit; this is not a rate limit and retrying will not help.",
+      `                      request id: ${lastRequestId()}`,
+    ]);
+    expect(lines.at(-2)).toBe(
+      "✖ 1 failed, 4 passed, 2 skipped: change what the ✖ lines say, then run doctor again.",
+    );
+  });
+
+  it("shows a wrong --api-key only masked, and fails it", async () => {
+    const key = "sk-typed-on-the-command-line";
+    const { code, out, err } = await doctor("--api-key", key);
+    expect(code).toBe(1);
+    expect(out).toContain(
+      "✖ API key             sk-t…line (from the `apiKey` option) rejected with HTTP 401",
+    );
+    expect(out).toContain(
+      "fix: Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
+    );
+    expect(out + err).not.toContain(key);
+  });
+
+  it("tells a missing permission from a Pending endpoint on the dedicated surface", async () => {
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", NO_PERMISSION_API_KEY);
+    const noPermission = await doctor("--service-name", DEFAULT_SERVICE_NAME);
+    expect(noPermission.code).toBe(1);
+    expect(noPermission.out).toContain(
+      "✖ Dedicated endpoint  HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission (§5 rule 3, §7 rule 7).\n" +
+        "                      fix: Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY).\n" +
+        `                      request id: ${lastRequestId()}\n`,
+    );
+
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", current().apiKey);
+    const pending = await doctor("--tenant-id", "tenant-demo", "--job-alias", "pending-endpoint");
+    expect(pending.code).toBe(1);
+    expect(pending.out).toContain(
+      `✖ Dedicated endpoint  ${PENDING_SERVICE_NAME} refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7).\n` +
+        "                      fix: The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.\n\n",
+    );
+  });
+
+  it("fails an unreachable host with the connection fix", async () => {
+    const gone = await startEmulator({ port: 0 });
+    await gone.close();
+    const { code, out } = await doctor("--base-url", gone.url);
+    expect(code).toBe(1);
+    expect(out).toContain(
+      "✖ API reachable       Could not reach the inference service (ECONNREFUSED).\n",
+    );
+    expect(out).toContain("– API key             Skipped: the API could not be reached.\n");
+  });
+
+  it("prints the diagnosis as JSON with --json, exit code unchanged, key absent", async () => {
+    const { code, out } = await doctor("--json", "--model", "no-such-model");
+    expect(code).toBe(1);
+    const diagnosis = JSON.parse(out) as Diagnosis;
+    expect(diagnosis.ok).toBe(false);
+    expect(diagnosis.checks.map(({ id, status }) => `${id}:${status}`)).toEqual([
+      "base-url:pass",
+      "reachable:pass",
+      "api-key:pass",
+      "model:fail",
+      "credit:skip",
+      "service-name:skip",
+      "endpoint:skip",
+    ]);
+    expect(diagnosis.checks[3]).toMatchObject({
+      title: "Model ID",
+      requestId: lastRequestId(),
+      error: { name: "ModelNotFoundError", code: "model_not_found", status: 503 },
+    });
+    expect(out).not.toContain(current().apiKey);
+  });
+
+  it.each([
+    [["--bogus"], "Unknown option '--bogus'"],
+    [["extra"], "Unexpected argument 'extra'"],
+    [["--timeout", "soon"], '--timeout must be a number of milliseconds > 0, got "soon"'],
+    [["--model"], "argument missing"],
+  ])("exits 2 with the usage for %j", async (argv, message) => {
+    const { code, out, err } = await doctor(...argv);
+    expect(code).toBe(2);
+    expect(out).toBe("");
+    expect(err).toContain(message);
+    expect(err).toContain("Usage: inference-service doctor [options]");
+  });
+
+  it("prints its help, which discourages --api-key, and exits 0", async () => {
+    const { code, out } = await doctor("--help");
+    expect(code).toBe(0);
+    expect(out).toContain("Usage: inference-service doctor [options]");
+    expect(out).toMatch(/--api-key KEY .*Prefer the variable/s);
+  });
+
+  it("runs as `inference-service doctor` through the real bin", async () => {
+    const run = promisify(execFile);
+    const { stdout } = await run(
+      "node_modules/.bin/tsx",
+      ["src/cli/bin.ts", "doctor", "--json", "--service-name", DEFAULT_SERVICE_NAME],
+      {
+        env: {
+          PATH: process.env.PATH,
+          INFERENCE_SERVICE_BASE_URL: current().baseURL,
+          INFERENCE_SERVICE_API_KEY: current().apiKey,
+        },
+      },
+    );
+    const diagnosis = JSON.parse(stdout) as Diagnosis;
+    expect(diagnosis.ok).toBe(true);
+    expect(diagnosis.checks.find(({ id }) => id === "endpoint")?.status).toBe("pass");
+  });
+});
