@@ -9,7 +9,11 @@ describe("instanceOf", () => {
       properties: { amount: { type: "number" }, from: { type: "string" }, to: { type: "string" } },
       required: ["amount", "from", "to"],
     };
-    expect(instanceOf(schema, "Convert 100 EUR to USD")).toEqual({ amount: 100, from: "EUR", to: "USD" });
+    expect(instanceOf(schema, "Convert 100 EUR to USD")).toEqual({
+      amount: 100,
+      from: "EUR",
+      to: "USD",
+    });
   });
 
   it("follows $ref into $defs and stops recursion with a valid value", () => {
