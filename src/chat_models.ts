@@ -143,7 +143,7 @@ export class ChatInferenceService<
 > extends ChatOpenAICompletions<CallOptions> {
   /** The normalised `…/inference/v1` URL requests go to. */
   readonly baseURL: string;
-  private readonly failureContext: FailureContext;
+  readonly #failureContext: FailureContext;
 
   static override lc_name(): string {
     return "ChatInferenceService";
@@ -228,7 +228,7 @@ export class ChatInferenceService<
     } as BaseChatOpenAIFields);
     this.organization = undefined;
     this.baseURL = baseURL;
-    this.failureContext = failureContext;
+    this.#failureContext = failureContext;
     this.caller = new ServiceCaller({
       maxRetries,
       maxConcurrency: fields.maxConcurrency,
@@ -237,6 +237,18 @@ export class ChatInferenceService<
       normalize: (error) => asServiceError(error, failureContext),
     });
     this._addVersion("langchain-inference-service", VERSION);
+  }
+
+  /**
+   * What `console.log(model)` and `util.inspect` show: the identifying params, never the key,
+   * the client or header values (the base class keeps those on public fields it reads).
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    _depth: number,
+    options: unknown,
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    return `${ChatInferenceService.lc_name()} ${inspect(this._identifyingParams(), options)}`;
   }
 
   override _llmType(): string {
@@ -275,7 +287,7 @@ export class ChatInferenceService<
     if (byIndex.size === 0) {
       throw toServiceError(
         { kind: "malformed", detail: "the stream ended without any choice" },
-        this.failureContext,
+        this.#failureContext,
       );
     }
     const generations = [...byIndex.entries()]
@@ -334,7 +346,7 @@ export class ChatInferenceService<
     const { maxRetries, ...sdkOptions } = requestOptions ?? {};
     const clientOptions = this._getClientOptions(sdkOptions);
     const parse = !request.stream && request.response_format?.type === "json_schema";
-    const ctx = this.failureContext;
+    const ctx = this.#failureContext;
     return this.caller.callWithOptions(
       { maxRetries, signal: sdkOptions.signal ?? undefined },
       async () => {

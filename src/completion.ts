@@ -3,8 +3,6 @@ import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { Generation } from "@langchain/core/outputs";
 import { type FailureContext, findRequestIds, toServiceError } from "./error_mapper.js";
 
-const BODY_START_CHARS = 100;
-
 /** One entry of `choices`, in the completions, chat or chat-stream shape. */
 export interface RawChoice {
   text?: unknown;
@@ -45,12 +43,11 @@ export function parseCompletion(
     ? choices.map((choice: RawChoice) => textOfChoice(choice, "message"))
     : [];
   if (texts.length === 0 || texts.some((text) => text === undefined)) {
-    const json = JSON.stringify(data) ?? String(data);
-    const start = json.length > BODY_START_CHARS ? `${json.slice(0, BODY_START_CHARS)}…` : json;
+    // The mapper quotes the start of the body, redacting secrets before it cuts.
     throw toServiceError(
       {
         kind: "malformed",
-        detail: `the JSON body has neither choices[].text nor choices[].message.content (body starts: ${start})`,
+        detail: "the JSON body has neither choices[].text nor choices[].message.content",
         body: data,
         headers: response.headers,
       },

@@ -105,7 +105,8 @@ const SERVICE_NAME_PART = /^[\x21-\x2d\x2f-\x7e]+$/;
  * no whitespace, control or non-ASCII characters (§4.1, rule 2). Returns it unchanged when valid.
  */
 export function validateServiceName(value: unknown, option = "serviceName"): string {
-  const shown = JSON.stringify(value);
+  // Only strings are shown: JSON.stringify throws on a BigInt or a circular object.
+  const shown = typeof value === "string" ? JSON.stringify(value) : typeof value;
   const fail = (why: string): never => {
     throw new ConfigurationError(
       option,

@@ -36,7 +36,7 @@ export interface FailureContext {
 /** A failure as observed on the wire, before it has a class. */
 export type Failure =
   | { kind: "http"; status: number; body: string; headers?: Headers }
-  | { kind: "network"; cause: unknown }
+  | { kind: "network"; cause: unknown; afterResponse?: boolean }
   | { kind: "timeout"; cause?: unknown }
   | { kind: "empty"; status: number; headers?: Headers }
   | { kind: "non-json"; status: number; body: string; contentType: string; headers?: Headers }
@@ -115,6 +115,15 @@ function redact(text: string | undefined, secrets: readonly string[] = []): stri
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
   return out;
+}
+
+/** JSON text of any value; never throws (BigInt, cycles, throwing getters give a placeholder). */
+function safeJSON(value: unknown): string {
+  try {
+    return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    return "[unserialisable]";
+  }
 }
 
 function preview(body: string): string {
@@ -260,6 +269,17 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
       return rowForStatus(body.status ?? statusForStreamCode(body.code), body, ctx);
     case "network": {
       const code = networkCode(failure.cause);
+      // The response had begun: the service was reached, so this is neither "unreachable" nor,
+      // on the dedicated surface, a Pending endpoint (§3).
+      if (ctx.midStream || failure.afterResponse) {
+        return {
+          cls: ServiceConnectionError,
+          summary: `The connection was cut before the response was complete${code ? ` (${code})` : ""}.`,
+          hint: ctx.midStream
+            ? "The output received so far is in `partialOutput`; call again for the whole answer."
+            : "This is usually temporary; it is retried automatically up to `maxRetries` times.",
+        };
+      }
       if (dedicated && (code === undefined || NOT_READY_CODES.has(code))) {
         return {
           cls: EndpointNotReadyError,
@@ -294,13 +314,13 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     case "non-json":
       return {
         cls: BaseURLError,
-        summary: `The service answered HTTP ${failure.status} with ${failure.contentType || "a non-JSON body"} instead of JSON ("${preview(failure.body)}").`,
+        summary: `The service answered HTTP ${failure.status} with ${failure.contentType || "a non-JSON body"} instead of JSON ("${preview(redact(failure.body, ctx.secrets) ?? "")}").`,
         hint: "The base URL misses /inference/v1: set `baseURL` to the host root or …/inference/v1.",
       };
     case "malformed":
       return {
         cls: MalformedResponseError,
-        summary: `The service's answer is not usable: ${failure.detail}.`,
+        summary: `The service's answer is not usable: ${failure.detail}${failure.body === undefined ? "" : ` (body starts: ${preview(redact(safeJSON(failure.body), ctx.secrets) ?? "")})`}.`,
         hint: "Check that `baseURL` points at the inference service; if it does, report the request ID.",
       };
   }
@@ -331,11 +351,11 @@ export function toServiceError(failure: Failure, ctx: FailureContext): Inference
     hint: row.hint,
     surface: ctx.surface,
     status,
-    code: body.code,
-    type: body.type,
-    param: body.param,
-    requestId: requestIds[0],
-    requestIds,
+    code: redact(body.code, ctx.secrets),
+    type: redact(body.type, ctx.secrets),
+    param: redact(body.param, ctx.secrets),
+    requestId: redact(requestIds[0], ctx.secrets),
+    requestIds: requestIds.map((id) => redact(id, ctx.secrets) ?? id),
     serviceMessage,
     retryAfterMs,
     midStream: failure.kind === "stream-error" || ctx.midStream === true,
@@ -358,6 +378,15 @@ function isAbort(error: unknown): boolean {
  * `cause`), SDK status and stream errors go through `toServiceError`, aborts stay aborts.
  */
 export function asServiceError(error: unknown, ctx: FailureContext): unknown {
+  try {
+    return classify(error, ctx);
+  } catch {
+    // A thrown value with throwing getters or a revoked proxy: hand it on as it is.
+    return error;
+  }
+}
+
+function classify(error: unknown, ctx: FailureContext): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (InferenceServiceError.isInstance(current)) return current;
@@ -377,7 +406,7 @@ export function asServiceError(error: unknown, ctx: FailureContext): unknown {
   }
   if (typeof e.status === "number") {
     return toServiceError(
-      { kind: "http", status: e.status, body: JSON.stringify({ error: e.error ?? {} }), headers },
+      { kind: "http", status: e.status, body: safeJSON({ error: e.error ?? {} }), headers },
       ctx,
     );
   }
@@ -391,12 +420,15 @@ export function asServiceError(error: unknown, ctx: FailureContext): unknown {
   if (error instanceof SyntaxError) {
     return toServiceError({ kind: "malformed", detail: "the body is not valid JSON" }, ctx);
   }
-  // undici: "fetch failed" before a response, "terminated" when a body is cut off.
+  // undici: "fetch failed" before a response, "terminated" when a body is cut off; Deno: "error
+  // reading a body from connection".
+  const message = e.message ?? "";
   if (
     error instanceof TypeError &&
-    /fetch failed|terminated|network|socket/i.test(e.message ?? "")
+    /fetch failed|terminated|network|socket|connection/i.test(message)
   ) {
-    return toServiceError({ kind: "network", cause: error }, ctx);
+    const afterResponse = /terminated|reading a body/i.test(message);
+    return toServiceError({ kind: "network", cause: error, afterResponse }, ctx);
   }
   return error;
 }

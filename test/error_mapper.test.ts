@@ -120,6 +120,23 @@ describe("asServiceError", () => {
     expect(asServiceError(bug, { surface: "hosted" })).toBe(bug);
   });
 
+  it.each([
+    ["undici", "terminated"],
+    ["Deno", "error reading a body from connection"],
+  ])(
+    "maps %s's error for a body cut mid-stream to a mid-stream ServiceConnectionError on both surfaces",
+    (_runtime, message) => {
+      for (const surface of ["hosted", "dedicated"] as const) {
+        const cut = new TypeError(message, {
+          cause: Object.assign(new Error("x"), { code: "UND_ERR_SOCKET" }),
+        });
+        const e = asServiceError(cut, { surface, midStream: true, partialOutput: "Hel" });
+        expect(ServiceConnectionError.isInstance(e), `${surface}: ${String(e)}`).toBe(true);
+        expect(e).toMatchObject({ midStream: true, partialOutput: "Hel", retryable: true });
+      }
+    },
+  );
+
   it("maps an SDK timeout to a retryable ServiceConnectionError", () => {
     const timeout = Object.assign(new Error("Request timed out."), { name: "TimeoutError" });
     const e = asServiceError(timeout, { surface: "hosted" }) as ServiceConnectionError;
