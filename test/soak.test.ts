@@ -1,0 +1,182 @@
+/**
+ * Fault soak (issue 8): thousands of calls of both models, invoked and streamed, through the
+ * emulator over HTTP while it injects seeded random 429s (with a small Retry-After), 502s, 503s,
+ * resets, truncated bodies and stream error events, with retries on. Each call is judged against
+ * the fault its last request got (the emulator's request log, by `X-Gateway-Request-Id`).
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
+import { ServiceConnectionError } from "../src/errors.js";
+import {
+  checkSoak,
+  expectedError,
+  KINDS,
+  MAX_RETRIES,
+  MODES,
+  runSoak,
+  SOAK_FAULTS,
+  type SoakCall,
+  type SoakReport,
+  uncovered,
+} from "./helpers/soak.js";
+
+const CALLS = 3000;
+const CONCURRENCY = 16;
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** Open handles by type (sockets, servers, timers that keep the process alive). */
+function activeResources(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const type of process.getActiveResourcesInfo())
+    counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+
+/** The handles open now beyond `baseline`, after giving closed sockets a few turns to go. */
+async function extraResources(baseline: Map<string, number>): Promise<Record<string, number>> {
+  const extra = () => {
+    const out: Record<string, number> = {};
+    for (const [type, n] of activeResources()) {
+      if (n > (baseline.get(type) ?? 0)) out[type] = n - (baseline.get(type) ?? 0);
+    }
+    return out;
+  };
+  // Safety net, not a timing assertion: a leak shows as what is still open after it.
+  for (let turn = 0; turn < 200 && Object.keys(extra()).length > 0; turn++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return extra();
+}
+
+describe("fault soak over HTTP with retries on", () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  let emulator: RunningEmulator;
+  let calls: SoakCall[];
+  let report: SoakReport;
+  let leaked: Record<string, number>;
+
+  beforeAll(async () => {
+    process.on("unhandledRejection", onUnhandled);
+    const baseline = activeResources();
+    emulator = await startEmulator({ port: 0, faults: SOAK_FAULTS, requestLogLimit: 100_000 });
+    try {
+      calls = await runSoak({
+        baseURL: emulator.baseURL,
+        apiKey: emulator.apiKey,
+        calls: CALLS,
+        concurrency: CONCURRENCY,
+      });
+      report = checkSoak(calls, emulator.state.requests());
+    } finally {
+      await emulator.close();
+    }
+    leaked = await extraResources(baseline);
+    // Let any rejection still in flight surface before the tests read the list.
+    await new Promise((resolve) => setImmediate(resolve));
+  }, 120_000);
+
+  afterAll(() => {
+    process.off("unhandledRejection", onUnhandled);
+  });
+
+  it("ends every call in its expected answer or the typed error its last fault maps to", () => {
+    expect(calls).toHaveLength(CALLS);
+    expect(report.problems).toEqual([]);
+    // With 60% of requests faulted, calls needed retries: more requests than calls.
+    expect(report.requests).toBeGreaterThan(CALLS);
+  });
+
+  it("sees every injected fault end calls of every mode, and every mode succeed", () => {
+    expect(uncovered(report.tally)).toEqual([]);
+  });
+
+  it("raises no unhandled rejection", () => {
+    expect(unhandled).toEqual([]);
+  });
+
+  it("leaves no socket, server or timer open once the emulator is closed", async () => {
+    expect(leaked).toEqual({});
+    const refused = await fetch(`${emulator.url}/`).then(
+      () => undefined,
+      (error: unknown) => (error as { cause?: { code?: string } }).cause?.code,
+    );
+    expect(refused).toBe("ECONNREFUSED");
+  });
+});
+
+describe("each injected fault alone, on every request of a call", () => {
+  let emulator: RunningEmulator;
+
+  beforeAll(async () => {
+    // Faults come from the header only; their settings (the small Retry-After) stay the soak's.
+    emulator = await startEmulator({ port: 0, faults: { ...SOAK_FAULTS, rate: 0 } });
+  });
+  afterAll(() => emulator.close());
+
+  it.each(KINDS)(
+    "maps %s to its typed error on every mode, after 1 + maxRetries attempts unless mid-stream",
+    async (fault) => {
+      emulator.state.clearRequests();
+      const calls = await runSoak({
+        baseURL: emulator.baseURL,
+        apiKey: emulator.apiKey,
+        calls: MODES.length,
+        concurrency: 1,
+        fault,
+      });
+      const { problems, tally } = checkSoak(calls, emulator.state.requests());
+
+      expect(problems).toEqual([]);
+      for (const call of calls) {
+        const want = expectedError(call.mode, fault);
+        expect(tally[call.mode]).toEqual({ [`${fault} → ${want.cls.name}`]: 1 });
+        expect(call.attempts).toHaveLength(want.midStream ? 1 : 1 + MAX_RETRIES[call.mode]);
+      }
+    },
+  );
+
+  // undici's "terminated" (a body cut after its 200) means the endpoint answered: not Pending.
+  it("reports a /completions body cut after its 200 as a broken connection, not a Pending endpoint", async () => {
+    // Calls cycle through the modes: the third is llm.invoke.
+    const [, , call] = await runSoak({
+      baseURL: emulator.baseURL,
+      apiKey: emulator.apiKey,
+      calls: 3,
+      concurrency: 1,
+      fault: "truncate",
+    });
+
+    expect(call?.mode).toBe("llm.invoke");
+    expect(ServiceConnectionError.isInstance(call?.error), String(call?.error)).toBe(true);
+  });
+});
+
+describe("a soak in a child process", () => {
+  it("exits on its own with code 0 once its calls are done (nothing left open)", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "test/soak/child.ts"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    // Safety net: a child still running after it has not exited on its own.
+    const killer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on("exit", (c, s) => resolve([c, s])),
+    );
+    clearTimeout(killer);
+
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary).toMatchObject({ calls: 200, problems: [] });
+  }, 120_000);
+});
