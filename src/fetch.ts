@@ -16,6 +16,30 @@ const SERVICE_NAME = "service-name";
 // A successful body we can hand to the SDK untouched; anything else is read and classified.
 const PASS_THROUGH_TYPE = /json|event-stream/i;
 
+/**
+ * The request's headers with the surface's added and, on the hosted surface, `Service-Name`
+ * removed (§4.2). Returns the caller's own object when nothing changes: copying headers is the
+ * biggest cost of this layer on a hosted call.
+ */
+function surfaceHeaders(
+  given: HeadersInit | undefined,
+  extra: ReadonlyArray<[string, string]>,
+  surface: FailureContext["surface"],
+): HeadersInit | undefined {
+  if (extra.length === 0 && surface === "hosted" && !hasServiceName(given)) return given;
+  const headers = new Headers(given);
+  for (const [name, value] of extra) if (!headers.has(name)) headers.set(name, value);
+  if (surface === "hosted") headers.delete(SERVICE_NAME);
+  return headers;
+}
+
+function hasServiceName(headers: HeadersInit | undefined): boolean {
+  if (headers === undefined) return false;
+  if (headers instanceof Headers) return headers.has(SERVICE_NAME);
+  const names = Array.isArray(headers) ? headers.map(([name]) => name) : Object.keys(headers);
+  return names.some((name) => name.toLowerCase() === SERVICE_NAME);
+}
+
 function isAbortError(error: unknown): boolean {
   const name = (error as { name?: unknown } | null)?.name;
   return name === "AbortError" || name === "TimeoutError";
@@ -34,16 +58,17 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const { fetch: baseFetch, headers: extra = {}, ...ctx } = options;
   const extraEntries = Object.entries(extra);
   return async (input, init) => {
-    const headers = new Headers(init?.headers);
-    for (const [name, value] of extraEntries) if (!headers.has(name)) headers.set(name, value);
-    if (ctx.surface === "hosted") headers.delete(SERVICE_NAME);
+    const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
     const failureCtx: FailureContext =
       ctx.surface === "dedicated"
-        ? { ...ctx, serviceName: headers.get(SERVICE_NAME) ?? ctx.serviceName }
+        ? { ...ctx, serviceName: (headers as Headers).get(SERVICE_NAME) ?? ctx.serviceName }
         : ctx;
     let response: Response;
     try {
-      response = await (baseFetch ?? globalThis.fetch)(input, { ...init, headers });
+      response = await (baseFetch ?? globalThis.fetch)(
+        input,
+        headers === init?.headers ? init : { ...init, headers },
+      );
     } catch (error) {
       if (isAbortError(error) || init?.signal?.aborted) throw error;
       throw toServiceError({ kind: "network", cause: error }, failureCtx);

@@ -46,26 +46,45 @@ function textOf(chunk: StreamChunk): string {
 }
 
 /**
- * Passes a stream through unchanged, recording each chunk's request metadata, and turns a
- * failure while reading it (an `{"error": …}` event, a cut connection) into a typed error that
- * keeps the output received so far.
+ * Passes a stream through unchanged, recording the request metadata on its first chunks, and
+ * turns a failure while reading it (an `{"error": …}` event, a cut connection) into a typed error
+ * that keeps the output received so far. A plain iterator, not an async generator: it sits on
+ * every chunk of every stream.
  */
-export async function* tagStream<T extends object>(
+export function tagStream<T extends object>(
   stream: AsyncIterable<T>,
   headers: Headers,
   ctx: FailureContext,
-): AsyncGenerator<T> {
+): AsyncIterableIterator<T> {
   const meta: RequestMeta = { requestId: requestIdOf(headers), announced: false };
+  const source = stream[Symbol.asyncIterator]();
   let partialOutput = "";
-  try {
-    for await (const chunk of stream) {
-      const model = (chunk as StreamChunk).model;
-      if (meta.model === undefined && typeof model === "string") meta.model = model;
-      metaByResponse.set(chunk, meta);
-      partialOutput += textOf(chunk as StreamChunk);
-      yield chunk;
-    }
-  } catch (error) {
-    throw asServiceError(error, { ...ctx, partialOutput, midStream: true });
-  }
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      let result: IteratorResult<T>;
+      try {
+        result = await source.next();
+      } catch (error) {
+        throw asServiceError(error, { ...ctx, partialOutput, midStream: true });
+      }
+      if (!result.done) {
+        const chunk = result.value as T & StreamChunk;
+        // Until a model has copied the metadata onto a message chunk (chunks without a choice
+        // are skipped there), so only the first few chunks pay for it.
+        if (!meta.announced) {
+          if (meta.model === undefined && typeof chunk.model === "string") meta.model = chunk.model;
+          metaByResponse.set(chunk, meta);
+        }
+        partialOutput += textOf(chunk);
+      }
+      return result;
+    },
+    async return(value?: unknown) {
+      await source.return?.(value);
+      return { done: true, value: undefined };
+    },
+  };
 }
