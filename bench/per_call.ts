@@ -1,0 +1,171 @@
+/**
+ * @module Benchmark 1, per-call overhead: one non-streamed chat call at a time through
+ * `ChatInferenceService.invoke`, a hand-configured `ChatOpenAI`, the raw openai SDK and raw fetch;
+ * then the cost of each layer ours adds, measured in isolation (no network).
+ */
+
+import { AsyncCaller } from "@langchain/core/utils/async_caller";
+import { createServiceFetch } from "../src/index.js";
+import { ServiceCaller } from "../src/retry.js";
+import { scaled } from "./lib/config.js";
+import {
+  chatOpenAI,
+  fetchCall,
+  ours,
+  PROMPT,
+  sdk,
+  sdkCall,
+  type Target,
+} from "./lib/contenders.js";
+import { type BenchContext, emulatorTarget, fixedTarget } from "./lib/context.js";
+import { microTimings } from "./lib/micro.js";
+import type { Section, Table } from "./lib/report.js";
+import { type Contender, timeRounds } from "./lib/rounds.js";
+import { int, ms, pairedRatio, ratio, summarize } from "./lib/stats.js";
+
+const OURS = "ChatInferenceService.invoke";
+const BASELINE = "ChatOpenAI.invoke";
+const FETCH = "raw fetch + JSON.parse";
+
+function contenders(target: Target): Contender[] {
+  const model = ours(target);
+  const baseline = chatOpenAI(target);
+  const client = sdk(target);
+  return [
+    { name: OURS, run: () => model.invoke(PROMPT) },
+    { name: BASELINE, run: () => baseline.invoke(PROMPT) },
+    { name: "openai SDK chat.completions.create", run: () => sdkCall(client, target) },
+    { name: FETCH, run: () => fetchCall(target) },
+  ];
+}
+
+async function serverTable(ctx: BenchContext, target: Target): Promise<Table> {
+  const options = { warmup: scaled(300, 30), rounds: scaled(100, 10), perRound: scaled(20, 10) };
+  ctx.progress(`per-call: ${target.label}, ${options.rounds}×${options.perRound} calls each`);
+  const rounds = await timeRounds(contenders(target), options);
+  const base = rounds.get(BASELINE)!;
+  const stats = new Map(
+    [...rounds].map(([name, r]) => [
+      name,
+      { wall: summarize(r.flat()), paired: pairedRatio(r, base) },
+    ]),
+  );
+  const raw = stats.get(FETCH)!;
+  const o = stats.get(OURS)!;
+  const b = stats.get(BASELINE)!;
+  const diffUs = (o.wall.median - b.wall.median) * 1000;
+  return {
+    title: `Non-streamed chat call, one at a time — ${target.label}`,
+    how:
+      `${options.rounds} rounds × ${options.perRound} sequential calls per contender after ` +
+      `${options.warmup} warm-up calls each, the contenders taking turns within each round (order ` +
+      "rotating); same prompt and `…/inference/v1` URL; the server in a child process on " +
+      "127.0.0.1, keep-alive. × ChatOpenAI is paired: the median over rounds of (this round's " +
+      "median ÷ ChatOpenAI's median in the same round), with its interquartile range — the spread " +
+      "other load on the machine causes.",
+    goal: "ChatInferenceService ≤ 1.05× ChatOpenAI (median).",
+    headers: [
+      "contender",
+      "median",
+      "p95",
+      "× ChatOpenAI (paired)",
+      "IQR of the ratio",
+      "over raw fetch",
+    ],
+    rows: [...stats].map(([name, s]) => [
+      name,
+      ms(s.wall.median),
+      ms(s.wall.p95),
+      `${s.paired.median.toFixed(3)}×`,
+      name === BASELINE ? "–" : `${s.paired.q1.toFixed(2)}–${s.paired.q3.toFixed(2)}`,
+      name === FETCH ? "–" : `+${int((s.wall.median - raw.wall.median) * 1000)} µs`,
+    ]),
+    summary: [
+      `Per-call, ${target.label}: ours **${o.paired.median.toFixed(3)}×** ChatOpenAI (paired; IQR ` +
+        `${o.paired.q1.toFixed(2)}–${o.paired.q3.toFixed(2)}; pooled medians ` +
+        `${ratio(o.wall.median, b.wall.median)}, ${diffUs >= 0 ? "+" : "−"}${int(Math.abs(diffUs))} µs) — goal ≤ 1.05×.`,
+    ],
+    notes: [
+      `ours ${diffUs >= 0 ? "+" : "−"}${int(Math.abs(diffUs))} µs per call vs ChatOpenAI on the ` +
+        `pooled medians (${ratio(o.wall.median, b.wall.median)}; p95 ${ratio(o.wall.p95, b.wall.p95)}); ` +
+        `${o.wall.n} calls per contender.`,
+    ],
+  };
+}
+
+/** Each layer ours adds over `ChatOpenAI`, in isolation: a stub fetch and a trivial callable. */
+async function layersTable(ctx: BenchContext): Promise<Table> {
+  ctx.progress("per-call: our layers in isolation");
+  const body = JSON.stringify({ choices: [] });
+  const stubHeaders = { "content-type": "application/json", "content-length": `${body.length}` };
+  const stub = async () => new Response(body, { headers: stubHeaders });
+  const serviceFetch = createServiceFetch({
+    surface: "hosted",
+    model: "m",
+    secrets: ["sk-bench"],
+    fetch: stub,
+  });
+  // What the SDK hands to fetch: a Headers object with its dozen headers, a body and a signal.
+  const init: RequestInit = {
+    method: "POST",
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: PROMPT }] }),
+    signal: new AbortController().signal,
+    headers: new Headers({
+      accept: "application/json",
+      authorization: "Bearer sk-bench",
+      "content-type": "application/json",
+      "user-agent": "langchainjs-openai/1.0.0",
+      "x-stainless-arch": "x64",
+      "x-stainless-lang": "js",
+      "x-stainless-os": "Linux",
+      "x-stainless-package-version": "7.57.0",
+      "x-stainless-retry-count": "0",
+      "x-stainless-runtime": "node",
+      "x-stainless-runtime-version": process.version,
+    }),
+  };
+  const url = "http://127.0.0.1/inference/v1/chat/completions";
+  const langchainCaller = new AsyncCaller({});
+  const ourCaller = new ServiceCaller({});
+  const task = async () => 1;
+  const batch = scaled(20_000, 2_000);
+  const micros = await microTimings(
+    [
+      { name: "stub fetch", run: () => stub() },
+      { name: "createServiceFetch(stub)", run: () => serviceFetch(url, init) },
+      { name: "AsyncCaller", run: () => langchainCaller.callWithOptions({}, task) },
+      { name: "ServiceCaller", run: () => ourCaller.callWithOptions({}, task) },
+    ],
+    batch,
+    scaled(7, 3),
+  );
+  const row = (layer: string, theirs: string, mine: string) => {
+    const [a, b] = [micros.get(theirs)!, micros.get(mine)!];
+    return [layer, `${a.toFixed(2)} µs`, `${b.toFixed(2)} µs`, `${(b - a).toFixed(2)} µs`];
+  };
+  return {
+    title: "Where ours differs: each added layer in isolation",
+    how:
+      `median over rounds of ${int(batch)} back-to-back calls, no network: the fetch layer around a ` +
+      "stub fetch that returns a JSON `Response`, given the headers the SDK sends; the retry caller " +
+      "around a trivial async function (LangChain's `AsyncCaller` is what ChatOpenAI uses).",
+    goal: "each layer a few µs — small against the per-call medians above.",
+    headers: ["layer", "without (ChatOpenAI's path)", "with (ours)", "added per call"],
+    rows: [
+      row("fetch: createServiceFetch", "stub fetch", "createServiceFetch(stub)"),
+      row("retry: ServiceCaller vs AsyncCaller", "AsyncCaller", "ServiceCaller"),
+    ],
+  };
+}
+
+export async function perCall(ctx: BenchContext): Promise<Section> {
+  return {
+    name: "per-call",
+    heading: "1. Per-call overhead",
+    tables: [
+      await serverTable(ctx, emulatorTarget(ctx.servers)),
+      await serverTable(ctx, fixedTarget(ctx.servers, "json")),
+      await layersTable(ctx),
+    ],
+  };
+}
