@@ -77,7 +77,10 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
   maxRetries?: number;
   /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
   retry?: RetryOptions;
-  /** Most requests in flight at once, across `invoke`, `batch` and `generate`. @default Infinity */
+  /**
+   * Most requests in flight at once, across `invoke`, `batch` and `generate`. A streamed request
+   * frees its slot when its first event arrives, not when the stream ends. @default Infinity
+   */
   maxConcurrency?: number;
   /** Stream (SSE) inside `invoke`/`generate` too, so callbacks get each token. @default false */
   streaming?: boolean;
