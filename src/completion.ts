@@ -1,7 +1,7 @@
 /** @module Tolerant reading of `/completions` answers, whose body §4.1 leaves "not shown". */
 import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { Generation } from "@langchain/core/outputs";
-import { type FailureContext, findRequestIds, toServiceError } from "./error_mapper.js";
+import { type FailureContext, headerRequestId, toServiceError } from "./error_mapper.js";
 
 /** One entry of `choices`, in the completions, chat or chat-stream shape. */
 export interface RawChoice {
@@ -54,7 +54,7 @@ export function parseCompletion(
       ctx,
     );
   }
-  const requestId = findRequestIds(response.headers)[0];
+  const requestId = headerRequestId(response.headers);
   const tokenUsage = usageOf((data as { usage?: unknown }).usage);
   return (choices as RawChoice[]).map((choice, i) => ({
     text: texts[i] ?? "",

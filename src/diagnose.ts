@@ -4,7 +4,7 @@ import { ENV, readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from 
 import {
   asServiceError,
   type FailureContext,
-  findRequestIds,
+  headerRequestId,
   toServiceError,
 } from "./error_mapper.js";
 import {
@@ -347,7 +347,7 @@ async function post(
       );
     }
     const data: unknown = JSON.parse(text);
-    return { ok: true, data, response, requestId: findRequestIds(response.headers)[0] };
+    return { ok: true, data, response, requestId: headerRequestId(response.headers) };
   } catch (thrown) {
     const error = asServiceError(thrown, ctx);
     if (InferenceServiceError.isInstance(error)) return { ok: false, error };

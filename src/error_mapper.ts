@@ -87,13 +87,18 @@ export function parseErrorBody(body: unknown): ErrorBody {
   };
 }
 
+/** The request ID of a response, from its `X-Gateway-Request-Id` header (§7 rule 5). */
+export function headerRequestId(headers?: Headers): string | undefined {
+  return headers?.get(REQUEST_ID_HEADER)?.trim() || undefined;
+}
+
 /**
  * Request IDs: the `X-Gateway-Request-Id` header first, then each `(request id: …)` suffix of the
  * message in order (chained gateways add several). Never the client's own `X-Request-Id` (§7 rules 5–6).
  */
 export function findRequestIds(headers?: Headers, message?: string): string[] {
   const ids: string[] = [];
-  const header = headers?.get(REQUEST_ID_HEADER)?.trim();
+  const header = headerRequestId(headers);
   if (header) ids.push(header);
   for (const match of message?.matchAll(REQUEST_ID_SUFFIX) ?? []) {
     if (match[1] && !ids.includes(match[1])) ids.push(match[1]);

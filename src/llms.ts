@@ -26,7 +26,7 @@ import {
 import {
   asServiceError,
   type FailureContext,
-  findRequestIds,
+  headerRequestId,
   toServiceError,
 } from "./error_mapper.js";
 import { ConfigurationError, EndpointNotReadyError, InferenceServiceError } from "./errors.js";
@@ -480,7 +480,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
           ctx,
         );
       }
-      return { first: first.value, rest: events, requestId: findRequestIds(response.headers)[0] };
+      return { first: first.value, rest: events, requestId: headerRequestId(response.headers) };
     });
   }
 

@@ -1,5 +1,5 @@
 /** @module Request ID and model of each response, carried from the HTTP layer to the messages. */
-import { asServiceError, type FailureContext } from "./error_mapper.js";
+import { asServiceError, type FailureContext, headerRequestId } from "./error_mapper.js";
 
 /** What the models copy into `response_metadata` for one response. */
 export interface RequestMeta {
@@ -10,7 +10,6 @@ export interface RequestMeta {
   announced: boolean;
 }
 
-const REQUEST_ID_HEADER = "x-gateway-request-id";
 // Keyed by the SDK's own objects, so nothing is added to what the SDK returns.
 const metaByResponse = new WeakMap<object, RequestMeta>();
 
@@ -19,15 +18,11 @@ export function requestMetaOf(raw: unknown): RequestMeta | undefined {
   return typeof raw === "object" && raw !== null ? metaByResponse.get(raw) : undefined;
 }
 
-function requestIdOf(headers: Headers): string | undefined {
-  return headers.get(REQUEST_ID_HEADER) ?? undefined;
-}
-
 /** Records the request ID and model of a non-streamed response. */
 export function tagResponse<T extends object>(data: T, headers: Headers): T {
   const model = (data as { model?: unknown }).model;
   metaByResponse.set(data, {
-    requestId: requestIdOf(headers),
+    requestId: headerRequestId(headers),
     model: typeof model === "string" ? model : undefined,
     announced: false,
   });
@@ -56,7 +51,7 @@ export function tagStream<T extends object>(
   headers: Headers,
   ctx: FailureContext,
 ): AsyncIterableIterator<T> {
-  const meta: RequestMeta = { requestId: requestIdOf(headers), announced: false };
+  const meta: RequestMeta = { requestId: headerRequestId(headers), announced: false };
   const source = stream[Symbol.asyncIterator]();
   let partialOutput = "";
   return {
