@@ -22,6 +22,7 @@ import {
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import { resolveApiKey, resolveBaseURL } from "./config.js";
+import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ConfigurationError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
@@ -60,8 +61,6 @@ export interface ChatInferenceServiceFields
    */
   configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries">;
 }
-
-const LS_PROVIDER = "inference-service";
 
 function headerValues(headers: unknown): string[] {
   if (!headers || typeof headers !== "object") return [];
@@ -149,10 +148,10 @@ export class ChatInferenceService<
     return "ChatInferenceService";
   }
 
-  override lc_namespace = ["langchain_inference_service", "chat_models"];
+  override lc_namespace = [LC_NAMESPACE, "chat_models"];
 
   override get lc_secrets(): Record<string, string> {
-    return { apiKey: "INFERENCE_SERVICE_API_KEY" };
+    return { apiKey: ENV.apiKey };
   }
 
   /**
@@ -164,7 +163,7 @@ export class ChatInferenceService<
     if (json.type !== "constructor") return json;
     const { openai_api_key, ...kwargs } = json.kwargs as Record<string, unknown>;
     if (openai_api_key !== undefined) {
-      kwargs.api_key = { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] };
+      kwargs.api_key = { lc: 1, type: "secret", id: [ENV.apiKey] };
     }
     return { ...json, kwargs };
   }
@@ -236,7 +235,7 @@ export class ChatInferenceService<
       ...retry,
       normalize: (error) => asServiceError(error, failureContext),
     });
-    this._addVersion("langchain-inference-service", VERSION);
+    this._addVersion(PACKAGE_NAME, VERSION);
   }
 
   /**

@@ -1,17 +1,7 @@
 /** @module Options shared by both models: env variables, base-URL normalisation, Service-Name checks. */
 import { getEnvironmentVariable } from "@langchain/core/utils/env";
+import { API_PREFIX, ENV } from "./constants.js";
 import { ConfigurationError } from "./errors.js";
-
-/** The environment variables this package reads, and only these (never OpenAI's). */
-export const ENV = {
-  apiKey: "INFERENCE_SERVICE_API_KEY",
-  baseURL: "INFERENCE_SERVICE_BASE_URL",
-  tenantId: "INFERENCE_SERVICE_TENANT_ID",
-  jobAlias: "INFERENCE_SERVICE_JOB_ALIAS",
-} as const;
-
-/** The version prefix every call needs (§9): a base missing it does not reach the API. */
-export const API_PREFIX = "/inference/v1";
 
 /** Reads an env variable in any runtime (Node, Deno, Bun, workers); empty counts as unset. */
 export function readEnv(name: string): string | undefined {

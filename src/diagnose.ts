@@ -1,6 +1,7 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 import { parseCompletion, usageOf } from "./completion.js";
-import { ENV, readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "./config.js";
+import { readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "./config.js";
+import { ENV, SERVICE_NAME_HEADER } from "./constants.js";
 import {
   asServiceError,
   type FailureContext,
@@ -369,7 +370,7 @@ function postCompletion(target: Target, serviceName: string): Promise<Outcome> {
   const ctx: FailureContext = { surface: "dedicated", serviceName, secrets: secretsOf(target) };
   // §4.1 rule 1: the Service-Name header must be added explicitly.
   return post(target, "/completions", { prompt: PROMPT, max_tokens: 1 }, ctx, {
-    "Service-Name": serviceName,
+    [SERVICE_NAME_HEADER]: serviceName,
   });
 }
 

@@ -1,4 +1,5 @@
 /** @module The one place that turns a failed service call into exactly one typed error. */
+import { REQUEST_ID_HEADER } from "./constants.js";
 import {
   AuthenticationError,
   BadRequestError,
@@ -52,7 +53,6 @@ interface ErrorBody {
   status?: number;
 }
 
-const REQUEST_ID_HEADER = "x-gateway-request-id";
 const REQUEST_ID_SUFFIX = /\(request id: ([^)\s]+)\)/g;
 const BODY_PREVIEW_CHARS = 120;
 

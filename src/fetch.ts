@@ -1,4 +1,5 @@
 /** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
+import { SERVICE_NAME_HEADER } from "./constants.js";
 import { type FailureContext, toServiceError } from "./error_mapper.js";
 
 /** The signature of `globalThis.fetch`, which the openai SDK accepts as its `fetch` option. */
@@ -12,7 +13,8 @@ export interface ServiceFetchOptions extends FailureContext {
   headers?: Readonly<Record<string, string>>;
 }
 
-const SERVICE_NAME = "service-name";
+// Lower case: compared with header names as given, which Headers would normalise.
+const SERVICE_NAME = SERVICE_NAME_HEADER.toLowerCase();
 // A successful body we can hand to the SDK untouched; anything else is read and classified.
 const PASS_THROUGH_TYPE = /json|event-stream/i;
 

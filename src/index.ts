@@ -4,13 +4,8 @@ export {
   type ChatInferenceServiceCallOptions,
   type ChatInferenceServiceFields,
 } from "./chat_models.js";
-export {
-  API_PREFIX,
-  buildServiceName,
-  ENV,
-  normalizeBaseURL,
-  validateServiceName,
-} from "./config.js";
+export { buildServiceName, normalizeBaseURL, validateServiceName } from "./config.js";
+export { API_PREFIX, ENV } from "./constants.js";
 export { type DiagnoseOptions, type Diagnosis, type DiagnosisCheck, diagnose } from "./diagnose.js";
 export { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
 export {

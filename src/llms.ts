@@ -17,12 +17,12 @@ import {
   withoutUndefined,
 } from "./completion.js";
 import {
-  ENV,
   resolveApiKey,
   resolveBaseURL,
   resolveServiceName,
   validateServiceName,
 } from "./config.js";
+import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME, SERVICE_NAME_HEADER } from "./constants.js";
 import {
   asServiceError,
   type FailureContext,
@@ -105,8 +105,6 @@ export interface LLMLangSmithParams {
   ls_max_tokens?: number;
   ls_stop?: string[];
 }
-
-const LS_PROVIDER = "inference-service";
 
 /** Error of the last attempt → the dedicated Service-Name it was sent with (for the waitForReady message). */
 const serviceNameOfFailure = new WeakMap<object, string>();
@@ -220,7 +218,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   override lc_serializable = true;
 
-  override lc_namespace = ["langchain_inference_service", "llms"];
+  override lc_namespace = [LC_NAMESPACE, "llms"];
 
   /**
    * Serialised as references to env variables, never as values: the key, and the two parts of
@@ -304,7 +302,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
         surface: "dedicated",
         serviceName,
         secrets: this.#secrets,
-        headers: { "Service-Name": serviceName },
+        headers: { [SERVICE_NAME_HEADER]: serviceName },
         fetch: fields.fetch,
       }),
       // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
@@ -329,7 +327,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
             }
           : undefined,
     });
-    this._addVersion("langchain-inference-service", VERSION);
+    this._addVersion(PACKAGE_NAME, VERSION);
   }
 
   override _llmType(): string {
@@ -434,7 +432,10 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     const ctx = this.#context(serviceName);
     const signal = options.signal ?? undefined;
     // Sent per request, so the fetch layer keeps it instead of the model's default.
-    const request: OpenAI.RequestOptions = { signal, headers: { "Service-Name": serviceName } };
+    const request: OpenAI.RequestOptions = {
+      signal,
+      headers: { [SERVICE_NAME_HEADER]: serviceName },
+    };
     return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
       try {
         return await attempt(request, ctx);

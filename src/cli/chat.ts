@@ -2,7 +2,8 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { ChatInferenceService } from "../chat_models.js";
-import { ENV, readEnv } from "../config.js";
+import { readEnv } from "../config.js";
+import { ENV } from "../constants.js";
 import { errorSummary } from "../diagnose.js";
 import { ConfigurationError, InferenceServiceError } from "../errors.js";
 import { DedicatedEndpointLLM } from "../llms.js";

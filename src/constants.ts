@@ -1,0 +1,27 @@
+/** @module Names used in more than one place: env variables, the API prefix, headers, LangChain and LangSmith identifiers. */
+
+/** The environment variables this package reads, and only these (never OpenAI's). */
+export const ENV = {
+  apiKey: "INFERENCE_SERVICE_API_KEY",
+  baseURL: "INFERENCE_SERVICE_BASE_URL",
+  tenantId: "INFERENCE_SERVICE_TENANT_ID",
+  jobAlias: "INFERENCE_SERVICE_JOB_ALIAS",
+} as const;
+
+/** The version prefix every call needs (§9): a base missing it does not reach the API. */
+export const API_PREFIX = "/inference/v1";
+
+/** The header that routes a dedicated-endpoint call (§4.1 rule 1); never sent on the hosted surface (§4.2). */
+export const SERVICE_NAME_HEADER = "Service-Name";
+
+/** The response header that carries the service's request ID (§7 rule 5). */
+export const REQUEST_ID_HEADER = "X-Gateway-Request-Id";
+
+/** The npm name, reported to LangSmith with the version. */
+export const PACKAGE_NAME = "langchain-inference-service";
+
+/** First segment of both models' `lc_namespace`, which serialised models are loaded by. */
+export const LC_NAMESPACE = "langchain_inference_service";
+
+/** `ls_provider` in LangSmith traces and the models' `_llmType()`. */
+export const LS_PROVIDER = "inference-service";
