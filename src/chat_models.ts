@@ -29,6 +29,7 @@ import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateCommonOptions } from "./options.js";
 import { type RequestMeta, requestMetaOf, tagResponse, tagStream } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
+import { tokenUsageFromMetadata } from "./usage.js";
 import { VERSION } from "./version.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
@@ -299,15 +300,7 @@ export class ChatInferenceService<
     const usage = (generations[0]?.message as AIMessageChunk | undefined)?.usage_metadata;
     return {
       generations,
-      llmOutput: usage
-        ? {
-            tokenUsage: {
-              promptTokens: usage.input_tokens,
-              completionTokens: usage.output_tokens,
-              totalTokens: usage.total_tokens,
-            },
-          }
-        : {},
+      llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
     };
   }
 

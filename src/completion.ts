@@ -1,7 +1,8 @@
 /** @module Tolerant reading of `/completions` answers, whose body §4.1 leaves "not shown". */
-import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { Generation } from "@langchain/core/outputs";
 import { type FailureContext, headerRequestId, toServiceError } from "./error_mapper.js";
+import { tokenUsageFromWire } from "./usage.js";
+import { withoutUndefined } from "./without_undefined.js";
 
 /** One entry of `choices`, in the completions, chat or chat-stream shape. */
 export interface RawChoice {
@@ -55,7 +56,7 @@ export function parseCompletion(
     );
   }
   const requestId = headerRequestId(response.headers);
-  const tokenUsage = usageOf((data as { usage?: unknown }).usage);
+  const tokenUsage = tokenUsageFromWire((data as { usage?: unknown }).usage);
   return (choices as RawChoice[]).map((choice, i) => ({
     text: texts[i] ?? "",
     generationInfo: withoutUndefined({
@@ -64,44 +65,4 @@ export function parseCompletion(
       tokenUsage,
     }),
   }));
-}
-
-/** The SDK's `usage` (snake_case) as LangChain's `TokenUsage`; undefined when nothing usable. */
-export function usageOf(usage: unknown): TokenUsage | undefined {
-  if (typeof usage !== "object" || usage === null) return undefined;
-  const u = usage as Record<string, unknown>;
-  const count = (value: unknown) =>
-    typeof value === "number" && Number.isFinite(value) ? value : undefined;
-  const promptTokens = count(u.prompt_tokens);
-  const completionTokens = count(u.completion_tokens);
-  const totalTokens =
-    count(u.total_tokens) ??
-    (promptTokens !== undefined && completionTokens !== undefined
-      ? promptTokens + completionTokens
-      : undefined);
-  if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) {
-    return undefined;
-  }
-  return withoutUndefined({ promptTokens, completionTokens, totalTokens });
-}
-
-/** Sums the usage of several requests; a field is present when some request reported it. */
-export function sumUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
-  const total: TokenUsage = {};
-  const seen = new Set<object>();
-  for (const usage of usages) {
-    // Every generation of one response carries the same object: count it once.
-    if (usage === undefined || seen.has(usage)) continue;
-    seen.add(usage);
-    for (const key of ["promptTokens", "completionTokens", "totalTokens"] as const) {
-      const value = usage[key];
-      if (value !== undefined) total[key] = (total[key] ?? 0) + value;
-    }
-  }
-  return total;
-}
-
-/** A copy without the undefined fields, so bodies and generation info stay minimal. */
-export function withoutUndefined<T extends Record<string, unknown>>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,5 +1,5 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
-import { parseCompletion, usageOf } from "./completion.js";
+import { parseCompletion } from "./completion.js";
 import { readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "./config.js";
 import { ENV, SERVICE_NAME_HEADER } from "./constants.js";
 import {
@@ -23,6 +23,7 @@ import {
 } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateCommonOptions } from "./options.js";
+import { tokenUsageFromWire } from "./usage.js";
 
 /** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
 export interface DiagnoseOptions {
@@ -497,7 +498,7 @@ async function checkModelAndCredit(
     const checked = hostedAnswer(outcome, model);
     if (!checked.ok)
       return [unexpected("model", checked.error, `"${model}" answered`), skipCredit()];
-    const used = usageOf((outcome.data as { usage?: unknown }).usage)?.totalTokens;
+    const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
     return [
       {
         id: "model",

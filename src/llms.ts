@@ -8,14 +8,7 @@ import {
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { OpenAI } from "openai";
-import {
-  parseCompletion,
-  type RawChoice,
-  sumUsage,
-  textOfChoice,
-  usageOf,
-  withoutUndefined,
-} from "./completion.js";
+import { parseCompletion, type RawChoice, textOfChoice } from "./completion.js";
 import {
   resolveApiKey,
   resolveBaseURL,
@@ -34,7 +27,9 @@ import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateCommonOptions } from "./options.js";
 import { tagStream } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
+import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
 import { VERSION } from "./version.js";
+import { withoutUndefined } from "./without_undefined.js";
 
 /** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
 export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
@@ -390,7 +385,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
           : this.#complete(prompt, options, serviceName),
       ),
     );
-    const tokenUsage = sumUsage(generations.flat().map((g) => g.generationInfo?.tokenUsage));
+    const tokenUsage = sumTokenUsage(generations.flat().map((g) => g.generationInfo?.tokenUsage));
     return { generations, llmOutput: { tokenUsage } };
   }
 
@@ -497,7 +492,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     let info: Record<string, unknown> = requestId !== undefined ? { requestId } : {};
     for await (const event of prepend(first, rest)) {
       const choice = event.choices?.[0] as RawChoice | undefined;
-      const tokenUsage = usageOf((event as { usage?: unknown }).usage);
+      const tokenUsage = tokenUsageFromWire((event as { usage?: unknown }).usage);
       if (choice === undefined && tokenUsage === undefined) continue;
       const finishReason = choice?.finish_reason ?? undefined;
       const chunk = new GenerationChunk({

@@ -9,14 +9,14 @@ import type { LLMResult } from "@langchain/core/outputs";
 import { z } from "zod";
 import { BudgetExceededError, ConfigurationError } from "./errors.js";
 import {
-  errorRequestIdOf,
-  modelOf,
+  modelOfRun,
   NO_USAGE,
   type RunUsage,
-  requestIdOf,
-  usageOf,
-  withoutUndefined,
-} from "./usage_fields.js";
+  requestIdOfError,
+  requestIdOfResult,
+  runUsageFromResult,
+} from "./usage.js";
+import { withoutUndefined } from "./without_undefined.js";
 
 /** Price of one model per million tokens, in the unit of your choice (e.g. the Wallet's credit). */
 export interface ModelPrice {
@@ -278,7 +278,7 @@ export class UsageTracker extends BaseCallbackHandler {
       this.#finish(runId, { ...NO_USAGE, cached: true });
       return;
     }
-    this.#finish(runId, { ...usageOf(output), requestId: requestIdOf(output) });
+    this.#finish(runId, { ...runUsageFromResult(output), requestId: requestIdOfResult(output) });
   }
 
   override handleLLMError(err: Error, runId: string): void {
@@ -286,7 +286,7 @@ export class UsageTracker extends BaseCallbackHandler {
       name: typeof err?.name === "string" ? err.name : "Error",
       message: typeof err?.message === "string" ? err.message : String(err),
     };
-    this.#finish(runId, { ...NO_USAGE, requestId: errorRequestIdOf(err), error });
+    this.#finish(runId, { ...NO_USAGE, requestId: requestIdOfError(err), error });
   }
 
   #start(
@@ -296,7 +296,7 @@ export class UsageTracker extends BaseCallbackHandler {
     extraParams: Record<string, unknown> | undefined,
     metadata: Record<string, unknown> | undefined,
   ): void {
-    const model = modelOf(llm, extraParams, metadata);
+    const model = modelOfRun(llm, extraParams, metadata);
     if (this.budget !== undefined) {
       const spent = this.spent;
       if (spent >= this.budget) {

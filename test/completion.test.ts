@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCompletion, sumUsage, textOfChoice, usageOf } from "../src/completion.js";
+import { parseCompletion, textOfChoice } from "../src/completion.js";
 import { EndpointNotReadyError, MalformedResponseError } from "../src/errors.js";
 
 const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
@@ -69,26 +69,5 @@ describe("textOfChoice", () => {
   it("reads stream deltas in the chat shape", () => {
     expect(textOfChoice({ delta: { content: "hi" } }, "delta")).toBe("hi");
     expect(textOfChoice({ delta: { content: 1 } }, "delta")).toBeUndefined();
-  });
-});
-
-describe("usage", () => {
-  it("ignores non-numeric counts and derives the total when it is missing", () => {
-    expect(usageOf({ prompt_tokens: 1, completion_tokens: 2 })).toEqual({
-      promptTokens: 1,
-      completionTokens: 2,
-      totalTokens: 3,
-    });
-    expect(usageOf({ prompt_tokens: "1" })).toBeUndefined();
-    expect(usageOf(null)).toBeUndefined();
-  });
-
-  it("sums several requests and counts a usage object shared by choices once", () => {
-    const shared = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
-    expect(sumUsage([shared, shared, { promptTokens: 4 }, undefined])).toEqual({
-      promptTokens: 5,
-      completionTokens: 1,
-      totalTokens: 2,
-    });
   });
 });

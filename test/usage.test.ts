@@ -2,7 +2,15 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import { AIMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
-import { errorRequestIdOf, modelOf, requestIdOf, usageOf } from "../src/usage_fields.js";
+import {
+  modelOfRun,
+  requestIdOfError,
+  requestIdOfResult,
+  runUsageFromResult,
+  sumTokenUsage,
+  tokenUsageFromMetadata,
+  tokenUsageFromWire,
+} from "../src/usage.js";
 
 const chatModel: Serialized = {
   lc: 1,
@@ -25,10 +33,10 @@ const usage = (input: number, output: number) => ({
   total_tokens: input + output,
 });
 
-describe("modelOf", () => {
+describe("modelOfRun", () => {
   it("prefers the requested model ID from the invocation params", () => {
     expect(
-      modelOf(
+      modelOfRun(
         chatModel,
         { invocation_params: { model: "requested" } },
         { ls_model_name: "from-ls" },
@@ -38,18 +46,18 @@ describe("modelOf", () => {
 
   it("falls back to ls_model_name (a dedicated endpoint's Service-Name), then kwargs, then the class", () => {
     const llm: Serialized = { lc: 1, type: "not_implemented", id: ["x", "DedicatedEndpointLLM"] };
-    expect(modelOf(llm, { invocation_params: {} }, { ls_model_name: "tenant.job" })).toBe(
+    expect(modelOfRun(llm, { invocation_params: {} }, { ls_model_name: "tenant.job" })).toBe(
       "tenant.job",
     );
-    expect(modelOf(chatModel, undefined, undefined)).toBe("from-kwargs");
+    expect(modelOfRun(chatModel, undefined, undefined)).toBe("from-kwargs");
     expect(
-      modelOf({ ...chatModel, kwargs: { service_name: "t.alias" } } as Serialized, {}, {}),
+      modelOfRun({ ...chatModel, kwargs: { service_name: "t.alias" } } as Serialized, {}, {}),
     ).toBe("t.alias");
-    expect(modelOf(llm, undefined, undefined)).toBe("DedicatedEndpointLLM");
+    expect(modelOfRun(llm, undefined, undefined)).toBe("DedicatedEndpointLLM");
   });
 });
 
-describe("usageOf", () => {
+describe("runUsageFromResult", () => {
   it("reads usage_metadata with its details, dropping empty details", () => {
     const result: LLMResult = {
       generations: [
@@ -65,7 +73,7 @@ describe("usageOf", () => {
         ],
       ],
     };
-    expect(usageOf(result)).toEqual({
+    expect(runUsageFromResult(result)).toEqual({
       inputTokens: 9,
       outputTokens: 3,
       totalTokens: 12,
@@ -75,7 +83,7 @@ describe("usageOf", () => {
 
   it("counts only the first of n choices, which all repeat the call's usage", () => {
     const choice = { text: "ok", message: message(usage(9, 6)) } as never;
-    expect(usageOf({ generations: [[choice, choice, choice]] }).totalTokens).toBe(15);
+    expect(runUsageFromResult({ generations: [[choice, choice, choice]] }).totalTokens).toBe(15);
   });
 
   it("prefers usage_metadata over llmOutput.tokenUsage", () => {
@@ -83,7 +91,7 @@ describe("usageOf", () => {
       generations: [[{ text: "ok", message: message(usage(1, 1)) } as never]],
       llmOutput: { tokenUsage: { promptTokens: 50, completionTokens: 50, totalTokens: 100 } },
     };
-    expect(usageOf(result).totalTokens).toBe(2);
+    expect(runUsageFromResult(result).totalTokens).toBe(2);
   });
 
   it("trusts an empty llmOutput.tokenUsage over generationInfo, so a batch's sum is not counted twice", () => {
@@ -93,7 +101,7 @@ describe("usageOf", () => {
       ],
       llmOutput: { tokenUsage: {} },
     };
-    expect(usageOf(result)).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+    expect(runUsageFromResult(result)).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
   });
 
   it("reads generationInfo.tokenUsage of a streamed LLM, whose end has no llmOutput", () => {
@@ -102,11 +110,11 @@ describe("usageOf", () => {
         [{ text: "b", generationInfo: { tokenUsage: { promptTokens: 3, completionTokens: 2 } } }],
       ],
     };
-    expect(usageOf(result)).toEqual({ inputTokens: 3, outputTokens: 2, totalTokens: 5 });
+    expect(runUsageFromResult(result)).toEqual({ inputTokens: 3, outputTokens: 2, totalTokens: 5 });
   });
 
   it("is zero when the model reports nothing", () => {
-    expect(usageOf({ generations: [[{ text: "x" }]] })).toEqual({
+    expect(runUsageFromResult({ generations: [[{ text: "x" }]] })).toEqual({
       inputTokens: 0,
       outputTokens: 0,
       totalTokens: 0,
@@ -114,24 +122,55 @@ describe("usageOf", () => {
   });
 });
 
-describe("requestIdOf", () => {
+describe("requestIdOfResult", () => {
   it("reads response_metadata.requestId (chat) or generationInfo.requestId (LLM)", () => {
     expect(
-      requestIdOf({
+      requestIdOfResult({
         generations: [[{ text: "ok", message: message(undefined, "rid-chat") } as never]],
       }),
     ).toBe("rid-chat");
     expect(
-      requestIdOf({ generations: [[{ text: "ok", generationInfo: { requestId: "rid-llm" } }]] }),
+      requestIdOfResult({
+        generations: [[{ text: "ok", generationInfo: { requestId: "rid-llm" } }]],
+      }),
     ).toBe("rid-llm");
-    expect(requestIdOf({ generations: [[{ text: "ok" }]] })).toBeUndefined();
+    expect(requestIdOfResult({ generations: [[{ text: "ok" }]] })).toBeUndefined();
   });
 
   it("reads the request ID an error carries", () => {
-    expect(errorRequestIdOf(Object.assign(new Error("x"), { requestId: "rid-err" }))).toBe(
+    expect(requestIdOfError(Object.assign(new Error("x"), { requestId: "rid-err" }))).toBe(
       "rid-err",
     );
-    expect(errorRequestIdOf(new Error("x"))).toBeUndefined();
-    expect(errorRequestIdOf(undefined)).toBeUndefined();
+    expect(requestIdOfError(new Error("x"))).toBeUndefined();
+    expect(requestIdOfError(undefined)).toBeUndefined();
+  });
+});
+
+describe("tokenUsageFromWire and sumTokenUsage", () => {
+  it("ignores non-numeric counts and derives the total when it is missing", () => {
+    expect(tokenUsageFromWire({ prompt_tokens: 1, completion_tokens: 2 })).toEqual({
+      promptTokens: 1,
+      completionTokens: 2,
+      totalTokens: 3,
+    });
+    expect(tokenUsageFromWire({ prompt_tokens: "1" })).toBeUndefined();
+    expect(tokenUsageFromWire(null)).toBeUndefined();
+  });
+
+  it("sums several requests and counts a usage object shared by choices once", () => {
+    const shared = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    expect(sumTokenUsage([shared, shared, { promptTokens: 4 }, undefined])).toEqual({
+      promptTokens: 5,
+      completionTokens: 1,
+      totalTokens: 2,
+    });
+  });
+
+  it("turns a chat message's usage_metadata into the tokenUsage LLM callbacks expect", () => {
+    expect(tokenUsageFromMetadata({ input_tokens: 3, output_tokens: 4, total_tokens: 7 })).toEqual({
+      promptTokens: 3,
+      completionTokens: 4,
+      totalTokens: 7,
+    });
   });
 });
