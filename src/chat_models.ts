@@ -26,7 +26,7 @@ import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ConfigurationError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
-import { validateCommonOptions } from "./options.js";
+import { validateChatOptions } from "./options.js";
 import { type RequestMeta, requestMetaOf, tagResponse, tagStream } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tokenUsageFromMetadata } from "./usage.js";
@@ -196,7 +196,7 @@ export class ChatInferenceService<
         '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
       );
     }
-    const { maxRetries, retry } = validateCommonOptions(fields);
+    const { maxRetries, retry } = validateChatOptions(fields);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
     const { configuration = {}, fetch, ...rest } = fields;

@@ -22,7 +22,7 @@ import {
   ServiceNameError,
 } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
-import { validateCommonOptions } from "./options.js";
+import { validateDiagnoseOptions } from "./options.js";
 import { tokenUsageFromWire } from "./usage.js";
 
 /** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
@@ -128,7 +128,7 @@ interface Target {
  */
 export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis> {
   const { timeout = DEFAULT_TIMEOUT_MS } = options;
-  validateCommonOptions({ timeout });
+  validateDiagnoseOptions({ timeout });
   const checks: DiagnosisCheck[] = [];
   const add = ({ id, ...rest }: Omit<DiagnosisCheck, "title">): DiagnosisCheck => {
     const full: DiagnosisCheck = { id, title: TITLES[id], ...rest };

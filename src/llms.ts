@@ -22,9 +22,9 @@ import {
   headerRequestId,
   toServiceError,
 } from "./error_mapper.js";
-import { ConfigurationError, EndpointNotReadyError, InferenceServiceError } from "./errors.js";
+import { EndpointNotReadyError, InferenceServiceError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
-import { validateCommonOptions } from "./options.js";
+import { validateDedicatedEndpointOptions } from "./options.js";
 import { tagStream } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
@@ -265,8 +265,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {
-    const { maxRetries, retry } = validateCommonOptions(fields);
-    validateGenerationOptions(fields);
+    const { maxRetries, retry } = validateDedicatedEndpointOptions(fields);
     const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
@@ -553,44 +552,4 @@ function notReadyAfterWaiting(
     requestIds: prior?.requestIds,
     cause: last,
   });
-}
-
-function fail(option: string, expected: string, got: unknown, envVar?: string): never {
-  throw new ConfigurationError(
-    option,
-    `\`${option}\` must be ${expected}; got ${JSON.stringify(got) ?? String(got)}.`,
-    envVar,
-  );
-}
-
-/** Checks the generation options where they enter (the shared ones are checked by `validateCommonOptions`). */
-function validateGenerationOptions(fields: DedicatedEndpointLLMFields): void {
-  const { maxTokens, temperature, stop, waitForReady, modelKwargs, streaming } = fields;
-  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens >= 1)) {
-    fail("maxTokens", "a whole number ≥ 1", maxTokens);
-  }
-  if (
-    temperature !== undefined &&
-    !(typeof temperature === "number" && Number.isFinite(temperature) && temperature >= 0)
-  ) {
-    fail("temperature", "a finite number ≥ 0", temperature);
-  }
-  if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === "string"))) {
-    fail("stop", "an array of strings", stop);
-  }
-  if (
-    waitForReady !== undefined &&
-    !(typeof waitForReady === "number" && Number.isFinite(waitForReady) && waitForReady >= 0)
-  ) {
-    fail("waitForReady", "a number of milliseconds ≥ 0 (0 turns it off)", waitForReady);
-  }
-  if (
-    modelKwargs !== undefined &&
-    (typeof modelKwargs !== "object" || modelKwargs === null || Array.isArray(modelKwargs))
-  ) {
-    fail("modelKwargs", "an object of extra body fields", modelKwargs);
-  }
-  if (streaming !== undefined && typeof streaming !== "boolean") {
-    fail("streaming", "true or false", streaming);
-  }
 }

@@ -6,8 +6,8 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { z } from "zod";
-import { BudgetExceededError, ConfigurationError } from "./errors.js";
+import { BudgetExceededError } from "./errors.js";
+import { validateUsageTrackerOptions } from "./options.js";
 import {
   modelOfRun,
   NO_USAGE,
@@ -145,11 +145,11 @@ export class UsageTracker extends BaseCallbackHandler {
 
   constructor(options: UsageTrackerOptions = {}) {
     super();
-    const valid = validateTrackerOptions(options);
+    const valid = validateUsageTrackerOptions(options);
     this.#prices = new Map(Object.entries(valid.prices ?? {}));
     this.budget = valid.budget;
     this.currency = valid.currency;
-    this.#onUsage = valid.onUsage as ((record: UsageRecord) => void) | undefined;
+    this.#onUsage = valid.onUsage;
     this.#maxRecords = valid.maxRecords ?? DEFAULT_MAX_RECORDS;
   }
 
@@ -361,72 +361,7 @@ export class UsageTracker extends BaseCallbackHandler {
   }
 }
 
-// ---- options ------------------------------------------------------------------------------
-
-const amount = z.number().finite().nonnegative();
-const optionsSchema = z
-  .object({
-    prices: z.record(z.string(), z.object({ input: amount, output: amount }).strict()).optional(),
-    budget: amount.optional(),
-    currency: z.string().optional(),
-    onUsage: z.custom<(record: UsageRecord) => void>((v) => typeof v === "function").optional(),
-    maxRecords: z
-      .union([z.number().int().nonnegative(), z.literal(Number.POSITIVE_INFINITY)])
-      .optional(),
-  })
-  .strict();
-
-const EXPECTED: Record<string, string> = {
-  prices: "an object of { input, output } per model: prices per million tokens, numbers ≥ 0",
-  budget: "a number ≥ 0, in the unit of `prices`",
-  currency: "a string",
-  onUsage: "a function",
-  maxRecords: "a whole number ≥ 0, or Infinity",
-};
-
-/** Checks the options where they enter; the error names the option (`prices.<model>.input`). */
-function validateTrackerOptions(options: UsageTrackerOptions): UsageTrackerOptions {
-  const result = optionsSchema.safeParse(options);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const path = [...issue.path, ...(issue.code === "unrecognized_keys" ? issue.keys : [])];
-    const option = path.map(String).join(".") || "options";
-    if (issue.code === "unrecognized_keys") {
-      throw new ConfigurationError(
-        option,
-        `\`${option}\` is not an option of UsageTracker; it takes ${Object.keys(EXPECTED).join(", ")}, and prices of { input, output }.`,
-      );
-    }
-    const top = String(path[0] ?? "");
-    const expected =
-      top === "prices" && path.length === 3
-        ? "a number ≥ 0 (price per million tokens)"
-        : (EXPECTED[top] ?? "an object");
-    const got = path.reduce<unknown>(
-      (value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key as PropertyKey],
-      options,
-    );
-    throw new ConfigurationError(
-      option,
-      `\`${option}\` must be ${expected}; got ${describe(got)}.`,
-    );
-  }
-  const valid = result.data as UsageTrackerOptions;
-  if (valid.budget !== undefined && Object.keys(valid.prices ?? {}).length === 0) {
-    throw new ConfigurationError(
-      "budget",
-      "`budget` needs `prices`: without a price no call has a cost, so the budget is never reached.",
-    );
-  }
-  return valid;
-}
-
 // ---- small helpers ------------------------------------------------------------------------
-
-function describe(value: unknown): string {
-  if (typeof value === "function") return "a function";
-  return JSON.stringify(value) ?? String(value);
-}
 
 function emptyTally(): Tally {
   return { calls: 0, failed: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };

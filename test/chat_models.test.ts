@@ -91,7 +91,10 @@ describe("ChatInferenceService configuration", () => {
     [{ maxRetries: 1.5 }, /`maxRetries`/],
     [{ timeout: 0 }, /`timeout` must be a number of milliseconds/],
     [{ maxConcurrency: 0 }, /`maxConcurrency`/],
-    [{ retry: { initialDelayMs: -5 } }, /`retry.initialDelayMs`/],
+    [
+      { retry: { initialDelayMs: -5 } },
+      /`retry\.initialDelayMs` must be a number of milliseconds ≥ 0; got -5\./,
+    ],
   ])("rejects bad option %j naming it", (fields, message) => {
     expect(() => model(fields as never)).toThrow(message);
   });
