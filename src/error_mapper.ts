@@ -1,4 +1,5 @@
 /** @module The one place that turns a failed service call into exactly one typed error. */
+import { isAbortError, isTimeoutError } from "./abort.js";
 import { REQUEST_ID_HEADER } from "./constants.js";
 import {
   AuthenticationError,
@@ -373,11 +374,6 @@ export function toServiceError(failure: Failure, ctx: FailureContext): Inference
   });
 }
 
-function isAbort(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === "AbortError" || name === "APIUserAbortError" || name === "ModelAbortError";
-}
-
 /**
  * Normalises anything a call threw: our errors pass through (also when the SDK wrapped them as a
  * `cause`), SDK status and stream errors go through `toServiceError`, aborts stay aborts.
@@ -397,7 +393,7 @@ function classify(error: unknown, ctx: FailureContext): unknown {
     if (InferenceServiceError.isInstance(current)) return current;
     current = (current as { cause?: unknown }).cause;
   }
-  if (typeof error !== "object" || error === null || isAbort(error)) return error;
+  if (typeof error !== "object" || error === null || isAbortError(error)) return error;
   const e = error as {
     name?: string;
     status?: unknown;
@@ -406,7 +402,7 @@ function classify(error: unknown, ctx: FailureContext): unknown {
     message?: string;
   };
   const headers = e.headers instanceof Headers ? e.headers : undefined;
-  if (e.name === "TimeoutError" || e.name === "APIConnectionTimeoutError") {
+  if (isTimeoutError(error)) {
     return toServiceError({ kind: "timeout", cause: error }, ctx);
   }
   if (typeof e.status === "number") {

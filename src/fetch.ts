@@ -1,4 +1,5 @@
 /** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
+import { isAbortError, isTimeoutError } from "./abort.js";
 import { SERVICE_NAME_HEADER } from "./constants.js";
 import { type FailureContext, toServiceError } from "./error_mapper.js";
 
@@ -42,11 +43,6 @@ function hasServiceName(headers: HeadersInit | undefined): boolean {
   return names.some((name) => name.toLowerCase() === SERVICE_NAME);
 }
 
-function isAbortError(error: unknown): boolean {
-  const name = (error as { name?: unknown } | null)?.name;
-  return name === "AbortError" || name === "TimeoutError";
-}
-
 /**
  * Wraps `fetch` so that every response the SDK sees is one it can use, and every failure is a
  * typed error thrown from here (the SDK passes it on as the `cause` of its connection error).
@@ -72,7 +68,9 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
         headers === init?.headers ? init : { ...init, headers },
       );
     } catch (error) {
-      if (isAbortError(error) || init?.signal?.aborted) throw error;
+      // Not a network failure: a cancellation passes through as it is, and a timeout is left to
+      // the SDK and the mapper, which type it as one (here it would read as a Pending endpoint).
+      if (init?.signal?.aborted || isAbortError(error) || isTimeoutError(error)) throw error;
       throw toServiceError({ kind: "network", cause: error }, failureCtx);
     }
     if (!response.ok) {

@@ -26,6 +26,14 @@ import { BASE, chatCompletion, intercept, KEY, SSE_HEADERS, sse } from "./helper
 const CHAT = "/inference/v1/chat/completions";
 const COMPLETIONS = "/inference/v1/completions";
 const MAX_RETRIES = 2;
+/** A short per-attempt timeout and near-instant backoff, so a timed-out call ends quickly. */
+const timing = {
+  apiKey: KEY,
+  baseURL: BASE,
+  timeout: 20,
+  maxRetries: MAX_RETRIES,
+  retry: { initialDelayMs: 1, maxDelayMs: 2 },
+};
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
@@ -277,6 +285,42 @@ describe.each(cases)("%s surface, %s", (surface, _mode, path, rows, run) => {
       if (row.status !== undefined) expect(e.message).toMatch(/\(status \d{3}[^)]*\)$/);
       expect(e.message).not.toContain(KEY);
       expect(count()).toBe(row.retryable ? 1 + MAX_RETRIES : 1);
+    },
+  );
+});
+
+describe("timeouts", () => {
+  /** A fetch that never answers: only the SDK's own per-attempt `timeout` ends each attempt. */
+  function silent() {
+    let attempts = 0;
+    const fetch = (_input: unknown, init?: RequestInit) => {
+      attempts++;
+      return new Promise<Response>((_resolve, reject) => {
+        init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+      });
+    };
+    return { fetch, attempts: () => attempts };
+  }
+
+  it.each([
+    ["hosted", (fetch: never) => new ChatInferenceService("m", { ...timing, fetch }).invoke("hi")],
+    [
+      "dedicated",
+      (fetch: never) =>
+        new DedicatedEndpointLLM({ ...timing, serviceName: "tenant-1.job", fetch }).invoke("hi"),
+    ],
+  ] as const)(
+    "types the %s surface's `timeout` as a retryable ServiceConnectionError and retries it",
+    async (surface, run) => {
+      const { fetch, attempts } = silent();
+      const error = await run(fetch as never).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ surface, retryable: true, status: undefined });
+      expect((error as Error).message).toContain("did not answer before the timeout");
+      expect(attempts()).toBe(1 + MAX_RETRIES);
     },
   );
 });
