@@ -27,8 +27,9 @@ import { asServiceError, type FailureContext, toServiceError } from "./error_map
 import { ConfigurationError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateChatOptions } from "./options.js";
-import { type RequestMeta, requestMetaOf, tagResponse, tagStream } from "./response_meta.js";
+import { type RequestMeta, requestMetaOf, tagResponse } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
+import { tagStream } from "./stream.js";
 import { tokenUsageFromMetadata } from "./usage.js";
 import { VERSION } from "./version.js";
 

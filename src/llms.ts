@@ -25,8 +25,8 @@ import {
 import { EndpointNotReadyError, InferenceServiceError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateDedicatedEndpointOptions } from "./options.js";
-import { tagStream } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
+import { tagStream } from "./stream.js";
 import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
 import { VERSION } from "./version.js";
 import { withoutUndefined } from "./without_undefined.js";

@@ -1,5 +1,5 @@
-/** @module Request ID and model of each response, carried from the HTTP layer to the messages. */
-import { asServiceError, type FailureContext, headerRequestId } from "./error_mapper.js";
+/** @module Request ID and model of each response and stream, carried from the HTTP layer to the messages. */
+import { headerRequestId } from "./error_mapper.js";
 
 /** What the models copy into `response_metadata` for one response. */
 export interface RequestMeta {
@@ -29,57 +29,17 @@ export function tagResponse<T extends object>(data: T, headers: Headers): T {
   return data;
 }
 
-interface StreamChunk {
-  model?: unknown;
-  choices?: Array<{ text?: unknown; delta?: { content?: unknown } }>;
-}
-
-function textOf(chunk: StreamChunk): string {
-  const choice = chunk.choices?.[0];
-  const text = choice?.delta?.content ?? choice?.text;
-  return typeof text === "string" ? text : "";
+/** The metadata of one stream, from its headers; its model is read from the first chunks. */
+export function streamMeta(headers: Headers): RequestMeta {
+  return { requestId: headerRequestId(headers), announced: false };
 }
 
 /**
- * Passes a stream through unchanged, recording the request metadata on its first chunks, and
- * turns a failure while reading it (an `{"error": …}` event, a cut connection) into a typed error
- * that keeps the output received so far. A plain iterator, not an async generator: it sits on
- * every chunk of every stream.
+ * Records `meta` for a stream chunk, until a model has copied it onto a message chunk (chunks
+ * without a choice are skipped there), so only the first few chunks pay for it.
  */
-export function tagStream<T extends object>(
-  stream: AsyncIterable<T>,
-  headers: Headers,
-  ctx: FailureContext,
-): AsyncIterableIterator<T> {
-  const meta: RequestMeta = { requestId: headerRequestId(headers), announced: false };
-  const source = stream[Symbol.asyncIterator]();
-  let partialOutput = "";
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      let result: IteratorResult<T>;
-      try {
-        result = await source.next();
-      } catch (error) {
-        throw asServiceError(error, { ...ctx, partialOutput, midStream: true });
-      }
-      if (!result.done) {
-        const chunk = result.value as T & StreamChunk;
-        // Until a model has copied the metadata onto a message chunk (chunks without a choice
-        // are skipped there), so only the first few chunks pay for it.
-        if (!meta.announced) {
-          if (meta.model === undefined && typeof chunk.model === "string") meta.model = chunk.model;
-          metaByResponse.set(chunk, meta);
-        }
-        partialOutput += textOf(chunk);
-      }
-      return result;
-    },
-    async return(value?: unknown) {
-      await source.return?.(value);
-      return { done: true, value: undefined };
-    },
-  };
+export function tagChunk(meta: RequestMeta, chunk: object): void {
+  const model = (chunk as { model?: unknown }).model;
+  if (meta.model === undefined && typeof model === "string") meta.model = model;
+  metaByResponse.set(chunk, meta);
 }
