@@ -21,6 +21,7 @@ import {
   type ClientOptions,
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
+import { checkChatCompletion } from "./completion.js";
 import { resolveApiKey, resolveBaseURL } from "./config.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
@@ -358,18 +359,10 @@ export class ChatInferenceService<
           );
         }
         const completion = data as OpenAI.Chat.Completions.ChatCompletion;
-        // §7 rule 4: a 200 without a non-empty `choices` array is not an answer.
-        if (!Array.isArray(completion?.choices) || completion.choices.length === 0) {
-          throw toServiceError(
-            {
-              kind: "malformed",
-              detail: "the JSON body has no non-empty `choices` array",
-              headers: response.headers,
-            },
-            ctx,
-          );
-        }
-        return tagResponse(completion, response.headers);
+        return tagResponse(
+          checkChatCompletion(completion, response.headers, ctx),
+          response.headers,
+        );
       },
     );
   }

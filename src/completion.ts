@@ -1,4 +1,8 @@
-/** @module Tolerant reading of `/completions` answers, whose body §4.1 leaves "not shown". */
+/**
+ * @module The checks of a 2xx answer both models and `diagnose` make: a chat completion must have
+ * a non-empty `choices` array (§7 rule 4); a `/completions` answer, whose body §4.1 leaves "not
+ * shown", is read tolerantly.
+ */
 import type { Generation } from "@langchain/core/outputs";
 import { type FailureContext, headerRequestId, toServiceError } from "./error_mapper.js";
 import { tokenUsageFromWire } from "./usage.js";
@@ -10,6 +14,19 @@ export interface RawChoice {
   message?: { content?: unknown };
   delta?: { content?: unknown };
   finish_reason?: string | null;
+}
+
+/**
+ * A chat completion as the hosted surface must answer it: with a non-empty `choices` array
+ * (§7 rule 4); anything else is a `MalformedResponseError`. Returns `data` unchanged.
+ */
+export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureContext): T {
+  const choices = (data as { choices?: unknown } | null | undefined)?.choices;
+  if (Array.isArray(choices) && choices.length > 0) return data;
+  throw toServiceError(
+    { kind: "malformed", detail: "the JSON body has no non-empty `choices` array", headers },
+    ctx,
+  );
 }
 
 /** §4.1 shows no response body: the completions shape first, then the chat shape. */

@@ -1,13 +1,8 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
-import { parseCompletion } from "./completion.js";
+import { checkChatCompletion, parseCompletion } from "./completion.js";
 import { readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "./config.js";
 import { ENV, SERVICE_NAME_HEADER } from "./constants.js";
-import {
-  asServiceError,
-  type FailureContext,
-  headerRequestId,
-  toServiceError,
-} from "./error_mapper.js";
+import { asServiceError, type FailureContext, headerRequestId } from "./error_mapper.js";
 import {
   AuthenticationError,
   BaseURLError,
@@ -90,7 +85,7 @@ const TITLES: Record<CheckId, string> = {
 
 /** The answer to one request: a parsed 2xx body, or the typed error the package maps it to. */
 type Outcome =
-  | { ok: true; data: unknown; response: Response; requestId?: string }
+  | { ok: true; data: unknown; response: Response; ctx: FailureContext; requestId?: string }
   | { ok: false; error: InferenceServiceError };
 
 interface Target {
@@ -321,7 +316,10 @@ function configurationFailure(
 
 // ---- requests -----------------------------------------------------------------------------
 
-/** One POST through the package's fetch layer, so every failure arrives as its typed error. */
+/**
+ * One POST through the models' fetch layer, so every failure arrives as the typed error a model
+ * would throw; a 2xx answer is then checked by the models' own checks (see {@link answerError}).
+ */
 async function post(
   target: Target,
   path: "/chat/completions" | "/completions",
@@ -341,15 +339,10 @@ async function post(
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(target.timeout),
     });
-    const text = await response.text();
-    if (text.trim() === "") {
-      throw toServiceError(
-        { kind: "empty", status: response.status, headers: response.headers },
-        ctx,
-      );
-    }
-    const data: unknown = JSON.parse(text);
-    return { ok: true, data, response, requestId: headerRequestId(response.headers) };
+    // Read as the openai SDK reads it for the models: an empty body was typed by the fetch
+    // layer, and a body that is not JSON is typed by the mapper.
+    const data: unknown = await response.json();
+    return { ok: true, data, response, ctx, requestId: headerRequestId(response.headers) };
   } catch (thrown) {
     const error = asServiceError(thrown, ctx);
     if (InferenceServiceError.isInstance(error)) return { ok: false, error };
@@ -495,9 +488,10 @@ async function checkModelAndCredit(
   }
   const outcome = await postChat(target, model);
   if (outcome.ok) {
-    const checked = hostedAnswer(outcome, model);
-    if (!checked.ok)
-      return [unexpected("model", checked.error, `"${model}" answered`), skipCredit()];
+    const unusable = answerError(outcome, () =>
+      checkChatCompletion(outcome.data, outcome.response.headers, outcome.ctx),
+    );
+    if (unusable) return [unexpected("model", unusable, `"${model}" answered`), skipCredit()];
     const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
     return [
       {
@@ -547,22 +541,22 @@ async function checkModelAndCredit(
   return [unexpected("model", error, `"${model}" could not be checked`), skipCredit()];
 }
 
-/** §7 rule 4: a 200 without a non-empty `choices` array is not an answer. */
-function hostedAnswer(
+/**
+ * Runs a model's own check of a 2xx answer (`checkChatCompletion`, `parseCompletion`): the typed
+ * error it throws, or undefined when the answer is usable.
+ */
+function answerError(
   outcome: Extract<Outcome, { ok: true }>,
-  model: string,
-): { ok: true } | { ok: false; error: InferenceServiceError } {
-  const choices = (outcome.data as { choices?: unknown } | null)?.choices;
-  if (Array.isArray(choices) && choices.length > 0) return { ok: true };
-  const error = toServiceError(
-    {
-      kind: "malformed",
-      detail: "the JSON body has no non-empty `choices` array",
-      headers: outcome.response.headers,
-    },
-    { surface: "hosted", model },
-  );
-  return { ok: false, error };
+  check: () => unknown,
+): InferenceServiceError | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (thrown) {
+    const error = asServiceError(thrown, outcome.ctx);
+    if (!InferenceServiceError.isInstance(error)) throw error;
+    return error;
+  }
 }
 
 function noCredit(error: InferenceServiceError): Omit<DiagnosisCheck, "title"> {
@@ -582,15 +576,11 @@ function checkEndpoint(
   serviceName: string,
   keyStatus: DiagnosisCheck["status"] | undefined,
 ): Omit<DiagnosisCheck, "title"> {
-  const ctx: FailureContext = { surface: "dedicated", serviceName };
   if (outcome.ok) {
-    try {
-      parseCompletion(outcome.data, outcome.response, ctx);
-    } catch (thrown) {
-      const error = asServiceError(thrown, ctx);
-      if (!InferenceServiceError.isInstance(error)) throw error;
-      return unexpected("endpoint", error, `${serviceName} answered`);
-    }
+    const unusable = answerError(outcome, () =>
+      parseCompletion(outcome.data, outcome.response, outcome.ctx),
+    );
+    if (unusable) return unexpected("endpoint", unusable, `${serviceName} answered`);
     return {
       id: "endpoint",
       status: "pass",

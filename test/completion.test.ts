@@ -1,9 +1,39 @@
 import { describe, expect, it } from "vitest";
-import { parseCompletion, textOfChoice } from "../src/completion.js";
+import { checkChatCompletion, parseCompletion, textOfChoice } from "../src/completion.js";
 import { EndpointNotReadyError, MalformedResponseError } from "../src/errors.js";
 
 const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
 const response = (headers: Record<string, string> = {}) => new Response(null, { headers });
+
+describe("checkChatCompletion", () => {
+  const hosted = { surface: "hosted" as const, model: "m" };
+
+  it("returns a chat completion with choices as it is", () => {
+    const data = { choices: [{ message: { content: "hi" } }] };
+    expect(checkChatCompletion(data, new Headers(), hosted)).toBe(data);
+  });
+
+  it.each([
+    ["no choices", {}],
+    ["empty choices", { choices: [] }],
+    ["choices that are not an array", { choices: { 0: {} } }],
+    ["no body", undefined],
+    ["a string", "<html>"],
+  ])(
+    "refuses %s as a MalformedResponseError carrying the request ID (§7 rule 4)",
+    (_label, data) => {
+      const headers = new Headers({ "x-gateway-request-id": "rid-3" });
+      let error: unknown;
+      try {
+        checkChatCompletion(data, headers, hosted);
+      } catch (e) {
+        error = e;
+      }
+      expect(MalformedResponseError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ requestId: "rid-3", surface: "hosted", retryable: false });
+    },
+  );
+});
 
 describe("parseCompletion", () => {
   it("prefers choices[].text over message.content and keeps one generation per choice", () => {

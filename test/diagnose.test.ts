@@ -413,6 +413,27 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checksOf(diagnosis).credit.requestId).toBe("rid-403");
   });
 
+  it("fails a model whose 200 has no choices with the chat model's own check (§7 rule 4)", async () => {
+    const { sent, run } = setup(undefined, (fetch) => async (input, init) => {
+      const body = JSON.parse(String(init?.body)) as { model?: string };
+      if (body.model !== DEFAULT_MODEL) return fetch(input, init);
+      return new Response(JSON.stringify({ object: "chat.completion", choices: [] }), {
+        headers: { "content-type": "application/json", "x-gateway-request-id": "rid-empty" },
+      });
+    });
+    const checks = checksOf(await run({ model: DEFAULT_MODEL }));
+    expect(sent).toHaveLength(2);
+    expect(checks.model).toMatchObject({
+      status: "fail",
+      requestId: "rid-empty",
+      error: { name: "MalformedResponseError" },
+    });
+    expect(checks.model.detail).toMatch(
+      /^"emulator-chat" answered: The service's answer is not usable: the JSON body has no non-empty `choices` array/,
+    );
+    expect(checks.credit.status).toBe("skip");
+  });
+
   it("warns, without failing, when a passing fault hides the key's verdict", async () => {
     const faulty: (fetch: Fetch) => Fetch = (fetch) => (input, init) => {
       const headers = new Headers(init?.headers);
@@ -485,6 +506,36 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     });
     expect(check.fix).toContain("wait until its Scaling shows every replica running");
     expect(check.requestId).toBeUndefined();
+  });
+
+  it("fails an endpoint's empty 200 as not ready, by the fetch layer's check the model uses", async () => {
+    const { run } = setup(
+      undefined,
+      (fetch) => async (input, init) =>
+        String(input).endsWith("/v1/completions")
+          ? new Response("", {
+              headers: { "content-type": "application/json", "content-length": "0" },
+            })
+          : fetch(input, init),
+    );
+    const check = checksOf(await run({ serviceName: DEFAULT_SERVICE_NAME })).endpoint;
+    expect(check).toMatchObject({ status: "fail", error: { name: "EndpointNotReadyError" } });
+    expect(check.detail).toContain("it is still Pending");
+  });
+
+  it("fails an endpoint whose 200 has no readable choice by the LLM's own parser", async () => {
+    const { run } = setup(
+      undefined,
+      (fetch) => async (input, init) =>
+        String(input).endsWith("/v1/completions")
+          ? new Response(JSON.stringify({ choices: [{ index: 0 }] }), {
+              headers: { "content-type": "application/json" },
+            })
+          : fetch(input, init),
+    );
+    const check = checksOf(await run({ serviceName: DEFAULT_SERVICE_NAME })).endpoint;
+    expect(check).toMatchObject({ status: "fail", error: { name: "MalformedResponseError" } });
+    expect(check.detail).toMatch(/^tenant-demo\.demo-endpoint answered: /);
   });
 
   it("fails a malformed Service-Name without sending the endpoint request", async () => {
