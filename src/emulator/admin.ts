@@ -5,9 +5,9 @@
 
 import { randomBytes } from "node:crypto";
 import { FaultInjector, type FaultOptions } from "./faults.js";
-import type { HandlerContext } from "./handler.js";
+import type { HandlerContext } from "./handler_context.js";
+import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
 import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
-import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./state.js";
 import { EmulatorConfigError, optionalNumber, requireNumber, requireRecord } from "./validate.js";
 
 type AdminResult = { status: number; body: unknown };

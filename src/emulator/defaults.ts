@@ -1,6 +1,6 @@
 /** @module The emulator's demo configuration: keys, tenant, endpoints, models and credit it starts with. */
 
-import type { EmulatorStateConfig } from "./state.js";
+import type { EmulatorStateConfig } from "./options.js";
 
 /** The permission a key needs on the dedicated endpoint surface (§2, §5 rule 3). */
 export const INFERENCE_SERVICE_PERMISSION = "Inference Service";

@@ -17,8 +17,9 @@ import {
   upstreamError,
   upstreamErrorBody,
 } from "./errors.js";
-import { type Fault, type FaultInjector, type FaultPlan, UnknownFaultError } from "./faults.js";
+import { type Fault, type FaultPlan, UnknownFaultError } from "./faults.js";
 import { generateChat, generateCompletion, type Usage } from "./generate.js";
+import type { HandlerContext } from "./handler_context.js";
 import { consolePage } from "./html.js";
 import {
   dropReply,
@@ -33,13 +34,6 @@ import { createRequestIdGenerator } from "./request_id.js";
 import { InvalidBodyError, parseChatRequest, parseCompletionRequest } from "./requests.js";
 import { chatCompletionEvents, sseEvent, textCompletionEvents } from "./sse.js";
 import type { ApiKey, EmulatorState, RequestLogEntry, Surface } from "./state.js";
-
-/** What the handler serves from; the admin API may swap `faults` at run time. */
-export interface HandlerContext {
-  state: EmulatorState;
-  faults: FaultInjector;
-  clock: () => number;
-}
 
 export type Handler = (request: EmulatorRequest) => EmulatorReply;
 

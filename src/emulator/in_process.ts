@@ -1,7 +1,8 @@
 /** @module The in-process emulator: a `fetch` function served by the handler, with no socket. */
 
+import { createCore } from "./core.js";
 import { IN_PROCESS_ORIGIN } from "./defaults.js";
-import { createCore, type EmulatorOptions } from "./options.js";
+import type { EmulatorOptions } from "./options.js";
 import type { EmulatorResponse } from "./reply.js";
 import type { EmulatorState } from "./state.js";
 

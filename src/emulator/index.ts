@@ -1,5 +1,6 @@
 /** @module `langchain-inference-service/emulator`: the Node-only local emulator of the inference service. */
 
+export { loadEmulatorConfig } from "./config_file.js";
 export {
   DEFAULT_API_KEY,
   DEFAULT_CREDIT,
@@ -17,25 +18,28 @@ export {
 export { FAULT_HEADER, type FaultKind, type FaultOptions } from "./faults.js";
 export { createEmulator, type InProcessEmulator } from "./in_process.js";
 export { type RunningEmulator, startEmulator } from "./node_server.js";
-export { type EmulatorOptions, loadEmulatorConfig, type StartEmulatorOptions } from "./options.js";
+export type {
+  ApiKeyConfig,
+  EmulatorOptions,
+  EmulatorStateConfig,
+  EndpointConfig,
+  EndpointState,
+  ModelConfig,
+  ModelPrices,
+  StartEmulatorOptions,
+  TenantConfig,
+} from "./options.js";
 export { REQUEST_ID_HEADER } from "./reply.js";
 export {
   type ApiKey,
-  type ApiKeyConfig,
   EmulatorState,
-  type EmulatorStateConfig,
   type EmulatorStateOptions,
   type EmulatorStateSnapshot,
   type Endpoint,
-  type EndpointConfig,
-  type EndpointState,
   type HostedModel,
   type KeyDescription,
-  type ModelConfig,
-  type ModelPrices,
   type RequestLogEntry,
   type Surface,
   type Tenant,
-  type TenantConfig,
 } from "./state.js";
 export { EmulatorConfigError } from "./validate.js";

@@ -2,7 +2,8 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createCore, type StartEmulatorOptions } from "./options.js";
+import { createCore } from "./core.js";
+import type { StartEmulatorOptions } from "./options.js";
 import type { EmulatorReply, EmulatorResponse } from "./reply.js";
 import type { EmulatorState } from "./state.js";
 import { warmUpTokenizer } from "./tokens.js";

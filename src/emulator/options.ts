@@ -1,11 +1,69 @@
-/** @module Emulator options: their types, their checks, the JSON config file, and the pieces both transports share. */
+/**
+ * @module Emulator options: their types (the JSON config file has the same shape) and the check
+ * of their top level, made where they enter; each collection is checked by the state it fills.
+ */
 
-import { readFile } from "node:fs/promises";
-import { DEFAULT_API_KEY, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
-import { FaultInjector, type FaultOptions } from "./faults.js";
-import { createHandler, type Handler, type HandlerContext } from "./handler.js";
-import { EmulatorState, type EmulatorStateConfig } from "./state.js";
-import { EmulatorConfigError, isRecord, optionalNumber } from "./validate.js";
+import type { FaultOptions } from "./faults.js";
+import { EmulatorConfigError } from "./validate.js";
+
+/** Dedicated endpoint states named in §3. */
+export type EndpointState = "Pending" | "Running";
+
+/** An API key as configured (options, JSON file, `POST /_emulator/keys`). */
+export interface ApiKeyConfig {
+  /** The bearer token clients send. */
+  secret: string;
+  /** Stable handle for the admin API. Default: `key-<n>`. */
+  id?: string;
+  /** Label shown by the admin API and the CLI. Default: the id. */
+  name?: string;
+  /** Default: `["Inference Service"]`, so a key added without thought works on both surfaces. */
+  permissions?: string[];
+  /** Expiry as an ISO date or epoch milliseconds; from then on the key gets 401. Default: never. */
+  expiresAt?: string | number;
+}
+
+/** A tenant (§2); its ID is the first half of a Service-Name. */
+export interface TenantConfig {
+  id: string;
+  /** Default: the id. */
+  name?: string;
+}
+
+/** A dedicated endpoint as configured. */
+export interface EndpointConfig {
+  tenantId: string;
+  jobAlias: string;
+  /** Total replicas. Default 1. */
+  replicas?: number;
+  /** Default "Running". Ignored when `readyAfterMs` is given: the endpoint then starts Pending. */
+  state?: EndpointState;
+  /** Pending for this long after it is added (or the emulator starts or resets), then Running. */
+  readyAfterMs?: number;
+}
+
+/** Prices in credit units per million tokens. */
+export interface ModelPrices {
+  input: number;
+  output: number;
+}
+
+/** A hosted model as configured. */
+export interface ModelConfig {
+  id: string;
+  /** Default `{ input: 1, output: 1 }`. */
+  prices?: ModelPrices;
+}
+
+/** The configurable part of the state: the shape of the options and of the JSON config file. */
+export interface EmulatorStateConfig {
+  keys?: ApiKeyConfig[];
+  tenants?: TenantConfig[];
+  endpoints?: EndpointConfig[];
+  models?: ModelConfig[];
+  /** Account credit (Wallet). */
+  credit?: number;
+}
 
 /**
  * Options of {@link createEmulator}; the JSON config file has the same shape (without `clock`).
@@ -44,17 +102,8 @@ const KNOWN_OPTIONS = new Set([
   "host",
 ]);
 
-/** The state, fault injector and handler built from options; shared by both transports. */
-export interface EmulatorCore {
-  context: HandlerContext;
-  handle: Handler;
-  streamChunkDelayMs: number;
-  /** The demo key if configured, else the first key that works on both surfaces. */
-  apiKey: string;
-}
-
-/** Checks options where they enter, with messages naming the option, and builds the core. */
-export function createCore(options: EmulatorOptions = {}): EmulatorCore {
+/** Checks the options' top level: an object, every key known, `clock` a function. */
+export function checkEmulatorOptions(options: EmulatorOptions): void {
   if (typeof options !== "object" || options === null) {
     throw new EmulatorConfigError("emulator options must be an object");
   }
@@ -63,45 +112,4 @@ export function createCore(options: EmulatorOptions = {}): EmulatorCore {
   if (options.clock !== undefined && typeof options.clock !== "function") {
     throw new EmulatorConfigError("clock must be a function returning epoch milliseconds");
   }
-  const clock = options.clock ?? Date.now;
-  const state = new EmulatorState(options, { clock, requestLogLimit: options.requestLogLimit });
-  const context: HandlerContext = { state, faults: new FaultInjector(options.faults), clock };
-  return {
-    context,
-    handle: createHandler(context),
-    streamChunkDelayMs: optionalNumber(options.streamChunkDelayMs, "streamChunkDelayMs", 0) ?? 0,
-    apiKey: defaultApiKey(state),
-  };
-}
-
-function defaultApiKey(state: EmulatorState): string {
-  const keys = state.listKeys().filter((key) => !state.isExpired(key));
-  const usable =
-    keys.find((key) => key.secret === DEFAULT_API_KEY) ??
-    keys.find((key) => key.permissions.includes(INFERENCE_SERVICE_PERMISSION)) ??
-    keys[0];
-  return usable?.secret ?? "";
-}
-
-/**
- * Reads a JSON config file with the shape of {@link StartEmulatorOptions} (the CLI's `--config`).
- *
- * @example
- * // emulator.json: { "credit": 0.5, "models": [{ "id": "my-model", "prices": { "input": 2, "output": 8 } }] }
- * const emulator = await startEmulator(await loadEmulatorConfig("emulator.json"));
- */
-export async function loadEmulatorConfig(file: string): Promise<StartEmulatorOptions> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw new EmulatorConfigError(
-      `cannot read emulator config ${file}: ${(error as Error).message}`,
-    );
-  }
-  if (!isRecord(parsed))
-    throw new EmulatorConfigError(`emulator config ${file} must hold a JSON object`);
-  if ("clock" in parsed)
-    throw new EmulatorConfigError(`emulator config ${file}: clock cannot be set from JSON`);
-  return parsed as StartEmulatorOptions;
 }

@@ -1,6 +1,15 @@
 /** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
 
 import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import type {
+  ApiKeyConfig,
+  EmulatorStateConfig,
+  EndpointConfig,
+  EndpointState,
+  ModelConfig,
+  ModelPrices,
+  TenantConfig,
+} from "./options.js";
 import {
   EmulatorConfigError,
   optionalArray,
@@ -12,25 +21,8 @@ import {
   requireStringArray,
 } from "./validate.js";
 
-/** Dedicated endpoint states named in §3. */
-export type EndpointState = "Pending" | "Running";
-
 /** The two call surfaces of §1. */
 export type Surface = "hosted" | "dedicated";
-
-/** An API key as configured (options, JSON file, `POST /_emulator/keys`). */
-export interface ApiKeyConfig {
-  /** The bearer token clients send. */
-  secret: string;
-  /** Stable handle for the admin API. Default: `key-<n>`. */
-  id?: string;
-  /** Label shown by the admin API and the CLI. Default: the id. */
-  name?: string;
-  /** Default: `["Inference Service"]`, so a key added without thought works on both surfaces. */
-  permissions?: string[];
-  /** Expiry as an ISO date or epoch milliseconds; from then on the key gets 401. Default: never. */
-  expiresAt?: string | number;
-}
 
 /** An API key as stored. */
 export interface ApiKey {
@@ -42,28 +34,9 @@ export interface ApiKey {
   readonly expiresAt: number | undefined;
 }
 
-/** A tenant (§2); its ID is the first half of a Service-Name. */
-export interface TenantConfig {
-  id: string;
-  /** Default: the id. */
-  name?: string;
-}
-
 export interface Tenant {
   readonly id: string;
   readonly name: string;
-}
-
-/** A dedicated endpoint as configured. */
-export interface EndpointConfig {
-  tenantId: string;
-  jobAlias: string;
-  /** Total replicas. Default 1. */
-  replicas?: number;
-  /** Default "Running". Ignored when `readyAfterMs` is given: the endpoint then starts Pending. */
-  state?: EndpointState;
-  /** Pending for this long after it is added (or the emulator starts or resets), then Running. */
-  readyAfterMs?: number;
 }
 
 /** A dedicated endpoint as reported by {@link EmulatorState.endpoint} and the admin API. */
@@ -78,19 +51,6 @@ export interface Endpoint {
   readonly scaling: string;
   /** When a Pending endpoint with `readyAfterMs` turns Running (ISO date). */
   readonly readyAt?: string;
-}
-
-/** Prices in credit units per million tokens. */
-export interface ModelPrices {
-  input: number;
-  output: number;
-}
-
-/** A hosted model as configured. */
-export interface ModelConfig {
-  id: string;
-  /** Default `{ input: 1, output: 1 }`. */
-  prices?: ModelPrices;
 }
 
 export interface HostedModel {
@@ -121,16 +81,6 @@ export interface RequestLogEntry {
   status: number;
   /** The injected fault, if any (`"429"`, `"reset"`, `"truncate"`, ...). */
   fault?: string;
-}
-
-/** The configurable part of the state: the shape of the options and of the JSON config file. */
-export interface EmulatorStateConfig {
-  keys?: ApiKeyConfig[];
-  tenants?: TenantConfig[];
-  endpoints?: EndpointConfig[];
-  models?: ModelConfig[];
-  /** Account credit (Wallet). */
-  credit?: number;
 }
 
 /** An API key as the admin API shows it. */

@@ -1,0 +1,41 @@
+/** @module The emulator's core: the state, fault injector and handler built from options, shared by both transports. */
+
+import { DEFAULT_API_KEY, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import { FaultInjector } from "./faults.js";
+import { createHandler, type Handler } from "./handler.js";
+import type { HandlerContext } from "./handler_context.js";
+import { checkEmulatorOptions, type EmulatorOptions } from "./options.js";
+import { EmulatorState } from "./state.js";
+import { optionalNumber } from "./validate.js";
+
+/** What both transports (in-process `fetch`, `node:http` server) serve from. */
+export interface EmulatorCore {
+  context: HandlerContext;
+  handle: Handler;
+  streamChunkDelayMs: number;
+  /** The demo key if configured, else the first key that works on both surfaces. */
+  apiKey: string;
+}
+
+/** Checks options where they enter, with messages naming the option, and builds the core. */
+export function createCore(options: EmulatorOptions = {}): EmulatorCore {
+  checkEmulatorOptions(options);
+  const clock = options.clock ?? Date.now;
+  const state = new EmulatorState(options, { clock, requestLogLimit: options.requestLogLimit });
+  const context: HandlerContext = { state, faults: new FaultInjector(options.faults), clock };
+  return {
+    context,
+    handle: createHandler(context),
+    streamChunkDelayMs: optionalNumber(options.streamChunkDelayMs, "streamChunkDelayMs", 0) ?? 0,
+    apiKey: defaultApiKey(state),
+  };
+}
+
+function defaultApiKey(state: EmulatorState): string {
+  const keys = state.listKeys().filter((key) => !state.isExpired(key));
+  const usable =
+    keys.find((key) => key.secret === DEFAULT_API_KEY) ??
+    keys.find((key) => key.permissions.includes(INFERENCE_SERVICE_PERMISSION)) ??
+    keys[0];
+  return usable?.secret ?? "";
+}
