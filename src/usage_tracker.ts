@@ -91,6 +91,15 @@ export interface UsageTrackerOptions {
 
 type Tally = Omit<UsageTotals, "cost">;
 
+/** What both start callbacks receive after the model and its input (prompts or messages). */
+type RunStart = [
+  runId: string,
+  parentRunId?: string,
+  extraParams?: Record<string, unknown>,
+  tags?: string[],
+  metadata?: Record<string, unknown>,
+];
+
 interface PendingRun {
   model: string;
   parentRunId?: string;
@@ -245,25 +254,13 @@ export class UsageTracker extends BaseCallbackHandler {
   override handleChatModelStart(
     llm: Serialized,
     _messages: BaseMessage[][],
-    runId: string,
-    parentRunId?: string,
-    extraParams?: Record<string, unknown>,
-    _tags?: string[],
-    metadata?: Record<string, unknown>,
+    ...run: RunStart
   ): void {
-    this.#start(llm, runId, parentRunId, extraParams, metadata);
+    this.#start(llm, ...run);
   }
 
-  override handleLLMStart(
-    llm: Serialized,
-    _prompts: string[],
-    runId: string,
-    parentRunId?: string,
-    extraParams?: Record<string, unknown>,
-    _tags?: string[],
-    metadata?: Record<string, unknown>,
-  ): void {
-    this.#start(llm, runId, parentRunId, extraParams, metadata);
+  override handleLLMStart(llm: Serialized, _prompts: string[], ...run: RunStart): void {
+    this.#start(llm, ...run);
   }
 
   override handleLLMEnd(
@@ -292,9 +289,10 @@ export class UsageTracker extends BaseCallbackHandler {
   #start(
     llm: Serialized,
     runId: string,
-    parentRunId: string | undefined,
-    extraParams: Record<string, unknown> | undefined,
-    metadata: Record<string, unknown> | undefined,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
   ): void {
     const model = modelOfRun(llm, extraParams, metadata);
     if (this.budget !== undefined) {
