@@ -1,4 +1,4 @@
-/** @module The arguments and output streams that `doctor` and `chat` share (Node only). */
+/** @module How every subcommand reads its command line and writes its output (Node only). */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 
 /** Where a command writes; the defaults are the process's streams. */
@@ -7,11 +7,14 @@ export interface CommandIO {
   stderr?: (text: string) => void;
 }
 
-/** The writers of `io`, defaulting to `process.stdout` and `process.stderr`. */
-export function writers(io: CommandIO): {
+/** Where a running command writes: standard output and standard error. */
+export interface Writers {
   out: (text: string) => void;
   err: (text: string) => void;
-} {
+}
+
+/** The writers of `io`, defaulting to `process.stdout` and `process.stderr`. */
+function writers(io: CommandIO): Writers {
   return {
     out: io.stdout ?? ((text) => process.stdout.write(text)),
     err: io.stderr ?? ((text) => process.stderr.write(text)),
@@ -33,7 +36,6 @@ export const CONNECTION_FLAGS = {
   "service-name": { type: "string" },
   "tenant-id": { type: "string" },
   "job-alias": { type: "string" },
-  help: { type: "boolean", short: "h" },
 } as const satisfies Options;
 
 /** Help lines of {@link CONNECTION_FLAGS} except `--model`, whose meaning each command gives. */
@@ -51,7 +53,7 @@ export interface CommandLine {
 }
 
 /** Parses `argv` strictly against `options`; unknown flags and missing values are a UsageError. */
-export function parseCommandLine(
+function parseCommandLine(
   argv: string[],
   options: Options,
   allowPositionals: boolean,
@@ -67,6 +69,52 @@ export function parseCommandLine(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** A subcommand, as {@link runCommand} runs it. */
+export interface Command<T> {
+  /** Printed for `--help`, and after a usage error. */
+  usage: string;
+  /** Its flags; `--help` (`-h`) is added. */
+  flags: Options;
+  /** Whether it takes positional arguments. @default false */
+  positionals?: boolean;
+  /** What the command line asks for; throws a UsageError when it cannot be run. */
+  read: (line: CommandLine) => T | Promise<T>;
+  /** Does it, and resolves to the exit code. */
+  run: (input: T, writers: Writers) => Promise<number>;
+}
+
+const HELP_FLAG = { type: "boolean", short: "h" } as const;
+
+/**
+ * Runs a subcommand the way every one runs: `--help` prints its usage (exit 0); a command line
+ * that cannot be run prints what is wrong and the usage to stderr (exit 2); otherwise `run`.
+ */
+export async function runCommand<T>(
+  argv: string[],
+  io: CommandIO,
+  command: Command<T>,
+): Promise<number> {
+  const { out, err } = writers(io);
+  let input: T;
+  try {
+    const line = parseCommandLine(
+      argv,
+      { ...command.flags, help: HELP_FLAG },
+      command.positionals ?? false,
+    );
+    if (line.values.help === true) {
+      out(`${command.usage}\n`);
+      return 0;
+    }
+    input = await command.read(line);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`${error.message}\n\n${command.usage}\n`);
+    return 2;
+  }
+  return command.run(input, { out, err });
 }
 
 /** The connection flags as the models' options; unset flags stay undefined (the env applies). */

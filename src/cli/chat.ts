@@ -11,11 +11,12 @@ import {
   CONNECTION_FLAGS,
   CONNECTION_HELP,
   type CommandIO,
+  type CommandLine,
   connectionOptions,
   numberFlag,
-  parseCommandLine,
+  runCommand,
   UsageError,
-  writers,
+  type Writers,
 } from "./args.js";
 
 const USAGE = `Usage: inference-service chat --model ID [options] "prompt"
@@ -69,21 +70,18 @@ interface ChatUsage {
  * // inference-service chat --model emulator-chat "What is LangChain?"
  * process.exitCode = await runChatCommand(["--model", "emulator-chat", "What is LangChain?"]);
  */
-export async function runChatCommand(argv: string[], io: CommandIO = {}): Promise<number> {
-  const { out, err } = writers(io);
-  let request: ChatRequest | undefined;
-  try {
-    request = readRequest(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    err(`${error.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (!request) {
-    out(`${USAGE}\n`);
-    return 0;
-  }
+export function runChatCommand(argv: string[], io: CommandIO = {}): Promise<number> {
+  return runCommand(argv, io, {
+    usage: USAGE,
+    flags: FLAGS,
+    positionals: true,
+    read: readRequest,
+    run: chat,
+  });
+}
 
+/** Streams the reply to stdout and the usage to stderr. */
+async function chat(request: ChatRequest, { out, err }: Writers): Promise<number> {
   let printed = false;
   const write = (text: string) => {
     if (text === "") return;
@@ -109,10 +107,8 @@ export async function runChatCommand(argv: string[], io: CommandIO = {}): Promis
   }
 }
 
-/** The request the command line asks for, or undefined for `--help`. */
-function readRequest(argv: string[]): ChatRequest | undefined {
-  const { values, positionals } = parseCommandLine(argv, FLAGS, true);
-  if (values.help) return undefined;
+/** The request the command line asks for. */
+function readRequest({ values, positionals }: CommandLine): ChatRequest {
   const options = connectionOptions(values);
   const namesEndpoint =
     options.serviceName !== undefined ||

@@ -6,9 +6,7 @@ import {
   type CommandIO,
   connectionOptions,
   numberFlag,
-  parseCommandLine,
-  UsageError,
-  writers,
+  runCommand,
 } from "./args.js";
 
 const USAGE = `Usage: inference-service doctor [options]
@@ -49,34 +47,26 @@ const TITLE_WIDTH = 20;
  * // INFERENCE_SERVICE_API_KEY=… inference-service doctor --model emulator-chat --service-name tenant-demo.demo-endpoint
  * process.exitCode = await runDoctorCommand(["--model", "emulator-chat"]);
  */
-export async function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<number> {
-  const { out, err } = writers(io);
-  let json: boolean;
-  let timeout: number | undefined;
-  let options: ReturnType<typeof connectionOptions>;
-  try {
-    const { values } = parseCommandLine(argv, FLAGS, false);
-    if (values.help) {
-      out(`${USAGE}\n`);
-      return 0;
-    }
-    json = values.json === true;
-    timeout = numberFlag(
-      values,
-      "timeout",
-      (n) => Number.isFinite(n) && n > 0,
-      "a number of milliseconds > 0",
-    );
-    options = connectionOptions(values);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    err(`${error.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-
-  const diagnosis = await diagnose({ ...options, timeout });
-  out(json ? `${JSON.stringify(diagnosis, null, 2)}\n` : formatDiagnosis(diagnosis));
-  return diagnosis.ok ? 0 : 1;
+export function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<number> {
+  return runCommand(argv, io, {
+    usage: USAGE,
+    flags: FLAGS,
+    read: ({ values }) => ({
+      ...connectionOptions(values),
+      json: values.json === true,
+      timeout: numberFlag(
+        values,
+        "timeout",
+        (n) => Number.isFinite(n) && n > 0,
+        "a number of milliseconds > 0",
+      ),
+    }),
+    run: async ({ json, ...options }, { out }) => {
+      const diagnosis = await diagnose(options);
+      out(json ? `${JSON.stringify(diagnosis, null, 2)}\n` : formatDiagnosis(diagnosis));
+      return diagnosis.ok ? 0 : 1;
+    },
+  });
 }
 
 /** The checklist: one line a check, the fix and request ID under each ✖ and !, then a summary. */

@@ -8,7 +8,14 @@ import {
   type StartEmulatorOptions,
   startEmulator,
 } from "../emulator/index.js";
-import { type CommandIO, numberFlag, parseCommandLine, UsageError, writers } from "./args.js";
+import {
+  type CommandIO,
+  type CommandLine,
+  numberFlag,
+  runCommand,
+  UsageError,
+  type Writers,
+} from "./args.js";
 
 /** Where the command writes and what stops it; the defaults are the process's. */
 export interface EmulatorCommandIO extends CommandIO {
@@ -35,24 +42,24 @@ Stop it with Ctrl-C.`;
  * // inference-service emulator --port 8787
  * process.exitCode = await runEmulatorCommand(["--port", "8787"]);
  */
-export async function runEmulatorCommand(
-  argv: string[],
-  io: EmulatorCommandIO = {},
-): Promise<number> {
-  const { out, err } = writers(io);
-  let options: StartEmulatorOptions | "help";
-  try {
-    options = await readOptions(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError || error instanceof EmulatorConfigError)) throw error;
-    err(`${error.message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (options === "help") {
-    out(`${USAGE}\n`);
-    return 0;
-  }
+export function runEmulatorCommand(argv: string[], io: EmulatorCommandIO = {}): Promise<number> {
+  return runCommand(argv, io, {
+    usage: USAGE,
+    flags: {
+      port: { type: "string", short: "p" },
+      config: { type: "string", short: "c" },
+    },
+    read: readOptions,
+    run: (options, writers) => serve(options, writers, io.signal),
+  });
+}
 
+/** Runs the emulator until SIGINT, SIGTERM or the abort of `signal`. */
+async function serve(
+  options: StartEmulatorOptions,
+  { out, err }: Writers,
+  signal: AbortSignal | undefined,
+): Promise<number> {
   let emulator: RunningEmulator;
   try {
     emulator = await startEmulator(options);
@@ -61,31 +68,31 @@ export async function runEmulatorCommand(
     return 1;
   }
   out(banner(emulator));
-  await stopRequested(io.signal);
+  await stopRequested(signal);
   await emulator.close();
   out("Emulator stopped.\n");
   return 0;
 }
 
-async function readOptions(argv: string[]): Promise<StartEmulatorOptions | "help"> {
-  const { values } = parseCommandLine(
-    argv,
-    {
-      port: { type: "string", short: "p" },
-      config: { type: "string", short: "c" },
-      help: { type: "boolean", short: "h" },
-    },
-    false,
-  );
-  if (values.help) return "help";
+async function readOptions({ values }: CommandLine): Promise<StartEmulatorOptions> {
   const port = numberFlag(
     values,
     "port",
     (n) => Number.isInteger(n) && n >= 0 && n <= 65_535,
     "an integer from 0 to 65535",
   );
-  const options = typeof values.config === "string" ? await loadEmulatorConfig(values.config) : {};
+  const options = typeof values.config === "string" ? await loadConfig(values.config) : {};
   return port === undefined ? options : { ...options, port };
+}
+
+/** The `--config` file; one that cannot be used is a usage error, like a bad flag. */
+async function loadConfig(file: string): Promise<StartEmulatorOptions> {
+  try {
+    return await loadEmulatorConfig(file);
+  } catch (error) {
+    if (error instanceof EmulatorConfigError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** What a user needs to point an app at the emulator, ending with lines to paste into a shell. */
