@@ -1,28 +1,12 @@
 /** @module The one place that turns a failed service call into exactly one typed error. */
 import { isAbortError, isTimeoutError } from "./abort.js";
 import { REQUEST_ID_HEADER } from "./constants.js";
-import {
-  AuthenticationError,
-  BadRequestError,
-  BaseURLError,
-  EndpointNotReadyError,
-  InferenceServiceError,
-  type InferenceServiceErrorInit,
-  InsufficientCreditError,
-  InvalidURLError,
-  MalformedResponseError,
-  ModelNotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  ServiceConnectionError,
-  ServiceNameError,
-  ServiceUnavailableError,
-  type Surface,
-} from "./errors.js";
+// The mapper picks among every class of errors.ts: the module is imported whole.
+import * as errors from "./errors.js";
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
 export interface FailureContext {
-  surface: Surface;
+  surface: errors.Surface;
   /** Hosted surface: the model ID sent. */
   model?: string;
   /** Dedicated surface: the `Service-Name` sent. */
@@ -156,7 +140,7 @@ const NOT_READY_CODES = new Set([
   "UND_ERR_CLOSED",
 ]);
 
-type ErrorClass = new (init: InferenceServiceErrorInit) => InferenceServiceError;
+type ErrorClass = new (init: errors.InferenceServiceErrorInit) => errors.InferenceServiceError;
 
 interface Row {
   cls: ErrorClass;
@@ -175,7 +159,7 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
   const dedicated = ctx.surface === "dedicated";
   if (body.code === "model_not_found" && (status === 503 || status === 404 || status === 0)) {
     return {
-      cls: ModelNotFoundError,
+      cls: errors.ModelNotFoundError,
       summary: `The service does not know the ${who(ctx)} (the service is not down).`,
       hint: "Check the model ID passed as `model`; retrying will not help.",
     };
@@ -183,7 +167,7 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
   switch (status) {
     case 401:
       return {
-        cls: AuthenticationError,
+        cls: errors.AuthenticationError,
         summary: "The service rejected the API key (missing, invalid or expired).",
         hint: dedicated
           ? "Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY)."
@@ -192,30 +176,30 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
     case 403:
       return body.code === "insufficient_user_quota"
         ? {
-            cls: InsufficientCreditError,
+            cls: errors.InsufficientCreditError,
             summary: "The account has no credit left (Wallet at or below zero).",
             hint: "Top up the account's credit; this is not a rate limit and retrying will not help.",
           }
         : {
-            cls: PermissionDeniedError,
+            cls: errors.PermissionDeniedError,
             summary: `The service refused the call with an unexpected 403 (code "${body.code ?? ""}").`,
             hint: "Only insufficient_user_quota is documented for 403; check the key's permissions and contact support with the request ID.",
           };
     case 404:
       return dedicated
         ? {
-            cls: ServiceNameError,
+            cls: errors.ServiceNameError,
             summary: `No deployment answers to Service-Name "${ctx.serviceName ?? "?"}".`,
             hint: "Service-Name must be <TENANT_ID>.<JOB_ALIAS_NAME>: the tenant ID from the console sidebar, one dot, the endpoint's job alias.",
           }
         : {
-            cls: InvalidURLError,
+            cls: errors.InvalidURLError,
             summary: `The service does not serve the path it was sent${body.message ? `: ${body.message}` : ""}.`,
             hint: "Set `baseURL` to the host root or …/inference/v1 (not …/chat/completions, and the path is plural: /chat/completions).",
           };
     case 429:
       return {
-        cls: RateLimitError,
+        cls: errors.RateLimitError,
         summary: "The service is rate-limiting requests.",
         hint: "Slow down or retry after the time the service asks for.",
       };
@@ -223,7 +207,7 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
     case 413:
     case 422:
       return {
-        cls: BadRequestError,
+        cls: errors.BadRequestError,
         summary: `The service rejected the request as invalid${body.message ? `: ${body.message}` : ""}.`,
         hint:
           status === 413
@@ -233,20 +217,20 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
   }
   if (status === 408 || status === 409 || status >= 500) {
     return {
-      cls: ServiceUnavailableError,
+      cls: errors.ServiceUnavailableError,
       summary: `The service failed to answer (HTTP ${status}).`,
       hint: "This is usually temporary; it is retried automatically up to `maxRetries` times.",
     };
   }
   if (status >= 400) {
     return {
-      cls: BadRequestError,
+      cls: errors.BadRequestError,
       summary: `The service rejected the request with HTTP ${status}.`,
       hint: "Check the request and the key; retrying will not help.",
     };
   }
   return {
-    cls: MalformedResponseError,
+    cls: errors.MalformedResponseError,
     summary: `The service answered with an unexpected HTTP ${status}.`,
     hint: "Check that `baseURL` points at the inference service.",
   };
@@ -279,7 +263,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
       // on the dedicated surface, a Pending endpoint (§3).
       if (ctx.midStream || failure.afterResponse) {
         return {
-          cls: ServiceConnectionError,
+          cls: errors.ServiceConnectionError,
           summary: `The connection was cut before the response was complete${code ? ` (${code})` : ""}.`,
           hint: ctx.midStream
             ? "The output received so far is in `partialOutput`; call again for the whole answer."
@@ -288,44 +272,44 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
       }
       if (dedicated && (code === undefined || NOT_READY_CODES.has(code))) {
         return {
-          cls: EndpointNotReadyError,
+          cls: errors.EndpointNotReadyError,
           summary: `The ${who(ctx)} refused the connection or closed it without answering${code ? ` (${code})` : ""}.`,
           hint: "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.",
         };
       }
       return {
-        cls: ServiceConnectionError,
+        cls: errors.ServiceConnectionError,
         summary: `Could not reach the inference service${code ? ` (${code})` : ""}.`,
         hint: "Check `baseURL` and the network; connection failures are retried automatically.",
       };
     }
     case "timeout":
       return {
-        cls: ServiceConnectionError,
+        cls: errors.ServiceConnectionError,
         summary: "The service did not answer before the timeout.",
         hint: "Raise `timeout`, or retry; timeouts are retried automatically.",
       };
     case "empty":
       return dedicated
         ? {
-            cls: EndpointNotReadyError,
+            cls: errors.EndpointNotReadyError,
             summary: `The ${who(ctx)} answered with an empty response.`,
             hint: "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.",
           }
         : {
-            cls: MalformedResponseError,
+            cls: errors.MalformedResponseError,
             summary: "The service answered HTTP 200 with an empty body.",
             hint: "Check that `baseURL` points at the inference service.",
           };
     case "non-json":
       return {
-        cls: BaseURLError,
+        cls: errors.BaseURLError,
         summary: `The service answered HTTP ${failure.status} with ${failure.contentType || "a non-JSON body"} instead of JSON ("${preview(redact(failure.body, ctx.secrets) ?? "")}").`,
         hint: "The base URL misses /inference/v1: set `baseURL` to the host root or …/inference/v1.",
       };
     case "malformed":
       return {
-        cls: MalformedResponseError,
+        cls: errors.MalformedResponseError,
         summary: `The service's answer is not usable: ${failure.detail}${failure.body === undefined ? "" : ` (body starts: ${preview(redact(safeJSON(failure.body), ctx.secrets) ?? "")})`}.`,
         hint: "Check that `baseURL` points at the inference service; if it does, report the request ID.",
       };
@@ -336,7 +320,10 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
  * Turns one observed failure into exactly one typed error. This is the only function that
  * picks an error class; every layer (fetch, models, CLI) calls it.
  */
-export function toServiceError(failure: Failure, ctx: FailureContext): InferenceServiceError {
+export function toServiceError(
+  failure: Failure,
+  ctx: FailureContext,
+): errors.InferenceServiceError {
   const rawBody =
     failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : "";
   const body = parseErrorBody(rawBody);
@@ -351,7 +338,7 @@ export function toServiceError(failure: Failure, ctx: FailureContext): Inference
         ? body.status
         : undefined;
   const retryAfterMs =
-    row.cls === RateLimitError ? parseRetryAfter(headers?.get("retry-after")) : undefined;
+    row.cls === errors.RateLimitError ? parseRetryAfter(headers?.get("retry-after")) : undefined;
   return new row.cls({
     summary: redact(row.summary, ctx.secrets) ?? row.summary,
     hint: row.hint,
@@ -390,7 +377,7 @@ export function asServiceError(error: unknown, ctx: FailureContext): unknown {
 function classify(error: unknown, ctx: FailureContext): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
-    if (InferenceServiceError.isInstance(current)) return current;
+    if (errors.InferenceServiceError.isInstance(current)) return current;
     current = (current as { cause?: unknown }).cause;
   }
   if (typeof error !== "object" || error === null || isAbortError(error)) return error;
