@@ -5,6 +5,7 @@ import type {
   BaseLanguageModelInput,
   StructuredOutputMethodOptions,
 } from "@langchain/core/language_models/base";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type {
   AIMessageChunk,
   BaseMessage,
@@ -28,6 +29,12 @@ import { asServiceError, type FailureContext, toServiceError } from "./error_map
 import { ConfigurationError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateChatOptions } from "./options.js";
+import {
+  DEFAULT_HOSTED_PROFILE,
+  type ModelProfiles,
+  resolveProfile,
+  validateProfiles,
+} from "./profiles.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tagStream } from "./stream.js";
@@ -63,6 +70,14 @@ export interface ChatInferenceServiceFields
    * class; `defaultHeaders` are sent but never serialised.
    */
   configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries">;
+  /**
+   * What each hosted model can do and how many tokens it reads, by model ID: `profile` is this
+   * model's entry laid over {@link DEFAULT_HOSTED_PROFILE}. LangChain v1 reads it — e.g.
+   * summarization middleware (`maxInputTokens`) and `createAgent`'s structured-output strategy
+   * (`structuredOutput`). Checked here: a misspelt field is a `ConfigurationError`.
+   * @default `{}` (every model gets the defaults; no env variable)
+   */
+  profiles?: ModelProfiles;
 }
 
 function headerValues(headers: unknown): string[] {
@@ -145,6 +160,8 @@ export class ChatInferenceService<
 > extends ChatOpenAICompletions<CallOptions> {
   /** The normalised `…/inference/v1` URL requests go to. */
   readonly baseURL: string;
+  /** Profiles by model ID, as given (see {@link ChatInferenceServiceFields.profiles}). */
+  readonly profiles?: ModelProfiles;
   readonly #failureContext: FailureContext;
 
   static override lc_name(): string {
@@ -178,7 +195,11 @@ export class ChatInferenceService<
 
   override get lc_serializable_keys(): string[] {
     // `configuration` holds header values and a fetch function: never serialised.
-    return [...super.lc_serializable_keys.filter((k) => k !== "configuration"), "baseURL"];
+    return [
+      ...super.lc_serializable_keys.filter((k) => k !== "configuration"),
+      "baseURL",
+      "profiles",
+    ];
   }
 
   constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
@@ -199,6 +220,7 @@ export class ChatInferenceService<
       );
     }
     const { maxRetries, retry } = validateChatOptions(fields);
+    const profiles = validateProfiles(fields.profiles);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
     const { configuration = {}, fetch, ...rest } = fields;
@@ -230,6 +252,7 @@ export class ChatInferenceService<
     } as BaseChatOpenAIFields);
     this.organization = undefined;
     this.baseURL = baseURL;
+    this.profiles = profiles;
     this.#failureContext = failureContext;
     this.caller = new ServiceCaller({
       maxRetries,
@@ -255,6 +278,21 @@ export class ChatInferenceService<
 
   override _llmType(): string {
     return LS_PROVIDER;
+  }
+
+  /**
+   * What this model can do, as LangChain v1 agents and middleware read it: the `profiles` entry
+   * of its model ID laid over {@link DEFAULT_HOSTED_PROFILE} (context window unknown unless declared).
+   *
+   * @example
+   * const model = new ChatInferenceService("my-model", {
+   *   profiles: { "my-model": { maxInputTokens: 131_072, structuredOutput: true } },
+   * });
+   * model.profile.maxInputTokens; // 131072
+   * model.profile.toolCalling; // true (default)
+   */
+  override get profile(): ModelProfile {
+    return resolveProfile(this.model, this.profiles, DEFAULT_HOSTED_PROFILE);
   }
 
   protected override get streamEventProvider(): string {

@@ -5,6 +5,7 @@ import {
   type BaseLLMCallOptions,
   type BaseLLMParams,
 } from "@langchain/core/language_models/llms";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { OpenAI } from "openai";
@@ -25,6 +26,12 @@ import {
 import { EndpointNotReadyError, InferenceServiceError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateDedicatedEndpointOptions } from "./options.js";
+import {
+  DEFAULT_DEDICATED_PROFILE,
+  type ModelProfiles,
+  resolveProfile,
+  validateProfiles,
+} from "./profiles.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tagStream } from "./stream.js";
 import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
@@ -89,6 +96,14 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
   waitForReady?: number;
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
   fetch?: Fetch;
+  /**
+   * What each deployment can do and how many tokens it reads, by Service-Name: `profile` is the
+   * entry of this model's `serviceName` laid over {@link DEFAULT_DEDICATED_PROFILE}. Not
+   * serialised: its keys are Service-Names, which are header values. A misspelt field is a
+   * `ConfigurationError` here.
+   * @default `{}` (the defaults; no env variable)
+   */
+  profiles?: ModelProfiles;
 }
 
 /** What LangSmith records about an LLM call (mirrors the chat models' `LangSmithParams`). */
@@ -203,6 +218,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   modelKwargs: Record<string, unknown>;
   waitForReady: number;
   retry: RetryOptions;
+  /** Profiles by Service-Name, as given (see {@link DedicatedEndpointLLMFields.profiles}). */
+  readonly profiles?: ModelProfiles;
   // ES-private: the client and the key never show up in `console.log` or serialisation.
   readonly #client: OpenAI;
   readonly #secrets: readonly string[];
@@ -266,6 +283,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {
     const { maxRetries, retry } = validateDedicatedEndpointOptions(fields);
+    const profiles = validateProfiles(fields.profiles);
     const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
@@ -284,6 +302,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     this.modelKwargs = fields.modelKwargs ?? {};
     this.waitForReady = fields.waitForReady ?? 0;
     this.retry = retry;
+    this.profiles = profiles;
     this.#secrets = [apiKey];
     this.#client = new OpenAI({
       apiKey,
@@ -326,6 +345,21 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   override _llmType(): string {
     return LS_PROVIDER;
+  }
+
+  /**
+   * What the deployment behind `serviceName` can do: its `profiles` entry laid over
+   * {@link DEFAULT_DEDICATED_PROFILE} (text in, text out; context window unknown unless declared).
+   *
+   * @example
+   * const llm = new DedicatedEndpointLLM({
+   *   serviceName: "t-1234.summarizer",
+   *   profiles: { "t-1234.summarizer": { maxInputTokens: 8_192, maxOutputTokens: 1_024 } },
+   * });
+   * llm.profile.maxInputTokens; // 8192
+   */
+  override get profile(): ModelProfile {
+    return resolveProfile(this.serviceName, this.profiles, DEFAULT_DEDICATED_PROFILE);
   }
 
   /** LangSmith parameters of a call; `ls_model_name` is the Service-Name it uses. */

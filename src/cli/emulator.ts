@@ -114,7 +114,9 @@ function banner({ baseURL, url, apiKey, state }: RunningEmulator): string {
     .listModels()
     .map(
       (model) =>
-        `  ${model.id.padEnd(24)} ${model.prices.input} in / ${model.prices.output} out per million tokens`,
+        `  ${model.id.padEnd(24)} ${model.prices.input} in / ${model.prices.output} out per million tokens${
+          model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
+        }`,
     );
   const running = state.listEndpoints().find((endpoint) => endpoint.state === "Running");
   const env = [

@@ -24,6 +24,25 @@ export const DEFAULT_MODEL = "emulator-chat";
 /** Hosted demo model that returns `reasoning_content` (its ID contains "reason"). */
 export const REASONING_MODEL = "emulator-reasoner";
 
+/**
+ * What both demo models do: call tools (also when forced), answer `response_format` json_schema
+ * with a matching instance, read and write text only. Context windows are per model.
+ */
+const EMULATED_CAPABILITIES = {
+  toolCalling: true,
+  toolChoice: true,
+  structuredOutput: true,
+  reasoningOutput: false,
+  imageInputs: false,
+  imageUrlInputs: false,
+  pdfInputs: false,
+  audioInputs: false,
+  videoInputs: false,
+  imageOutputs: false,
+  audioOutputs: false,
+  videoOutputs: false,
+} as const;
+
 /** Starting account credit (Wallet). */
 export const DEFAULT_CREDIT = 10;
 
@@ -59,8 +78,21 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
     { tenantId: DEFAULT_TENANT_ID, jobAlias: "pending-endpoint", replicas: 1, state: "Pending" },
   ],
   models: [
-    { id: DEFAULT_MODEL, prices: { input: 0.5, output: 1.5 } },
-    { id: REASONING_MODEL, prices: { input: 1, output: 4 } },
+    {
+      id: DEFAULT_MODEL,
+      prices: { input: 0.5, output: 1.5 },
+      profile: { ...EMULATED_CAPABILITIES, maxInputTokens: 32_768, maxOutputTokens: 4_096 },
+    },
+    {
+      id: REASONING_MODEL,
+      prices: { input: 1, output: 4 },
+      profile: {
+        ...EMULATED_CAPABILITIES,
+        maxInputTokens: 65_536,
+        maxOutputTokens: 8_192,
+        reasoningOutput: true,
+      },
+    },
   ],
   credit: DEFAULT_CREDIT,
 });

@@ -3,6 +3,7 @@
  * of their top level, made where they enter; each collection is checked by the state it fills.
  */
 
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type { FaultOptions } from "./faults.js";
 import { EmulatorConfigError } from "./validate.js";
 
@@ -53,6 +54,12 @@ export interface ModelConfig {
   id: string;
   /** Default `{ input: 1, output: 1 }`. */
   prices?: ModelPrices;
+  /**
+   * What the model can do and its context window, as a client declares it in
+   * `ChatInferenceService`'s `profiles` (the service itself publishes none: §4.2). Informative:
+   * the emulator does not enforce it. Default none.
+   */
+  profile?: ModelProfile;
 }
 
 /** The configurable part of the state: the shape of the options and of the JSON config file. */

@@ -1,5 +1,7 @@
 /** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
 
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import { expectedOfProfileField, modelProfileSchema, PROFILE_FIELDS } from "../profiles.js";
 import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
 import type {
   ApiKeyConfig,
@@ -56,6 +58,7 @@ export interface Endpoint {
 export interface HostedModel {
   readonly id: string;
   readonly prices: Readonly<ModelPrices>;
+  readonly profile?: Readonly<ModelProfile>;
 }
 
 /** One call to either inference route, successful or not. */
@@ -294,6 +297,22 @@ export class EmulatorState {
     return [...this.#models.values()];
   }
 
+  /**
+   * The profiles of the models that have one, by model ID: pass them as `ChatInferenceService`'s
+   * `profiles` so agents and middleware see the emulated models' context windows.
+   *
+   * @example
+   * const model = new ChatInferenceService("emulator-chat", { profiles: emulator.state.modelProfiles() });
+   * model.profile.maxInputTokens; // 32768
+   */
+  modelProfiles(): Record<string, ModelProfile> {
+    return Object.fromEntries(
+      this.listModels().flatMap((model) =>
+        model.profile ? [[model.id, { ...model.profile }]] : [],
+      ),
+    );
+  }
+
   // ---- request log --------------------------------------------------------------------------
 
   /** Appends to the request log, keeping the newest `requestLogLimit` entries. */
@@ -414,7 +433,9 @@ export class EmulatorState {
         output: requireNumber(given.output, `${field}.prices.output`, 0),
       });
     }
-    const model = Object.freeze({ id, prices });
+    const profile =
+      config.profile === undefined ? undefined : requireProfile(config.profile, `${field}.profile`);
+    const model = Object.freeze({ id, prices, ...(profile ? { profile } : {}) });
     this.#models.set(id, model);
     return model;
   }
@@ -451,6 +472,20 @@ export function maskSecret(secret: string): string {
 function configured<T>(value: unknown, field: string): T[] | undefined {
   const items = optionalArray(value, field);
   return items && (structuredClone(items) as T[]);
+}
+
+/** A model profile with known fields of the right types (the shape `profiles` takes), frozen. */
+function requireProfile(value: unknown, field: string): Readonly<ModelProfile> {
+  const result = modelProfileSchema.safeParse(requireRecord(value, field));
+  if (result.success) return Object.freeze({ ...(result.data as ModelProfile) });
+  const issue = result.error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    throw new EmulatorConfigError(
+      `${field}.${issue.keys[0]} is not a profile field; a profile has ${PROFILE_FIELDS.join(", ")}`,
+    );
+  }
+  const name = String(issue.path[0]);
+  throw new EmulatorConfigError(`${field}.${name} must be ${expectedOfProfileField(name)}`);
 }
 
 function requireEndpointState(value: unknown, field: string): EndpointState {

@@ -43,7 +43,9 @@ describe("inference-service emulator", () => {
     expect(text).toMatch(
       /^ {2}tenant-demo\.pending-endpoint +Pending 0\/1 +\(tenant "Demo Tenant"\)$/m,
     );
-    expect(text).toMatch(/^ {2}emulator-chat +0\.5 in \/ 1\.5 out per million tokens$/m);
+    expect(text).toMatch(
+      /^ {2}emulator-chat +0\.5 in \/ 1\.5 out per million tokens, 32768-token context$/m,
+    );
 
     const response = await fetch(`${baseURL}/chat/completions`, {
       method: "POST",

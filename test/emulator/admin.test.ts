@@ -84,8 +84,16 @@ describe("the admin API", () => {
         },
       ],
       models: [
-        { id: "emulator-chat", prices: { input: 0.5, output: 1.5 } },
-        { id: "emulator-reasoner", prices: { input: 1, output: 4 } },
+        {
+          id: "emulator-chat",
+          prices: { input: 0.5, output: 1.5 },
+          profile: expect.objectContaining({ maxInputTokens: 32_768, maxOutputTokens: 4_096 }),
+        },
+        {
+          id: "emulator-reasoner",
+          prices: { input: 1, output: 4 },
+          profile: expect.objectContaining({ maxInputTokens: 65_536, reasoningOutput: true }),
+        },
       ],
       requestCount: 0,
       faults: { rate: 0, kinds: ["429", "502", "503", "reset", "truncate"], retryAfterSeconds: 1 },
@@ -158,6 +166,21 @@ describe("the admin API", () => {
     );
   });
 
+  it("adds a model with a profile, shown in the state", async () => {
+    const created = await admin(emulator, "POST", "/models", {
+      id: "long-context",
+      profile: { maxInputTokens: 200_000, reasoningOutput: true },
+    });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { id: "long-context", profile: { maxInputTokens: 200_000, reasoningOutput: true } },
+    });
+    expect(emulator.state.modelProfiles()["long-context"]).toEqual({
+      maxInputTokens: 200_000,
+      reasoningOutput: true,
+    });
+  });
+
   it("lists and clears the request log", async () => {
     await post(emulator, CHAT, chatBody());
     const { body } = await admin(emulator, "GET", "/requests");
@@ -201,6 +224,12 @@ describe("the admin API", () => {
       "/models",
       { id: "m", prices: { input: -1, output: 1 } },
       "model.prices.input must be a finite number >= 0",
+    ],
+    [
+      "POST",
+      "/models",
+      { id: "m", profile: { maxInputTokens: "big" } },
+      "model.profile.maxInputTokens must be a whole number of tokens ≥ 1 (the context window)",
     ],
     ["POST", "/keys", { secret: DEFAULT_API_KEY }, "key.secret is already in use"],
     ["PUT", "/credit", "{oops", expect.stringContaining("JSON")],

@@ -5,6 +5,7 @@ import {
   EmulatorConfigError,
   EmulatorState,
 } from "../../src/emulator/index.js";
+import { PROFILE_FIELDS } from "../../src/profiles.js";
 
 describe("EmulatorState", () => {
   it("starts from the demo state", () => {
@@ -27,6 +28,31 @@ describe("EmulatorState", () => {
     expect(state.listModels()).toEqual([{ id: "solo", prices: { input: 1, output: 1 } }]);
     expect(state.credit).toBe(2);
     expect(state.listKeys()).toHaveLength(3);
+  });
+
+  it("profiles the demo models with their context windows, for ChatInferenceService's `profiles`", () => {
+    const profiles = new EmulatorState().modelProfiles();
+    expect(Object.keys(profiles)).toEqual(["emulator-chat", "emulator-reasoner"]);
+    expect(profiles["emulator-chat"]).toMatchObject({
+      maxInputTokens: 32_768,
+      maxOutputTokens: 4_096,
+      toolCalling: true,
+      structuredOutput: true,
+      reasoningOutput: false,
+    });
+    expect(profiles["emulator-reasoner"]).toMatchObject({
+      maxInputTokens: 65_536,
+      maxOutputTokens: 8_192,
+      reasoningOutput: true,
+    });
+  });
+
+  it("leaves a model configured without a profile out of modelProfiles()", () => {
+    const state = new EmulatorState({
+      models: [{ id: "plain" }, { id: "small", profile: { maxInputTokens: 1_000 } }],
+    });
+    expect(state.modelProfiles()).toEqual({ small: { maxInputTokens: 1_000 } });
+    expect(state.model("plain")).toEqual({ id: "plain", prices: { input: 1, output: 1 } });
   });
 
   it("gives added keys the Inference Service permission and fresh IDs by default", () => {
@@ -113,6 +139,18 @@ describe("EmulatorState", () => {
     [
       { models: [{ id: "m", prices: { input: 1 } }] },
       "models[0].prices.output must be a finite number >= 0",
+    ],
+    [
+      { models: [{ id: "m", profile: { contextWindow: 8192 } }] },
+      `models[0].profile.contextWindow is not a profile field; a profile has ${PROFILE_FIELDS.join(", ")}`,
+    ],
+    [
+      { models: [{ id: "m", profile: { maxInputTokens: 0 } }] },
+      "models[0].profile.maxInputTokens must be a whole number of tokens ≥ 1 (the context window)",
+    ],
+    [
+      { models: [{ id: "m", profile: { toolCalling: "yes" } }] },
+      "models[0].profile.toolCalling must be true or false",
     ],
     [{ tenants: "all" }, "tenants must be an array"],
     [{ credit: Number.NaN }, "credit must be a finite number"],

@@ -1,0 +1,154 @@
+/** @module Model profiles: what a model can do and how much it can read, as LangChain v1 agents and middleware read it. */
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import { z } from "zod";
+import { ConfigurationError } from "./errors.js";
+
+/**
+ * Profiles by model ID (`ChatInferenceService`) or by Service-Name (`DedicatedEndpointLLM`).
+ * Each entry may be partial: its fields are laid over the model's defaults.
+ *
+ * @example
+ * const profiles: ModelProfiles = {
+ *   "my-hosted-model": { maxInputTokens: 131_072, maxOutputTokens: 8_192, structuredOutput: true },
+ *   "my-reasoner": { maxInputTokens: 65_536, reasoningOutput: true },
+ * };
+ */
+export type ModelProfiles = Readonly<Record<string, ModelProfile>>;
+
+/**
+ * What a hosted model is taken to be when its ID has no entry in `profiles` (and the base every
+ * entry is merged over). The interface document names no models and no limits (§4.2, §8), so:
+ * - `maxInputTokens`, `maxOutputTokens`, `reasoningOutput`: unknown (`undefined`). The key is
+ *   present on purpose: LangChain's summarization and context-editing middleware then refuse a
+ *   fractional limit ("Model profile information is required …") instead of guessing a window
+ *   from the model's name, which for an unknown name is 4,097 tokens.
+ * - `toolCalling`, `toolChoice`: `true`. The surface is chat-completions style (§1); agents and
+ *   this package's structured output (a forced tool call) rely on them.
+ * - `structuredOutput`: `false`, so `createAgent` picks its tool strategy for a `responseFormat`,
+ *   which works wherever tool calling does; `response_format` is not shown by §4.2. Declare
+ *   `true` for a model that honours `json_schema` to get the provider strategy.
+ * - Image, audio, video, PDF inputs and outputs: `false` — §4.2 gives `content` as a string.
+ */
+export const DEFAULT_HOSTED_PROFILE: Readonly<ModelProfile> = Object.freeze({
+  maxInputTokens: undefined,
+  maxOutputTokens: undefined,
+  reasoningOutput: undefined,
+  toolCalling: true,
+  toolChoice: true,
+  structuredOutput: false,
+  imageInputs: false,
+  imageUrlInputs: false,
+  pdfInputs: false,
+  audioInputs: false,
+  videoInputs: false,
+  imageToolMessage: false,
+  pdfToolMessage: false,
+  imageOutputs: false,
+  audioOutputs: false,
+  videoOutputs: false,
+});
+
+/**
+ * What a dedicated endpoint is taken to be when its Service-Name has no entry in `profiles`: text
+ * in, text out (§4.1 takes a `prompt` string), no tools, limits unknown (see
+ * {@link DEFAULT_HOSTED_PROFILE} for why they stay `undefined`).
+ */
+export const DEFAULT_DEDICATED_PROFILE: Readonly<ModelProfile> = Object.freeze({
+  ...DEFAULT_HOSTED_PROFILE,
+  reasoningOutput: false,
+  toolCalling: false,
+  toolChoice: false,
+});
+
+/** The profile of `id`: its entry in `profiles` laid over `defaults`; a fresh object each time. */
+export function resolveProfile(
+  id: string,
+  profiles: ModelProfiles | undefined,
+  defaults: Readonly<ModelProfile>,
+): ModelProfile {
+  // Own keys only: a model ID such as "constructor" must not pick up Object.prototype members.
+  const own = profiles && Object.hasOwn(profiles, id) ? profiles[id] : undefined;
+  return { ...defaults, ...own };
+}
+
+const tokens = z.number().int().positive();
+const flag = z.boolean();
+
+// `satisfies` lists every field of ModelProfile: a field added by @langchain/core fails the typecheck here.
+const profileFields = {
+  maxInputTokens: tokens,
+  maxOutputTokens: tokens,
+  imageInputs: flag,
+  imageUrlInputs: flag,
+  pdfInputs: flag,
+  audioInputs: flag,
+  videoInputs: flag,
+  fileMimeTypes: z.array(z.string().min(1)),
+  imageToolMessage: flag,
+  pdfToolMessage: flag,
+  reasoningOutput: flag,
+  imageOutputs: flag,
+  audioOutputs: flag,
+  videoOutputs: flag,
+  toolCalling: flag,
+  toolChoice: flag,
+  midConversationSystemMessages: flag,
+  midConversationTools: flag,
+  structuredOutput: flag,
+} satisfies Record<keyof ModelProfile, z.ZodType>;
+
+/** The fields a profile may have, for error messages. */
+export const PROFILE_FIELDS: readonly string[] = Object.keys(profileFields);
+
+/** One profile: known fields only, so a misspelt field is reported rather than ignored. */
+export const modelProfileSchema = z.object(profileFields).partial().strict();
+
+/** The `profiles` option: profiles by model ID or Service-Name. */
+export const profilesSchema = z.record(z.string().min(1), modelProfileSchema);
+
+/** What a profile's field must be, worded for error messages. */
+export function expectedOfProfileField(field: string): string {
+  if (field === "maxInputTokens") return "a whole number of tokens ≥ 1 (the context window)";
+  if (field === "maxOutputTokens") return "a whole number of tokens ≥ 1";
+  if (field === "fileMimeTypes") return "an array of MIME types";
+  return "true or false";
+}
+
+/** What each part of `profiles` must be, worded for a `ConfigurationError` (dotted paths, `*` = any key). */
+export const PROFILES_EXPECTED: Readonly<Record<string, string>> = {
+  profiles: 'an object of profiles by model ID, e.g. { "my-model": { maxInputTokens: 131072 } }',
+  "profiles.*": `a profile: an object with some of ${PROFILE_FIELDS.join(", ")}`,
+  ...Object.fromEntries(
+    PROFILE_FIELDS.map((field) => [`profiles.*.${field}`, expectedOfProfileField(field)]),
+  ),
+};
+
+/**
+ * Checks a `profiles` option where it enters; a `ConfigurationError` names the part at fault
+ * (`profiles.<id>.<field>`) and what it must be. Returns it unchanged.
+ */
+export function validateProfiles(profiles: ModelProfiles | undefined): ModelProfiles | undefined {
+  if (profiles === undefined) return undefined;
+  const result = profilesSchema.safeParse(profiles);
+  if (result.success) return profiles;
+  const issue = result.error.issues[0]!;
+  const [id, field] = issue.path.map(String);
+  if (id === undefined) {
+    throw new ConfigurationError("profiles", `\`profiles\` must be ${PROFILES_EXPECTED.profiles}.`);
+  }
+  if (issue.code === "unrecognized_keys") {
+    const option = `profiles.${id}.${issue.keys[0]}`;
+    throw new ConfigurationError(
+      option,
+      `\`${option}\` is not a profile field; a profile has ${PROFILE_FIELDS.join(", ")}.`,
+    );
+  }
+  const option = field === undefined ? `profiles.${id}` : `profiles.${id}.${field}`;
+  const expected =
+    field === undefined ? PROFILES_EXPECTED["profiles.*"] : expectedOfProfileField(field);
+  const got = field === undefined ? profiles[id] : (profiles[id] as Record<string, unknown>)[field];
+  throw new ConfigurationError(
+    option,
+    `\`${option}\` must be ${expected}; got ${JSON.stringify(got) ?? String(got)}.`,
+  );
+}
