@@ -25,6 +25,7 @@ import type { OpenAI } from "openai";
 import { checkChatCompletion } from "./completion.js";
 import { resolveApiKey, resolveBaseURL } from "./config.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
+import { registerContentBlockTranslator } from "./content_blocks.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ConfigurationError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
@@ -79,6 +80,9 @@ export interface ChatInferenceServiceFields
    */
   profiles?: ModelProfiles;
 }
+
+// Before any reply exists: `contentBlocks` of this package's messages finds its translator.
+registerContentBlockTranslator();
 
 function headerValues(headers: unknown): string[] {
   if (!headers || typeof headers !== "object") return [];
@@ -410,7 +414,9 @@ export class ChatInferenceService<
     rawResponse: OpenAI.ChatCompletion,
   ): BaseMessage {
     const converted = super._convertCompletionsMessageToBaseMessage(message, rawResponse);
-    Object.assign(converted.response_metadata, metadataFields(requestMetaOf(rawResponse)));
+    Object.assign(converted.response_metadata, metadataFields(requestMetaOf(rawResponse)), {
+      model_provider: LS_PROVIDER,
+    });
     return converted;
   }
 
@@ -421,6 +427,7 @@ export class ChatInferenceService<
     defaultRole?: OpenAI.Chat.ChatCompletionRole,
   ): BaseMessageChunk {
     const chunk = super._convertCompletionsDeltaToBaseMessageChunk(delta, rawResponse, defaultRole);
+    Object.assign(chunk.response_metadata, { model_provider: LS_PROVIDER });
     const meta = requestMetaOf(rawResponse);
     // Only the first chunk carries them, so concatenated chunks keep one copy of each.
     if (meta && !meta.announced) {

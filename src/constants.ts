@@ -23,5 +23,9 @@ export const PACKAGE_NAME = "langchain-inference-service";
 /** First segment of both models' `lc_namespace`, which serialised models are loaded by. */
 export const LC_NAMESPACE = "langchain_inference_service";
 
-/** `ls_provider` in LangSmith traces and the models' `_llmType()`. */
+/**
+ * The provider's name: `ls_provider` in LangSmith traces, the models' `_llmType()`, replies'
+ * `response_metadata.model_provider` (which picks their content-block translator) and the prefix
+ * of model strings, `"inference-service:<model-id>"`.
+ */
 export const LS_PROVIDER = "inference-service";
