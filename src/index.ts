@@ -36,6 +36,12 @@ export {
   type DedicatedEndpointLLMFields,
   type LLMLangSmithParams,
 } from "./llms.js";
+export { type InitChatInferenceServiceFields, initChatInferenceService } from "./model_string.js";
+export {
+  DEFAULT_DEDICATED_PROFILE,
+  DEFAULT_HOSTED_PROFILE,
+  type ModelProfiles,
+} from "./profiles.js";
 export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
 export {
   type ModelPrice,

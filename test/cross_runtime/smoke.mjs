@@ -9,6 +9,7 @@ import {
   DedicatedEndpointLLM,
   EndpointNotReadyError,
   InferenceServiceError,
+  initChatInferenceService,
   ModelNotFoundError,
   ServiceConnectionError,
   VERSION,
@@ -87,6 +88,19 @@ await check("chat stream", async () => {
   expectEqual(text, `Emulated reply to: "${PROMPT}"`, "streamed text");
   if (chunks < 3) throw new Error(`only ${chunks} chunks`);
   return `${chunks} chunks`;
+});
+
+// The reasoning block relies on core's translator Map on globalThis: checked in every runtime.
+await check("reasoning block and profile, from a model string", async () => {
+  const model = initChatInferenceService("inference-service:emulator-reasoner", {
+    maxRetries: 0,
+    profiles: { "emulator-reasoner": { maxInputTokens: 65536 } },
+  });
+  expectEqual(model.profile.maxInputTokens, 65536, "profile.maxInputTokens");
+  const reply = await model.invoke(PROMPT, { signal: signal() });
+  const types = reply.contentBlocks.map((block) => block.type).join(",");
+  expectEqual(types, "reasoning,text", "contentBlocks types");
+  return types;
 });
 
 await check("dedicated invoke", async () => {
