@@ -1,5 +1,8 @@
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { load } from "@langchain/core/load";
+import { createAgent, summarizationMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ChatInferenceService, type ChatInferenceServiceFields } from "../src/chat_models.js";
 import { createEmulator } from "../src/emulator/index.js";
 import { ConfigurationError } from "../src/errors.js";
@@ -209,5 +212,125 @@ describe("`profiles` validation at construction", () => {
       expect(error.option).toBe(option);
       expect(error.message).toBe(message);
     }
+  });
+});
+
+describe("LangChain v1 agents read the profile (against the emulator)", () => {
+  const SUMMARY_PROMPT = "Context Extraction Assistant"; // in the middleware's summary request
+  const SUMMARY_PREFIX = "Here is a summary of the conversation to date:";
+
+  /** A model as it was before profiles: LangChain then guesses 4,097 tokens from an unknown name. */
+  class WithoutProfile extends ChatInferenceService {
+    override get profile(): ModelProfile {
+      return {};
+    }
+  }
+
+  function setup() {
+    const emulator = createEmulator();
+    const sent: string[] = [];
+    const fields = (profiles?: ChatInferenceServiceFields["profiles"]) => ({
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      maxRetries: 0,
+      profiles,
+      fetch: ((input, init) => {
+        sent.push(String(init?.body));
+        return emulator.fetch(input, init);
+      }) satisfies ChatInferenceServiceFields["fetch"],
+    });
+    return { emulator, sent, fields };
+  }
+
+  /** Six long notes and short acknowledgements, then a question: about 700 tokens as LangChain counts. */
+  const conversation = () => [
+    ...Array.from({ length: 6 }, (_, i) => [
+      {
+        role: "user",
+        content: `Note ${i}: ${"the quarterly report covers revenue, costs and hiring plans in detail. ".repeat(5)}`,
+      },
+      { role: "assistant", content: `Noted ${i}.` },
+    ]).flat(),
+    { role: "user", content: "What did note 5 say?" },
+  ];
+
+  async function runAgent(model: ChatInferenceService, fraction: number) {
+    const agent = createAgent({
+      model,
+      tools: [],
+      middleware: [
+        summarizationMiddleware({ model, trigger: { fraction }, keep: { messages: 3 } }),
+      ],
+    });
+    return agent.invoke({ messages: conversation() });
+  }
+
+  it("summarization triggers at a fraction of the declared maxInputTokens (1,000), not of a guessed window", async () => {
+    const { emulator, sent, fields } = setup();
+    const profiles = { "emulator-chat": { maxInputTokens: 1_000 } };
+    const { messages } = await runAgent(
+      new ChatInferenceService("emulator-chat", fields(profiles)),
+      0.5,
+    );
+
+    // Two requests: the summary, then the agent's turn on the summary and the 3 kept messages.
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toContain(SUMMARY_PROMPT);
+    const turn = JSON.parse(sent[1]!) as { messages: Array<{ content: string }> };
+    expect(turn.messages).toHaveLength(4);
+    expect(turn.messages[0]?.content).toMatch(new RegExp(`^${SUMMARY_PREFIX}`));
+    expect(messages[0]?.content).toMatch(new RegExp(`^${SUMMARY_PREFIX}`));
+    const [summaryCall, agentCall] = emulator.state.requests();
+    expect(agentCall!.promptTokens).toBeLessThan(summaryCall!.promptTokens / 3);
+
+    // Control: the same agent on a model without a profile would not have summarized (4,097 × 0.5).
+    const control = setup();
+    await runAgent(new WithoutProfile("emulator-chat", control.fields(profiles)), 0.5);
+    expect(control.sent).toHaveLength(1);
+    expect(control.sent[0]).not.toContain(SUMMARY_PROMPT);
+  });
+
+  it("with the emulator's own profile (32,768 tokens), 5 % is not reached where a guessed 4,097 would be", async () => {
+    const { sent, fields } = setup();
+    const profiles = createEmulator().state.modelProfiles();
+    await runAgent(new ChatInferenceService("emulator-chat", fields(profiles)), 0.05);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toContain(SUMMARY_PROMPT);
+
+    const control = setup();
+    await runAgent(new WithoutProfile("emulator-chat", control.fields(profiles)), 0.05);
+    expect(control.sent).toHaveLength(2);
+    expect(control.sent[0]).toContain(SUMMARY_PROMPT);
+  });
+
+  it("an undeclared context window makes a fractional trigger fail before any request", async () => {
+    const { sent, fields } = setup();
+    await expect(
+      runAgent(new ChatInferenceService("emulator-chat", fields()), 0.5),
+    ).rejects.toThrow("Model profile information is required to use fractional token limits");
+    expect(sent).toHaveLength(0);
+  });
+
+  it("createAgent asks for json_schema when the profile declares structuredOutput, else forces a tool", async () => {
+    const schema = z.object({ answer: z.string() });
+    const ask = async (profiles?: ChatInferenceServiceFields["profiles"]) => {
+      const { sent, fields } = setup();
+      const agent = createAgent({
+        model: new ChatInferenceService("emulator-chat", fields(profiles)),
+        tools: [],
+        responseFormat: schema,
+      });
+      const result = await agent.invoke({ messages: [{ role: "user", content: "Say hi" }] });
+      expect(schema.safeParse(result.structuredResponse).success).toBe(true);
+      return JSON.parse(sent[0]!) as Record<string, unknown>;
+    };
+
+    const provider = await ask({ "emulator-chat": { structuredOutput: true } });
+    expect(provider).toMatchObject({ response_format: { type: "json_schema" } });
+    expect(provider).not.toHaveProperty("tools");
+
+    const byTool = await ask();
+    expect(byTool).toMatchObject({ tool_choice: "required", tools: [{ type: "function" }] });
+    expect(byTool).not.toHaveProperty("response_format");
   });
 });
