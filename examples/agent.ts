@@ -1,9 +1,9 @@
-/** @module A tool-calling agent (`createAgent` from langchain) with two tools. */
+/** @module A tool-calling agent (`createAgent` from langchain) with two tools and summarization sized by the model's profile. */
 import { tool } from "@langchain/core/tools";
-import { createAgent } from "langchain";
+import { createAgent, summarizationMiddleware } from "langchain";
 import { ChatInferenceService } from "langchain-inference-service";
 import { z } from "zod";
-import { type Log, MODEL, runIfMain } from "./connection.js";
+import { type Connection, type Log, MODEL, runIfMain } from "./connection.js";
 
 const getWeather = tool(async ({ city }) => `It is 18°C and sunny in ${city}.`, {
   name: "get_weather",
@@ -24,11 +24,24 @@ const convertCurrency = tool(
   },
 );
 
-export async function main(log: Log = console.log): Promise<void> {
+export async function main(log: Log = console.log, connection?: Connection): Promise<void> {
+  // The service publishes no context windows: declare your models' in `profiles` (here, against
+  // the emulator, its catalogue's). Summarization then starts at 80 % of the model's window.
+  const profiles = connection?.emulator?.state.modelProfiles() ?? {};
+  const model = new ChatInferenceService(MODEL, { temperature: 0, profiles });
+  const window = model.profile.maxInputTokens;
+  log(`context window of ${MODEL}: ${window ?? "not declared"} tokens`);
   const agent = createAgent({
-    model: new ChatInferenceService(MODEL, { temperature: 0 }),
+    model,
     tools: [getWeather, convertCurrency],
     systemPrompt: "You are a helpful travel assistant. Use the tools.",
+    middleware: [
+      summarizationMiddleware({
+        model,
+        trigger: window ? { fraction: 0.8 } : { tokens: 8_000 },
+        keep: { messages: 20 },
+      }),
+    ],
   });
 
   for (const question of ["What is the weather in Paris?", "Convert 100 EUR to USD"]) {

@@ -18,7 +18,7 @@ type Section = [title: string, run: (log: Log, connection: Connection) => Promis
 const SECTIONS: Section[] = [
   ["LCEL chain: prompt → ChatInferenceService → parser", chain],
   ["Streaming", streaming],
-  ["Tool-calling agent (createAgent, two tools)", agent],
+  ["Agent: createAgent, two tools, summarization sized by the profile", agent],
   ["RAG: retriever + prompt that cites its context", rag],
   ["Structured output with a zod schema", structuredOutput],
   ["Dedicated endpoint (Service-Name), Pending and waitForReady", dedicatedEndpoint],

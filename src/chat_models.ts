@@ -146,9 +146,41 @@ function headerValues(headers: unknown): string[] {
  * ```
  * For cost and budgets across calls, chains and agents, see `UsageTracker` and `withUsage`.
  *
- * ## Reasoning models
- * `reasoning_content` from the service lands in `additional_kwargs.reasoning_content`, for
- * invoke and for each streamed chunk.
+ * ## Model profile
+ * LangChain v1 agents and middleware read `model.profile` (summarization triggers on
+ * `maxInputTokens`, `createAgent` picks its structured-output strategy from `structuredOutput`).
+ * The service publishes no limits, so declare them per model ID; an entry may be partial:
+ * ```ts
+ * const model = new ChatInferenceService("emulator-reasoner", {
+ *   profiles: { "emulator-reasoner": { maxInputTokens: 65_536, maxOutputTokens: 8_192, reasoningOutput: true } },
+ * });
+ * console.log(model.profile);
+ * // { maxInputTokens: 65536, maxOutputTokens: 8192, reasoningOutput: true, toolCalling: true,
+ * //   toolChoice: true, structuredOutput: false, imageInputs: false, … }
+ * ```
+ * A model ID without an entry gets `DEFAULT_HOSTED_PROFILE`: tools on, `structuredOutput: false`,
+ * text only, and `maxInputTokens: undefined`, so fractional limits fail loudly instead of guessing.
+ * The emulator's models: `profiles: emulator.state.modelProfiles()`.
+ *
+ * ## Reasoning models and standard content blocks
+ * `reasoning_content` from the service is a standard `reasoning` block of `contentBlocks` (invoke
+ * and each streamed chunk), and stays in `additional_kwargs.reasoning_content`:
+ * ```ts
+ * const reply = await new ChatInferenceService("emulator-reasoner").invoke("Is 17 prime?");
+ * console.log(reply.contentBlocks);
+ * // [
+ * //   { type: 'reasoning', reasoning: 'Thinking about "Is 17 prime?". No tool, context or schema applies, so I will reply directly.' },
+ * //   { type: 'text', text: 'Emulated reply to: "Is 17 prime?"' }
+ * // ]
+ * ```
+ * With `outputVersion: "v1"` (option, call option, or env `LC_OUTPUT_VERSION=v1`) `content` is
+ * those blocks and `reply.text` the answer; a v1 stream concatenates into one block of each kind.
+ *
+ * ## From a model string
+ * ```ts
+ * const model = initChatInferenceService("inference-service:emulator-chat", { temperature: 0 });
+ * ```
+ * LangChain's `initChatModel` has no way to add a provider, so it cannot build this class.
  *
  * ## Errors
  * Every failure is a subclass of `InferenceServiceError` with `status`, `code`, `requestId`,

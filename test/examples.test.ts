@@ -51,6 +51,7 @@ describe("examples", () => {
 
   it("agent calls both tools with arguments from the question and answers with their results", async () => {
     const out = await output(agent);
+    expect(out).toContain("context window of emulator-chat: 32768 tokens");
     expect(out).toContain('tool call: get_weather({"city":"Paris"})');
     expect(out).toContain('tool call: convert_currency({"amount":100,"from":"EUR","to":"USD"})');
     expect(out).toContain("It is 18°C and sunny in Paris.");
