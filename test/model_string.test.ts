@@ -2,11 +2,12 @@ import { initChatModel } from "langchain";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ChatInferenceService } from "../src/chat_models.js";
 import { createEmulator, type InProcessEmulator } from "../src/emulator/index.js";
-import { ConfigurationError, ModelNotFoundError } from "../src/errors.js";
+import { ModelNotFoundError } from "../src/errors.js";
 import {
   type InitChatInferenceServiceFields,
   initChatInferenceService,
 } from "../src/model_string.js";
+import { configurationError } from "./helpers/errors.js";
 
 let emulator: InProcessEmulator;
 let models: unknown[];
@@ -25,16 +26,6 @@ const connection = (): InitChatInferenceServiceFields => ({
     return emulator.fetch(input, init);
   },
 });
-
-function configError(build: () => unknown): ConfigurationError {
-  try {
-    build();
-  } catch (error) {
-    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
-    return error as ConfigurationError;
-  }
-  throw new Error("expected a ConfigurationError");
-}
 
 describe("initChatInferenceService", () => {
   it('builds a ChatInferenceService from "inference-service:<model-id>" and sends that ID', async () => {
@@ -123,7 +114,7 @@ describe("initChatInferenceService", () => {
   ])(
     "rejects %s with a ConfigurationError naming the option",
     (_case, spec, fields, option, message) => {
-      const error = configError(() =>
+      const error = configurationError(() =>
         initChatInferenceService(spec as string, { ...connection(), ...fields }),
       );
       expect(error.option).toBe(option);

@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ChatInferenceService, type ChatInferenceServiceFields } from "../src/chat_models.js";
 import { createEmulator } from "../src/emulator/index.js";
-import { ConfigurationError } from "../src/errors.js";
 import { DedicatedEndpointLLM, type DedicatedEndpointLLMFields } from "../src/llms.js";
 import {
   DEFAULT_DEDICATED_PROFILE,
@@ -13,6 +12,7 @@ import {
   PROFILE_FIELDS,
   resolveProfile,
 } from "../src/profiles.js";
+import { configurationError } from "./helpers/errors.js";
 
 const BASE = "https://svc.example/inference/v1";
 const chat = (model: string, fields: Omit<ChatInferenceServiceFields, "model"> = {}) =>
@@ -24,16 +24,6 @@ const endpoint = (fields: DedicatedEndpointLLMFields = {}) =>
     serviceName: "t-1.summarizer",
     ...fields,
   });
-
-function configError(build: () => unknown): ConfigurationError {
-  try {
-    build();
-  } catch (error) {
-    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
-    return error as ConfigurationError;
-  }
-  throw new Error("expected a ConfigurationError");
-}
 
 describe("ChatInferenceService.profile", () => {
   it("gives a model without an entry the hosted defaults: tools on, structured output off, limits unknown", () => {
@@ -208,7 +198,7 @@ describe("`profiles` validation at construction", () => {
       () => chat("m", { profiles: profiles as never }),
       () => endpoint({ profiles: profiles as never }),
     ]) {
-      const error = configError(build);
+      const error = configurationError(build);
       expect(error.option).toBe(option);
       expect(error.message).toBe(message);
     }
