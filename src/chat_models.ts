@@ -30,12 +30,7 @@ import { asServiceError, type FailureContext, toServiceError } from "./error_map
 import { ConfigurationError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateChatOptions } from "./options.js";
-import {
-  DEFAULT_HOSTED_PROFILE,
-  type ModelProfiles,
-  resolveProfile,
-  validateProfiles,
-} from "./profiles.js";
+import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "./profiles.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tagStream } from "./stream.js";
@@ -256,7 +251,6 @@ export class ChatInferenceService<
       );
     }
     const { maxRetries, retry } = validateChatOptions(fields);
-    const profiles = validateProfiles(fields.profiles);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
     const { configuration = {}, fetch, ...rest } = fields;
@@ -288,7 +282,7 @@ export class ChatInferenceService<
     } as BaseChatOpenAIFields);
     this.organization = undefined;
     this.baseURL = baseURL;
-    this.profiles = profiles;
+    this.profiles = fields.profiles;
     this.#failureContext = failureContext;
     this.caller = new ServiceCaller({
       maxRetries,

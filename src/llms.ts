@@ -26,12 +26,7 @@ import {
 import { EndpointNotReadyError, InferenceServiceError } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateDedicatedEndpointOptions } from "./options.js";
-import {
-  DEFAULT_DEDICATED_PROFILE,
-  type ModelProfiles,
-  resolveProfile,
-  validateProfiles,
-} from "./profiles.js";
+import { DEFAULT_DEDICATED_PROFILE, type ModelProfiles, resolveProfile } from "./profiles.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tagStream } from "./stream.js";
 import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
@@ -283,7 +278,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {
     const { maxRetries, retry } = validateDedicatedEndpointOptions(fields);
-    const profiles = validateProfiles(fields.profiles);
     const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
@@ -302,7 +296,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     this.modelKwargs = fields.modelKwargs ?? {};
     this.waitForReady = fields.waitForReady ?? 0;
     this.retry = retry;
-    this.profiles = profiles;
+    this.profiles = fields.profiles;
     this.#secrets = [apiKey];
     this.#client = new OpenAI({
       apiKey,

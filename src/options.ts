@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ConfigurationError } from "./errors.js";
+import { type ModelProfiles, PROFILES_EXPECTED, profilesSchema } from "./profiles.js";
 import { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
 
 /** A schema and the words its problems are reported in. */
@@ -85,6 +86,7 @@ export interface CommonOptions {
   maxConcurrency?: number;
   timeout?: number;
   retry?: RetryOptions;
+  profiles?: ModelProfiles;
 }
 
 const milliseconds = z.number().nonnegative();
@@ -103,6 +105,7 @@ const commonSchema = z.object({
     })
     .strict()
     .optional(),
+  profiles: profilesSchema.optional(),
 });
 
 const COMMON_EXPECTED = {
@@ -111,6 +114,7 @@ const COMMON_EXPECTED = {
   timeout: "a number of milliseconds > 0",
   retry: "an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0)",
   "retry.*": "a number of milliseconds ≥ 0",
+  ...PROFILES_EXPECTED,
 };
 
 /** The shared options checked, with their defaults applied. */

@@ -1,7 +1,6 @@
 /** @module Model profiles: what a model can do and how much it can read, as LangChain v1 agents and middleware read it. */
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { z } from "zod";
-import { ConfigurationError } from "./errors.js";
 
 /**
  * Profiles by model ID (`ChatInferenceService`) or by Service-Name (`DedicatedEndpointLLM`).
@@ -104,7 +103,7 @@ export const PROFILE_FIELDS: readonly string[] = Object.keys(profileFields);
 export const modelProfileSchema = z.object(profileFields).partial().strict();
 
 /** The `profiles` option: profiles by model ID or Service-Name. */
-export const profilesSchema = z.record(z.string().min(1), modelProfileSchema);
+export const profilesSchema = z.record(z.string(), modelProfileSchema);
 
 /** What a profile's field must be, worded for error messages. */
 export function expectedOfProfileField(field: string): string {
@@ -122,33 +121,3 @@ export const PROFILES_EXPECTED: Readonly<Record<string, string>> = {
     PROFILE_FIELDS.map((field) => [`profiles.*.${field}`, expectedOfProfileField(field)]),
   ),
 };
-
-/**
- * Checks a `profiles` option where it enters; a `ConfigurationError` names the part at fault
- * (`profiles.<id>.<field>`) and what it must be. Returns it unchanged.
- */
-export function validateProfiles(profiles: ModelProfiles | undefined): ModelProfiles | undefined {
-  if (profiles === undefined) return undefined;
-  const result = profilesSchema.safeParse(profiles);
-  if (result.success) return profiles;
-  const issue = result.error.issues[0]!;
-  const [id, field] = issue.path.map(String);
-  if (id === undefined) {
-    throw new ConfigurationError("profiles", `\`profiles\` must be ${PROFILES_EXPECTED.profiles}.`);
-  }
-  if (issue.code === "unrecognized_keys") {
-    const option = `profiles.${id}.${issue.keys[0]}`;
-    throw new ConfigurationError(
-      option,
-      `\`${option}\` is not a profile field; a profile has ${PROFILE_FIELDS.join(", ")}.`,
-    );
-  }
-  const option = field === undefined ? `profiles.${id}` : `profiles.${id}.${field}`;
-  const expected =
-    field === undefined ? PROFILES_EXPECTED["profiles.*"] : expectedOfProfileField(field);
-  const got = field === undefined ? profiles[id] : (profiles[id] as Record<string, unknown>)[field];
-  throw new ConfigurationError(
-    option,
-    `\`${option}\` must be ${expected}; got ${JSON.stringify(got) ?? String(got)}.`,
-  );
-}

@@ -161,7 +161,7 @@ describe("`profiles` validation at construction", () => {
       "a misspelt field",
       { m: { contextWindow: 8_192 } },
       "profiles.m.contextWindow",
-      `\`profiles.m.contextWindow\` is not a profile field; a profile has ${PROFILE_FIELDS.join(", ")}.`,
+      `\`profiles.m.contextWindow\` is not an option: \`profiles.m\` must be a profile: an object with some of ${PROFILE_FIELDS.join(", ")}.`,
     ],
     [
       "a context window of 0",
@@ -182,6 +182,12 @@ describe("`profiles` validation at construction", () => {
       '`profiles.qwen2.5-7b.toolCalling` must be true or false; got "yes".',
     ],
     [
+      "a MIME type that is not a string",
+      { m: { fileMimeTypes: ["text/plain", 7] } },
+      "profiles.m.fileMimeTypes",
+      '`profiles.m.fileMimeTypes` must be an array of MIME types; got ["text/plain",7].',
+    ],
+    [
       "a profile that is not an object",
       { m: 128_000 },
       "profiles.m",
@@ -191,7 +197,7 @@ describe("`profiles` validation at construction", () => {
       "an array instead of a map",
       [{ maxInputTokens: 1 }],
       "profiles",
-      '`profiles` must be an object of profiles by model ID, e.g. { "my-model": { maxInputTokens: 131072 } }.',
+      '`profiles` must be an object of profiles by model ID, e.g. { "my-model": { maxInputTokens: 131072 } }; got [{"maxInputTokens":1}].',
     ],
   ])("rejects %s, naming the option", (_case, profiles, option, message) => {
     for (const build of [
