@@ -1,0 +1,187 @@
+/**
+ * @module The behaviour every `UsageStore` must share, run against the in-memory store and
+ * against a real Redis (the Lua scripts mirror the TypeScript, and these cases keep them equal).
+ */
+import { describe, expect, it } from "vitest";
+import type { RateTake, UsageStore } from "../../src/usage_store.js";
+
+/** Requests per millisecond for `perSecond` requests a second. */
+const perSecond = (n: number) => n / 1000;
+
+const TAKE: Omit<RateTake, "now"> = {
+  requestRate: perSecond(10),
+  burst: 1,
+  tokens: 0,
+  recoveryMs: 10_000,
+  learn: true,
+};
+
+export function describeStoreContract(
+  name: string,
+  makeStore: () => UsageStore | Promise<UsageStore>,
+) {
+  describe(`${name}: budgets`, () => {
+    it("grants reservations while they fit and refuses the next without changing anything", async () => {
+      const store = await makeStore();
+      const outcomes = [];
+      for (const id of ["a", "b", "c", "d"]) {
+        outcomes.push(await store.reserve("b1", { id, amount: 1, budget: 3 }));
+      }
+      expect(outcomes.map((o) => o.ok)).toEqual([true, true, true, false]);
+      expect(outcomes[3]).toEqual({ ok: false, spent: 0, reserved: 3 });
+      expect(await store.budgetState("b1")).toEqual({ spent: 0, reserved: 3 });
+    });
+
+    it("grants exactly ⌊budget / amount⌋ of 100 reservations made at once", async () => {
+      const store = await makeStore();
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          store.reserve("b2", { id: `r${i}`, amount: 1, budget: 30 }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(30);
+      expect(await store.budgetState("b2")).toEqual({ spent: 0, reserved: 30 });
+    });
+
+    it("fills a budget exactly despite float noise (3 × 0.1 against 0.3)", async () => {
+      const store = await makeStore();
+      const granted = [];
+      for (const id of ["x", "y", "z", "w"]) {
+        granted.push((await store.reserve("b3", { id, amount: 0.1, budget: 0.3 })).ok);
+      }
+      expect(granted).toEqual([true, true, true, false]);
+    });
+
+    it("settles a hold to the real cost, releases one at zero, and charges an unknown one in full", async () => {
+      const store = await makeStore();
+      await store.reserve("b4", { id: "a", amount: 5, budget: 10 });
+      await store.reserve("b4", { id: "b", amount: 5, budget: 10 });
+      expect((await store.reserve("b4", { id: "c", amount: 1, budget: 10 })).ok).toBe(false);
+      await store.settle("b4", "a", 1.25);
+      await store.settle("b4", "b", 0);
+      expect(await store.budgetState("b4")).toEqual({ spent: 1.25, reserved: 0 });
+      await store.settle("b4", "gone", 0.5);
+      await store.charge("b4", 0.25);
+      expect(await store.budgetState("b4")).toEqual({ spent: 2, reserved: 0 });
+    });
+
+    it("refuses everything once spent reaches the budget, and a budget of 0 at once", async () => {
+      const store = await makeStore();
+      await store.charge("b5", 2);
+      expect((await store.reserve("b5", { id: "a", amount: 0, budget: 2 })).ok).toBe(false);
+      expect((await store.reserve("b6", { id: "a", amount: 0, budget: 0 })).ok).toBe(false);
+    });
+
+    it("reset forgets spend but keeps the holds of calls in flight", async () => {
+      const store = await makeStore();
+      await store.charge("b7", 3);
+      await store.reserve("b7", { id: "a", amount: 2, budget: 10 });
+      await store.resetBudget("b7");
+      expect(await store.budgetState("b7")).toEqual({ spent: 0, reserved: 2 });
+      await store.settle("b7", "a", 1);
+      expect(await store.budgetState("b7")).toEqual({ spent: 1, reserved: 0 });
+    });
+
+    it("keeps budgets of different keys apart", async () => {
+      const store = await makeStore();
+      await store.charge("k1", 3);
+      expect(await store.budgetState("k2")).toEqual({ spent: 0, reserved: 0 });
+    });
+  });
+
+  describe(`${name}: rate limits`, () => {
+    it("spaces requests at the rate, burst 1: slots at 0, 100, 200 … ms", async () => {
+      const store = await makeStore();
+      const waits = [];
+      for (let i = 0; i < 5; i++)
+        waits.push((await store.takeRate("r1", { ...TAKE, now: 1000 })).waitMs);
+      expect(waits).toEqual([0, 100, 200, 300, 400]);
+    });
+
+    it("lets `burst` requests go at once after an idle spell", async () => {
+      const store = await makeStore();
+      const waits = [];
+      for (let i = 0; i < 5; i++) {
+        waits.push((await store.takeRate("r2", { ...TAKE, burst: 3, now: 1000 })).waitMs);
+      }
+      expect(waits).toEqual([0, 0, 0, 100, 200]);
+      // After a long idle spell the bucket is full again.
+      expect((await store.takeRate("r2", { ...TAKE, burst: 3, now: 60_000 })).waitMs).toBe(0);
+    });
+
+    it("paces tokens: a request waits until the tokens before it are paid for", async () => {
+      const store = await makeStore();
+      const take = { ...TAKE, requestRate: undefined, tokenRate: 1, learn: false }; // 1 token/ms
+      const waits = [];
+      for (const tokens of [500, 300, 100]) {
+        waits.push((await store.takeRate("r3", { ...take, tokens, now: 0 })).waitMs);
+      }
+      expect(waits).toEqual([0, 500, 800]);
+    });
+
+    it("pauses for Retry-After and cuts the rate once per epoch", async () => {
+      const store = await makeStore();
+      const first = await store.takeRate("r4", { ...TAKE, now: 10_000 });
+      await store.takeRate("r4", { ...TAKE, now: 10_000 });
+      const penalty = {
+        pauseMs: 2000,
+        decrease: 0.5,
+        requestRate: perSecond(10),
+        recoveryMs: 10_000,
+      };
+      const epoch = await store.penalizeRate("r4", { ...penalty, now: 10_050, epoch: first.epoch });
+      expect(epoch).toBe(first.epoch + 1);
+      // A second 429 from the same round does not cut again.
+      expect(await store.penalizeRate("r4", { ...penalty, now: 10_060, epoch: first.epoch })).toBe(
+        epoch,
+      );
+      const after = [];
+      for (let i = 0; i < 3; i++) after.push(await store.takeRate("r4", { ...TAKE, now: 10_100 }));
+      // Paused until 12,060 (the later 429's Retry-After counts too), then 1/s: half of the 2/s
+      // observed going out, which is lower than the configured 10/s.
+      expect(after.map((g) => g.waitMs)).toEqual([1960, 2960, 3960]);
+      expect(after.every((g) => g.epoch === epoch)).toBe(true);
+    });
+
+    it("recovers linearly after a cut: the cut rate doubles every recoveryMs", async () => {
+      const store = await makeStore();
+      const { epoch } = await store.takeRate("r5", { ...TAKE, now: 0 });
+      await store.penalizeRate("r5", {
+        now: 0,
+        pauseMs: 0,
+        epoch,
+        decrease: 0.5,
+        requestRate: perSecond(10),
+        recoveryMs: 10_000,
+      });
+      // Observed 1 request in the last second → cut to 0.5/s, back to 1/s after 10 s.
+      const a = await store.takeRate("r5", { ...TAKE, now: 10_000 });
+      const b = await store.takeRate("r5", { ...TAKE, now: 10_000 });
+      expect(a.waitMs).toBe(0);
+      expect(b.waitMs).toBeCloseTo(1000, 6);
+    });
+
+    it("learns a rate from the first 429 when none is configured", async () => {
+      const store = await makeStore();
+      const take = { ...TAKE, requestRate: undefined };
+      let epoch = 0;
+      for (let i = 0; i < 20; i++)
+        epoch = (await store.takeRate("r6", { ...take, now: 5_000 })).epoch;
+      expect((await store.takeRate("r6", { ...take, now: 5_000 })).waitMs).toBe(0); // unlimited so far
+      await store.penalizeRate("r6", {
+        now: 5_000,
+        pauseMs: 0,
+        epoch,
+        decrease: 0.5,
+        recoveryMs: 10_000,
+      });
+      // 21 slots in the last second → learned 10.5/s; slots now ~95 ms apart.
+      const waits = [];
+      for (let i = 0; i < 3; i++)
+        waits.push((await store.takeRate("r6", { ...take, now: 5_000 })).waitMs);
+      expect(waits[0]).toBe(0);
+      expect(waits[1]).toBeCloseTo(1000 / 10.5, 6);
+      expect(waits[2]).toBeCloseTo(2000 / 10.5, 6);
+    });
+  });
+}
