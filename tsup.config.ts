@@ -1,11 +1,12 @@
 import { defineConfig } from "tsup";
 
-// Three entries: the runtime-neutral main entry, and the Node-only emulator and CLI
+// Four entries: the runtime-neutral main entry, and the Node-only emulator, Redis store and CLI
 // behind their own subpaths (STYLE.md convention 3).
 export default defineConfig({
   entry: {
     index: "src/index.ts",
     "emulator/index": "src/emulator/index.ts",
+    redis: "src/redis_store.ts",
     cli: "src/cli/bin.ts",
   },
   format: ["esm", "cjs"],

@@ -238,8 +238,12 @@ export class ConfigurationError extends serviceNs.brand(LangChainError, "configu
 export interface BudgetExceededErrorInit {
   /** The `budget` the tracker was given, in the unit of its prices. */
   budget: number;
-  /** What the tracker had counted when it refused the call. */
+  /** Cost settled so far (by every process sharing the budget). */
   spent: number;
+  /** Worst-case cost held by calls in flight when the call was refused. @default 0 */
+  reserved?: number;
+  /** The refused call's own worst-case cost (prompt estimate plus `max_tokens`). */
+  requested?: number;
   /** Unit label of prices and budget, e.g. `"credit"`. */
   currency?: string;
   /** The model ID or Service-Name of the refused call. */
@@ -247,28 +251,78 @@ export interface BudgetExceededErrorInit {
 }
 
 /**
- * A `UsageTracker`'s local budget was spent, so the next call was refused before any request was
- * sent. A guard only: the service's Wallet is authoritative and ends calls with a 403
- * `insufficient_user_quota` ({@link InsufficientCreditError}, §2, §7).
+ * A `UsageTracker`'s budget could not hold the next call's worst-case cost, so the call was
+ * refused before any request was sent. A guard only: the service's Wallet is authoritative and
+ * ends calls with a 403 `insufficient_user_quota` ({@link InsufficientCreditError}, §2, §7).
  */
 export class BudgetExceededError extends serviceNs.brand(LangChainError, "budget-exceeded") {
   override readonly name = "BudgetExceededError";
+  readonly code = "budget_exceeded";
   readonly budget: number;
   readonly spent: number;
+  readonly reserved: number;
+  readonly requested?: number;
   readonly currency?: string;
   readonly model?: string;
+  readonly hint: string;
 
   constructor(init: BudgetExceededErrorInit) {
     const unit = init.currency ? ` ${init.currency}` : "";
     const amount = (n: number) => `${Number(n.toPrecision(6))}${unit}`;
     const call = init.model ? `the call to "${init.model}"` : "the call";
+    const reserved = init.reserved ?? 0;
+    const held = reserved > 0 ? `, ${amount(reserved)} held by calls in flight` : "";
+    const asked = init.requested !== undefined ? ` (up to ${amount(init.requested)})` : "";
+    const hint =
+      "Raise `budget`, lower `maxTokens` (a call holds its worst case until it settles), or start a new tracker; the service's Wallet stays authoritative.";
     super(
-      `Usage budget spent: ${amount(init.spent)} of ${amount(init.budget)}; ${call} was not sent. Raise \`budget\` or start a new tracker (the service's Wallet stays authoritative).`,
+      `Usage budget reached: spent ${amount(init.spent)} of ${amount(init.budget)}${held}; ${call}${asked} was not sent. ${hint}`,
     );
     this.budget = init.budget;
     this.spent = init.spent;
+    this.reserved = reserved;
+    this.requested = init.requested;
     this.currency = init.currency;
     this.model = init.model;
+    this.hint = hint;
+    stampRetryable(this, false);
+  }
+}
+
+/** What {@link UsageStoreError} reports. */
+export interface UsageStoreErrorInit {
+  /** Which store failed, e.g. `"redis"`. */
+  store: string;
+  /** What the store was doing, e.g. `"reserve"`. */
+  operation: string;
+  cause?: unknown;
+}
+
+/**
+ * The store that holds a shared budget or rate limit (Redis) could not be reached or answered
+ * with an error, so the call was not sent: without the store no process can tell whether the
+ * budget still holds it. Configure the store with `failOpen: true` to send calls unguarded while
+ * it is down instead.
+ */
+export class UsageStoreError extends serviceNs.brand(LangChainError, "usage-store") {
+  override readonly name = "UsageStoreError";
+  readonly code = "usage_store_unavailable";
+  readonly store: string;
+  readonly operation: string;
+  readonly hint: string;
+  declare readonly cause?: unknown;
+
+  constructor(init: UsageStoreErrorInit) {
+    const reason =
+      init.cause instanceof Error ? init.cause.message : init.cause ? String(init.cause) : "";
+    const hint = `Check that ${init.store} is up and reachable, or set \`failOpen: true\` on the store to send calls unguarded while it is down.`;
+    super(
+      `The usage store (${init.store}) failed during ${init.operation}${reason ? `: ${reason}` : ""}; the call was not sent. ${hint}`,
+    );
+    this.store = init.store;
+    this.operation = init.operation;
+    this.hint = hint;
+    Object.defineProperty(this, "cause", { value: init.cause, enumerable: false });
     stampRetryable(this, false);
   }
 }
