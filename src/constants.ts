@@ -29,3 +29,9 @@ export const LC_NAMESPACE = "langchain_inference_service";
  * of model strings, `"inference-service:<model-id>"`.
  */
 export const LS_PROVIDER = "inference-service";
+
+/** Brand of a `RateLimiter` (global symbol registry: recognised across two copies of the package). */
+export const RATE_LIMITER_BRAND = Symbol.for("langchain-inference-service.rate-limiter");
+
+/** Brand of a handler that guards spend from the models' call path (a `UsageTracker`). */
+export const SPEND_GUARD_BRAND = Symbol.for("langchain-inference-service.spend-guard");

@@ -4,9 +4,11 @@
  * naming the option and saying what it must be.
  */
 import { z } from "zod";
+import { RATE_LIMITER_BRAND } from "./constants.js";
 import { ConfigurationError } from "./errors.js";
 import { type ModelProfiles, PROFILES_EXPECTED, profilesSchema } from "./profiles.js";
 import { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
+import type { UsageStore } from "./usage_store.js";
 
 /** A schema and the words its problems are reported in. */
 export interface OptionsSpec {
@@ -87,9 +89,30 @@ export interface CommonOptions {
   timeout?: number;
   retry?: RetryOptions;
   profiles?: ModelProfiles;
+  rateLimiter?: unknown;
 }
 
 const milliseconds = z.number().nonnegative();
+
+/** A value carrying a brand from the global symbol registry (so a second copy of the package passes). */
+function branded(brand: symbol) {
+  return (value: unknown) =>
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[brand] === true;
+}
+
+/** What a `UsageStore` must have: its methods, checked by name (users may write their own). */
+function isUsageStore(value: unknown): value is UsageStore {
+  const store = value as Record<string, unknown> | null;
+  return (
+    typeof store === "object" &&
+    store !== null &&
+    ["reserve", "settle", "charge", "budgetState", "resetBudget", "takeRate", "penalizeRate"].every(
+      (method) => typeof store[method] === "function",
+    )
+  );
+}
 
 const commonSchema = z.object({
   maxRetries: z.number().int().nonnegative().optional(),
@@ -106,6 +129,7 @@ const commonSchema = z.object({
     .strict()
     .optional(),
   profiles: profilesSchema.optional(),
+  rateLimiter: z.custom(branded(RATE_LIMITER_BRAND)).optional(),
 });
 
 const COMMON_EXPECTED = {
@@ -115,6 +139,7 @@ const COMMON_EXPECTED = {
   retry: "an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0)",
   "retry.*": "a number of milliseconds ≥ 0",
   ...PROFILES_EXPECTED,
+  rateLimiter: "a RateLimiter (new RateLimiter({ requestsPerMinute, … }))",
 };
 
 /** The shared options checked, with their defaults applied. */
@@ -195,6 +220,9 @@ export function validateDiagnoseOptions(options: { timeout?: number }): void {
   );
 }
 
+const STORE_EXPECTED =
+  "a UsageStore (a MemoryStore, a RedisStore or your own with reserve, settle, charge, budgetState, resetBudget, takeRate and penalizeRate)";
+
 // ---- the usage tracker's options ----------------------------------------------------------
 
 const amount = z.number().nonnegative();
@@ -208,6 +236,9 @@ const trackerSchema = z
     maxRecords: z
       .union([z.number().int().nonnegative(), z.literal(Number.POSITIVE_INFINITY)])
       .optional(),
+    store: z.custom<UsageStore>(isUsageStore).optional(),
+    budgetKey: z.string().min(1).optional(),
+    defaultReplyTokens: z.number().int().nonnegative().optional(),
   })
   .strict();
 
@@ -230,8 +261,12 @@ export function validateUsageTrackerOptions<T extends TrackerOptionsShape>(optio
         currency: "a string",
         onUsage: "a function",
         maxRecords: "a whole number ≥ 0, or Infinity",
+        store: STORE_EXPECTED,
+        budgetKey: "a non-empty string",
+        defaultReplyTokens: "a whole number ≥ 0",
       },
-      takes: "prices, budget, currency, onUsage, maxRecords, and prices of { input, output }",
+      takes:
+        "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }",
     },
     options,
   );
@@ -242,4 +277,52 @@ export function validateUsageTrackerOptions<T extends TrackerOptionsShape>(optio
     );
   }
   return options;
+}
+
+// ---- the rate limiter's options -----------------------------------------------------------
+
+const perMinute = z.number().positive().finite();
+
+const rateLimiterSchema = z
+  .object({
+    requestsPerMinute: perMinute.optional(),
+    tokensPerMinute: perMinute.optional(),
+    per: z.enum(["model", "key"]).optional(),
+    burst: z.number().int().positive().optional(),
+    adaptive: z.boolean().optional(),
+    decrease: z.number().gt(0).lt(1).optional(),
+    recoveryMs: z.number().positive().finite().optional(),
+    pauseMs: milliseconds.finite().optional(),
+    maxPauseMs: milliseconds.finite().optional(),
+    defaultReplyTokens: z.number().int().nonnegative().optional(),
+    store: z.custom<UsageStore>(isUsageStore).optional(),
+    name: z.string().min(1).optional(),
+    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+  })
+  .strict();
+
+/** Checks a `RateLimiter`'s options where they enter; the error names the option. */
+export function validateRateLimiterOptions<T extends object>(options: T): T {
+  return parseOptions(
+    {
+      owner: "RateLimiter",
+      schema: rateLimiterSchema,
+      expected: {
+        requestsPerMinute: "a number > 0",
+        tokensPerMinute: "a number > 0",
+        per: '"model" or "key"',
+        burst: "a whole number ≥ 1",
+        adaptive: "true or false",
+        decrease: "a number between 0 and 1 (both excluded), e.g. 0.5",
+        recoveryMs: "a number of milliseconds > 0",
+        pauseMs: "a number of milliseconds ≥ 0",
+        maxPauseMs: "a number of milliseconds ≥ 0",
+        defaultReplyTokens: "a whole number ≥ 0",
+        store: STORE_EXPECTED,
+        name: "a non-empty string",
+        clock: "a function returning milliseconds since the epoch",
+      },
+    },
+    options,
+  );
 }

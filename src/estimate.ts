@@ -1,0 +1,126 @@
+/**
+ * @module Token estimates of a request before it is sent (for budget reservations and token
+ * rate limits) and of text streamed before a stream was cut short. An estimate leans high: it
+ * decides how much is held back, never what is charged when the service reports usage.
+ */
+
+/** What one request may cost, in tokens, before it is sent. */
+export interface RequestEstimate {
+  /** Model ID (hosted) or Service-Name (dedicated) the request is for. */
+  model: string;
+  /** Estimated prompt tokens. */
+  inputTokens: number;
+  /** `max_tokens` (or `max_completion_tokens`) of the request; absent when it sets none. */
+  maxOutputTokens?: number;
+  /** Choices asked for (`n`); each may be `maxOutputTokens` long. */
+  choices: number;
+}
+
+/** Tokens counted for each chat message's framing (role, separators). */
+const PER_MESSAGE = 4;
+/** Tokens counted for an image or audio part, whose size the request does not show. */
+const PER_MEDIA_PART = 1000;
+
+/**
+ * An upper-leaning estimate of the tokens of `text`: one per three UTF-8 bytes. English runs
+ * about four characters a token, so this is high by a third; CJK text, three bytes a character
+ * and about one token each, comes out near exact.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(utf8Bytes(text) / 3);
+}
+
+/** Bytes of `text` in UTF-8, counted without encoding it. */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00) {
+      // A surrogate pair is one 4-byte character.
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Output read from a stream so far, kept as a byte count (never the text: streams can be long),
+ * and the usage chunk once it came.
+ */
+export class StreamReading {
+  #bytes = 0;
+  /** The service's usage for the stream, once its usage chunk arrived. */
+  usage?: { inputTokens: number; outputTokens: number };
+
+  /** Counts one chunk's text (content, reasoning, tool-call arguments). */
+  addText(text: string | undefined): void {
+    if (text) this.#bytes += utf8Bytes(text);
+  }
+
+  /** The estimated tokens of everything counted. */
+  get outputTokens(): number {
+    return Math.ceil(this.#bytes / 3);
+  }
+}
+
+/** The tokens of a message's content: a string, or parts of text, images and audio. */
+function contentTokens(content: unknown): number {
+  if (typeof content === "string") return estimateTokens(content);
+  if (!Array.isArray(content)) return 0;
+  let tokens = 0;
+  for (const part of content) {
+    if (typeof part === "string") tokens += estimateTokens(part);
+    else if (typeof part?.text === "string") tokens += estimateTokens(part.text);
+    else if (part && typeof part === "object") tokens += PER_MEDIA_PART;
+  }
+  return tokens;
+}
+
+/** Whatever a value holds as JSON (tool definitions, tool-call arguments, schemas). */
+function jsonTokens(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  try {
+    return estimateTokens(JSON.stringify(value) ?? "");
+  } catch {
+    return 0;
+  }
+}
+
+function maxOutputOf(body: Record<string, unknown>): number | undefined {
+  const max = body.max_completion_tokens ?? body.max_tokens;
+  return typeof max === "number" && Number.isFinite(max) && max >= 0 ? max : undefined;
+}
+
+function choicesOf(body: Record<string, unknown>): number {
+  const n = body.n;
+  return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
+}
+
+/** The estimate of a `/chat/completions` body (§4.2): messages, tools and response format. */
+export function estimateChatRequest(body: Record<string, unknown>, model: string): RequestEstimate {
+  let inputTokens = 0;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (const message of messages as Array<Record<string, unknown>>) {
+    inputTokens += PER_MESSAGE + contentTokens(message?.content) + jsonTokens(message?.tool_calls);
+  }
+  inputTokens += jsonTokens(body.tools) + jsonTokens(body.functions);
+  inputTokens += jsonTokens(body.response_format);
+  return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
+}
+
+/** The estimate of a `/completions` body (§4.1): its prompt, or each of its prompts. */
+export function estimateCompletionRequest(
+  body: Record<string, unknown>,
+  model: string,
+): RequestEstimate {
+  const prompt = body.prompt;
+  const inputTokens = Array.isArray(prompt)
+    ? prompt.reduce((sum: number, p) => sum + (typeof p === "string" ? estimateTokens(p) : 0), 0)
+    : typeof prompt === "string"
+      ? estimateTokens(prompt)
+      : 0;
+  return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
+}
