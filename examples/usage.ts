@@ -1,4 +1,4 @@
-/** @module Token usage and cost per call, per chain and in total, with a budget guard. */
+/** @module Token usage and cost per call, per chain and in total, with a budget that reserves each call's worst case. */
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
 import {
@@ -32,17 +32,19 @@ export async function main(log: Log = console.log): Promise<void> {
   );
   log(usage.summary());
 
-  // A budget refuses the next call once spent, before any request is sent.
-  const guard = new UsageTracker({ prices: PRICES, budget: 0.000001 });
-  try {
-    await withUsage(async () => {
-      await model.invoke("first call");
-      await model.invoke("second call");
-    }, guard);
-  } catch (error) {
-    if (!BudgetExceededError.isInstance(error)) throw error;
-    log(`budget: ${guard.totals.calls} call sent, then: ${error.message}`);
-  }
+  // A budget reserves each call's worst case (prompt + maxTokens) before sending it: of five
+  // parallel calls, only those whose worst case fits are sent; the rest fail unsent.
+  const capped = new ChatInferenceService(MODEL, { maxTokens: 64 });
+  const guard = new UsageTracker({ prices: PRICES, budget: 0.00025 });
+  const results = await capped.batch(
+    ["Question 1", "Question 2", "Question 3", "Question 4", "Question 5"],
+    { callbacks: [guard] },
+    { returnExceptions: true },
+  );
+  const refused = results.filter((r) => BudgetExceededError.isInstance(r));
+  log(
+    `budget: ${results.length - refused.length} of ${results.length} calls sent, then: ${refused[0]?.message}`,
+  );
 }
 
 await runIfMain(import.meta.url, main);

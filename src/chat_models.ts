@@ -22,19 +22,22 @@ import {
   type ClientOptions,
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
+import { type CallMeter, createCallMeter, tokenCountOf } from "./call_meter.js";
 import { checkChatCompletion } from "./completion.js";
 import { resolveApiKey, resolveBaseURL } from "./config.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ConfigurationError } from "./errors.js";
+import { estimateChatRequest, estimateTokens, StreamReading } from "./estimate.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateChatOptions } from "./options.js";
 import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "./profiles.js";
+import { apiKeyId, type RateLimiter } from "./rate_limiter.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tagStream } from "./stream.js";
-import { tokenUsageFromMetadata } from "./usage.js";
+import { tokenUsageFromMetadata, tokenUsageFromWire } from "./usage.js";
 import { VERSION } from "./version.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
@@ -62,6 +65,12 @@ export interface ChatInferenceServiceFields
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
   fetch?: Fetch;
   /**
+   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
+   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
+   * between models to share the limit. @default none
+   */
+  rateLimiter?: RateLimiter;
+  /**
    * openai SDK client options. `apiKey`, `baseURL`, `fetch` and `maxRetries` are owned by this
    * class; `defaultHeaders` are sent but never serialised.
    */
@@ -78,6 +87,9 @@ export interface ChatInferenceServiceFields
 
 // Before any reply exists: `contentBlocks` of this package's messages finds its translator.
 registerContentBlockTranslator();
+/** Where a call's meter rides from `_generate` / `_streamResponseChunks` to `completionWithRetry`. */
+const METER = Symbol("inference-service.call-meter");
+type MeterCarrier = { [METER]?: CallMeter };
 
 function headerValues(headers: unknown): string[] {
   if (!headers || typeof headers !== "object") return [];
@@ -193,7 +205,10 @@ export class ChatInferenceService<
   readonly baseURL: string;
   /** Profiles by model ID, as given (see {@link ChatInferenceServiceFields.profiles}). */
   readonly profiles?: ModelProfiles;
+  /** The client-side rate limit of this model's calls, if one was given. */
+  readonly rateLimiter?: RateLimiter;
   readonly #failureContext: FailureContext;
+  readonly #keyId: string;
 
   static override lc_name(): string {
     return "ChatInferenceService";
@@ -253,7 +268,7 @@ export class ChatInferenceService<
     const { maxRetries, retry } = validateChatOptions(fields);
     const apiKey = resolveApiKey(fields.apiKey);
     const baseURL = resolveBaseURL(fields.baseURL);
-    const { configuration = {}, fetch, ...rest } = fields;
+    const { configuration = {}, fetch, rateLimiter, ...rest } = fields;
     const failureContext: FailureContext = {
       surface: "hosted",
       model,
@@ -283,6 +298,8 @@ export class ChatInferenceService<
     this.organization = undefined;
     this.baseURL = baseURL;
     this.profiles = fields.profiles;
+    this.rateLimiter = rateLimiter;
+    this.#keyId = apiKeyId(apiKey);
     this.#failureContext = failureContext;
     this.caller = new ServiceCaller({
       maxRetries,
@@ -347,7 +364,13 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    if (!this.streaming) return super._generate(messages, options, runManager);
+    if (!this.streaming) {
+      const meter = this.#meter(runManager);
+      if (meter === undefined) return super._generate(messages, options, runManager);
+      // The base class hands `options.options` on to completionWithRetry as request options.
+      const metered = { ...options, options: { ...options.options, [METER]: meter } };
+      return super._generate(messages, metered, runManager);
+    }
     const byIndex = new Map<number, ChatGenerationChunk>();
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
       const index = (chunk.generationInfo?.completion as number | undefined) ?? 0;
@@ -372,6 +395,43 @@ export class ChatInferenceService<
       generations,
       llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
     };
+  }
+
+  /**
+   * Streams through the base class, reading each chunk so the call's reservations settle to the
+   * usage chunk — or, if the stream fails or is left with `break` before it, to an estimate of
+   * what was streamed — and so a stream left early is still counted.
+   */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const meter = this.#meter(runManager);
+    if (meter === undefined) {
+      yield* super._streamResponseChunks(messages, options, runManager);
+      return;
+    }
+    const reading = new StreamReading();
+    let outcome: "ended" | "failed" | "left" = "left";
+    try {
+      const metered = { ...options, [METER]: meter };
+      for await (const chunk of super._streamResponseChunks(messages, metered, runManager)) {
+        readChunk(reading, chunk);
+        yield chunk;
+      }
+      outcome = "ended";
+    } catch (error) {
+      outcome = "failed";
+      throw error;
+    } finally {
+      await meter.endStream(reading, outcome === "left");
+    }
+  }
+
+  /** A meter when the call has usage trackers or this model a rate limiter. */
+  #meter(runManager: CallbackManagerForLLMRun | undefined): CallMeter | undefined {
+    return createCallMeter({ run: runManager, limiter: this.rateLimiter, keyId: this.#keyId });
   }
 
   /**
@@ -405,13 +465,23 @@ export class ChatInferenceService<
     | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
     | OpenAI.Chat.Completions.ChatCompletion
   > {
-    const { maxRetries, ...sdkOptions } = requestOptions ?? {};
+    const {
+      maxRetries,
+      [METER]: carried,
+      ...sdkOptions
+    } = (requestOptions ?? {}) as OpenAI.RequestOptions & { maxRetries?: number } & MeterCarrier;
     const clientOptions = this._getClientOptions(sdkOptions);
     const parse = !request.stream && request.response_format?.type === "json_schema";
     const ctx = this.#failureContext;
-    return this.caller.callWithOptions(
-      { maxRetries, signal: sdkOptions.signal ?? undefined },
-      async () => {
+    const signal = sdkOptions.signal ?? undefined;
+    // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
+    const meter = carried ?? this.#meter(undefined);
+    const estimate =
+      meter && estimateChatRequest(request as unknown as Record<string, unknown>, this.model);
+    return this.caller.callWithOptions({ maxRetries, signal }, async () => {
+      // Here the request has left the concurrency queue: reserve, wait for the limiter, send.
+      const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+      try {
         const call = parse
           ? this.client.chat.completions.parse(
               request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
@@ -420,19 +490,28 @@ export class ChatInferenceService<
           : this.client.chat.completions.create(request, clientOptions);
         const { data, response } = await call.withResponse();
         if (request.stream) {
+          if (attempt) meter?.holdStream(attempt);
           return tagStream(
             data as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
             response.headers,
             ctx,
           );
         }
-        const completion = data as OpenAI.Chat.Completions.ChatCompletion;
-        return tagResponse(
-          checkChatCompletion(completion, response.headers, ctx),
+        const completion = checkChatCompletion(
+          data as OpenAI.Chat.Completions.ChatCompletion,
           response.headers,
+          ctx,
         );
-      },
-    );
+        await attempt?.settle(
+          tokenCountOf(tokenUsageFromWire(completion.usage)),
+          estimateTokens(replyText(completion)),
+        );
+        return tagResponse(completion, response.headers);
+      } catch (error) {
+        await attempt?.fail(asServiceError(error, ctx));
+        throw error;
+      }
+    });
   }
 
   protected override _convertCompletionsMessageToBaseMessage(
@@ -499,6 +578,30 @@ export class ChatInferenceService<
       method: config?.method ?? "functionCalling",
     } as StructuredOutputMethodOptions<boolean>);
   }
+}
+
+/** The text a streamed chunk adds to the output: content, reasoning, tool-call arguments. */
+function readChunk(reading: StreamReading, chunk: ChatGenerationChunk): void {
+  const message = chunk.message as AIMessageChunk;
+  reading.addText(chunk.text);
+  const reasoning = message.additional_kwargs?.reasoning_content;
+  if (typeof reasoning === "string") reading.addText(reasoning);
+  for (const call of message.tool_call_chunks ?? []) reading.addText(call.args);
+  const usage = message.usage_metadata;
+  if (usage !== undefined) {
+    reading.usage = { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
+  }
+}
+
+/** A non-streamed reply's output as text, for an estimate when the service reports no usage. */
+function replyText(completion: OpenAI.Chat.Completions.ChatCompletion): string {
+  return completion.choices
+    .map((choice) => {
+      const message = choice.message as { content?: unknown; tool_calls?: unknown };
+      const content = typeof message?.content === "string" ? message.content : "";
+      return message?.tool_calls ? content + JSON.stringify(message.tool_calls) : content;
+    })
+    .join("");
 }
 
 function metadataFields(meta: RequestMeta | undefined): Record<string, unknown> {

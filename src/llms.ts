@@ -9,6 +9,12 @@ import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { OpenAI } from "openai";
+import {
+  type CallMeter,
+  createCallMeter,
+  type MeteredAttempt,
+  tokenCountOf,
+} from "./call_meter.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "./completion.js";
 import {
   resolveApiKey,
@@ -24,9 +30,11 @@ import {
   toServiceError,
 } from "./error_mapper.js";
 import { EndpointNotReadyError, InferenceServiceError } from "./errors.js";
+import { estimateCompletionRequest, estimateTokens, StreamReading } from "./estimate.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
 import { validateDedicatedEndpointOptions } from "./options.js";
 import { DEFAULT_DEDICATED_PROFILE, type ModelProfiles, resolveProfile } from "./profiles.js";
+import { apiKeyId, type RateLimiter } from "./rate_limiter.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { tagStream } from "./stream.js";
 import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
@@ -99,6 +107,19 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
    * @default `{}` (the defaults; no env variable)
    */
   profiles?: ModelProfiles;
+  /**
+   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
+   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
+   * between models to share the limit. @default none
+   */
+  rateLimiter?: RateLimiter;
+}
+
+/** One call of the model: the Service-Name it uses, its run, and its meter (trackers, limiter). */
+interface Call {
+  serviceName: string;
+  runManager?: CallbackManagerForLLMRun;
+  meter?: CallMeter;
 }
 
 /** What LangSmith records about an LLM call (mirrors the chat models' `LangSmithParams`). */
@@ -215,9 +236,12 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   retry: RetryOptions;
   /** Profiles by Service-Name, as given (see {@link DedicatedEndpointLLMFields.profiles}). */
   readonly profiles?: ModelProfiles;
+  /** The client-side rate limit of this model's calls, if one was given. */
+  readonly rateLimiter?: RateLimiter;
   // ES-private: the client and the key never show up in `console.log` or serialisation.
   readonly #client: OpenAI;
   readonly #secrets: readonly string[];
+  readonly #keyId: string;
 
   static override lc_name(): string {
     return "DedicatedEndpointLLM";
@@ -297,7 +321,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     this.waitForReady = fields.waitForReady ?? 0;
     this.retry = retry;
     this.profiles = fields.profiles;
+    this.rateLimiter = fields.rateLimiter;
     this.#secrets = [apiKey];
+    this.#keyId = apiKeyId(apiKey);
     this.#client = new OpenAI({
       apiKey,
       baseURL,
@@ -404,12 +430,12 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<LLMResult> {
-    const serviceName = this.#serviceNameFor(options);
+    const call = this.#call(options, runManager);
     const generations = await Promise.all(
       prompts.map((prompt, index) =>
         this.streaming
-          ? this.#streamToGeneration(prompt, index, options, serviceName, runManager)
-          : this.#complete(prompt, options, serviceName),
+          ? this.#streamToGeneration(prompt, index, options, call)
+          : this.#complete(prompt, options, call),
       ),
     );
     const tokenUsage = sumTokenUsage(generations.flat().map((g) => g.generationInfo?.tokenUsage));
@@ -421,7 +447,16 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<GenerationChunk> {
-    yield* this.#streamChunks(prompt, 0, options, this.#serviceNameFor(options), runManager);
+    yield* this.#streamChunks(prompt, 0, options, this.#call(options, runManager));
+  }
+
+  #call(options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Call {
+    const meter = createCallMeter({
+      run: runManager,
+      limiter: this.rateLimiter,
+      keyId: this.#keyId,
+    });
+    return { serviceName: this.#serviceNameFor(options), runManager, meter };
   }
 
   #serviceNameFor(options: this["ParsedCallOptions"]): string {
@@ -445,26 +480,40 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     } as unknown as OpenAI.CompletionCreateParams;
   }
 
-  /** Runs one attempt through the caller; errors leave it typed, carrying the Service-Name used. */
+  /**
+   * Runs one attempt through the caller; errors leave it typed, carrying the Service-Name used.
+   * Once the attempt has left the concurrency queue, the meter reserves and waits for the
+   * limiter before anything is sent; a failed attempt releases what it held.
+   */
   #attempt<T>(
     options: this["ParsedCallOptions"],
-    serviceName: string,
-    attempt: (request: OpenAI.RequestOptions, ctx: FailureContext) => Promise<T>,
+    call: Call,
+    body: OpenAI.CompletionCreateParams,
+    attempt: (
+      request: OpenAI.RequestOptions,
+      ctx: FailureContext,
+      metered: MeteredAttempt | undefined,
+    ) => Promise<T>,
   ): Promise<T> {
+    const { serviceName, meter } = call;
     const ctx = this.#context(serviceName);
     const signal = options.signal ?? undefined;
+    const estimate =
+      meter && estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName);
     // Sent per request, so the fetch layer keeps it instead of the model's default.
     const request: OpenAI.RequestOptions = {
       signal,
       headers: { [SERVICE_NAME_HEADER]: serviceName },
     };
     return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
+      const metered = meter && estimate ? await meter.begin(estimate, signal) : undefined;
       try {
-        return await attempt(request, ctx);
+        return await attempt(request, ctx, metered);
       } catch (error) {
         const mapped = asServiceError(error, ctx);
         if (typeof mapped === "object" && mapped !== null)
           serviceNameOfFailure.set(mapped, serviceName);
+        await metered?.fail(mapped);
         throw mapped;
       }
     });
@@ -473,14 +522,19 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   async #complete(
     prompt: string,
     options: this["ParsedCallOptions"],
-    serviceName: string,
+    call: Call,
   ): Promise<Generation[]> {
-    return this.#attempt(options, serviceName, async (request, ctx) => {
-      const body = this.#body(prompt, options, false) as OpenAI.CompletionCreateParamsNonStreaming;
+    const body = this.#body(prompt, options, false) as OpenAI.CompletionCreateParamsNonStreaming;
+    return this.#attempt(options, call, body, async (request, ctx, metered) => {
       const { data, response } = await this.#client.completions
         .create(body, request)
         .withResponse();
-      return parseCompletion(data, response, ctx);
+      const generations = parseCompletion(data, response, ctx);
+      await metered?.settle(
+        tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
+        estimateTokens(generations.map((g) => g.text).join("")),
+      );
+      return generations;
     });
   }
 
@@ -489,9 +543,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
    * that ends without any event counts as the empty response of a Pending endpoint (§3) and is
    * retried like one; later events are never retried (they have been handed out).
    */
-  async #openStream(prompt: string, options: this["ParsedCallOptions"], serviceName: string) {
-    return this.#attempt(options, serviceName, async (request, ctx) => {
-      const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
+  async #openStream(prompt: string, options: this["ParsedCallOptions"], call: Call) {
+    const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
+    return this.#attempt(options, call, body, async (request, ctx, metered) => {
       const { data, response } = await this.#client.completions
         .create(body, request)
         .withResponse();
@@ -503,7 +557,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
           ctx,
         );
       }
-      return { first: first.value, rest: events, requestId: headerRequestId(response.headers) };
+      const requestId = headerRequestId(response.headers);
+      return { first: first.value, rest: events, requestId, metered };
     });
   }
 
@@ -512,12 +567,35 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     prompt: string,
     index: number,
     options: this["ParsedCallOptions"],
-    serviceName: string,
-    runManager?: CallbackManagerForLLMRun,
+    call: Call,
   ): AsyncGenerator<GenerationChunk> {
-    const { first, rest, requestId } = await this.#openStream(prompt, options, serviceName);
+    const { first, rest, requestId, metered } = await this.#openStream(prompt, options, call);
+    const { runManager } = call;
+    const reading = new StreamReading();
+    let outcome: "ended" | "failed" | "left" = "left";
+    try {
+      yield* this.#chunksOf(prepend(first, rest), requestId, index, reading, runManager);
+      outcome = "ended";
+    } catch (error) {
+      outcome = "failed";
+      throw error;
+    } finally {
+      // The usage chunk if it came, else what was streamed; a stream left early is still counted.
+      await metered?.settle(reading.usage, reading.outputTokens);
+      if (outcome === "left") await call.meter?.abandon();
+    }
+    options.signal?.throwIfAborted();
+  }
+
+  async *#chunksOf(
+    events: AsyncIterable<OpenAI.Completion>,
+    requestId: string | undefined,
+    index: number,
+    reading: StreamReading,
+    runManager: CallbackManagerForLLMRun | undefined,
+  ): AsyncGenerator<GenerationChunk> {
     let info: Record<string, unknown> = requestId !== undefined ? { requestId } : {};
-    for await (const event of prepend(first, rest)) {
+    for await (const event of events) {
       const choice = event.choices?.[0] as RawChoice | undefined;
       const tokenUsage = tokenUsageFromWire((event as { usage?: unknown }).usage);
       if (choice === undefined && tokenUsage === undefined) continue;
@@ -527,6 +605,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
         generationInfo: withoutUndefined({ ...info, finishReason, tokenUsage }),
       });
       info = {};
+      reading.addText(chunk.text);
+      if (tokenUsage !== undefined) reading.usage = tokenCountOf(tokenUsage);
       if (choice !== undefined) {
         const idx = { prompt: index, completion: 0 };
         await runManager?.handleLLMNewToken(chunk.text, idx, undefined, undefined, undefined, {
@@ -535,18 +615,16 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       }
       yield chunk;
     }
-    options.signal?.throwIfAborted();
   }
 
   async #streamToGeneration(
     prompt: string,
     index: number,
     options: this["ParsedCallOptions"],
-    serviceName: string,
-    runManager?: CallbackManagerForLLMRun,
+    call: Call,
   ): Promise<Generation[]> {
     let whole = new GenerationChunk({ text: "" });
-    const chunks = this.#streamChunks(prompt, index, options, serviceName, runManager);
+    const chunks = this.#streamChunks(prompt, index, options, call);
     for await (const chunk of chunks) whole = whole.concat(chunk);
     return [{ text: whole.text, generationInfo: whole.generationInfo }];
   }

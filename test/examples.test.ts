@@ -98,10 +98,10 @@ describe("examples", () => {
     expect(out).not.toContain("no error");
   });
 
-  it("usage prints a per-model summary and the budget stops the second call", async () => {
+  it("usage prints a per-model summary and the budget sends only the calls it can hold", async () => {
     const out = await output(usage);
     expect(out).toMatch(/emulator-chat\s+5\s+0/);
-    expect(out).toContain("budget: 1 call sent, then: Usage budget spent");
+    expect(out).toContain("budget: 2 of 5 calls sent, then: Usage budget reached");
   });
 });
 

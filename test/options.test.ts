@@ -7,8 +7,10 @@ import {
   validateChatOptions,
   validateDedicatedEndpointOptions,
   validateDiagnoseOptions,
+  validateRateLimiterOptions,
   validateUsageTrackerOptions,
 } from "../src/options.js";
+import { RateLimiter } from "../src/rate_limiter.js";
 
 /** The ConfigurationError `fn` throws, as the fields a program reads. */
 function problem(fn: () => unknown): { option: string; message: string } {
@@ -167,11 +169,42 @@ describe("the usage tracker's options", () => {
     expect(problem(() => validateUsageTrackerOptions({ price: {} } as never))).toEqual({
       option: "price",
       message:
-        "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, and prices of { input, output }.",
+        "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }.",
     });
   });
 
   it("refuse a budget without prices", () => {
     expect(problem(() => validateUsageTrackerOptions({ budget: 1 })).option).toBe("budget");
+  });
+});
+
+describe("the rate limiter's options", () => {
+  it.each<[Record<string, unknown>, string, RegExp]>([
+    [{ requestsPerMinute: 0 }, "requestsPerMinute", /must be a number > 0; got 0/],
+    [{ tokensPerMinute: Number.POSITIVE_INFINITY }, "tokensPerMinute", /a number > 0/],
+    [{ per: "user" }, "per", /"model" or "key"/],
+    [{ burst: 1.5 }, "burst", /a whole number ≥ 1/],
+    [{ decrease: 1 }, "decrease", /between 0 and 1/],
+    [{ recoveryMs: -5 }, "recoveryMs", /milliseconds > 0/],
+    [{ maxPauseMs: "1s" }, "maxPauseMs", /milliseconds ≥ 0/],
+    [{ store: { takeRate() {} } }, "store", /a UsageStore/],
+    [{ rpm: 60 }, "rpm", /not an option of RateLimiter/],
+  ])("name the option of %j and what it must be", (options, option, message) => {
+    const found = problem(() => validateRateLimiterOptions(options));
+    expect(found.option).toBe(option);
+    expect(found.message).toMatch(message);
+    // The constructor checks the same way.
+    expect(problem(() => new RateLimiter(options as never)).option).toBe(option);
+  });
+
+  it("accept a limiter as a model option, and nothing else there", () => {
+    expect(() => validateChatOptions({ rateLimiter: new RateLimiter() })).not.toThrow();
+    expect(problem(() => validateChatOptions({ rateLimiter: { acquire() {} } }))).toMatchObject({
+      option: "rateLimiter",
+      message: expect.stringMatching(/a RateLimiter/),
+    });
+    expect(problem(() => validateDedicatedEndpointOptions({ rateLimiter: 5 })).option).toBe(
+      "rateLimiter",
+    );
   });
 });

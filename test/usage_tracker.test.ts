@@ -20,6 +20,7 @@ import {
 } from "../src/emulator/index.js";
 import { BudgetExceededError, ConfigurationError } from "../src/errors.js";
 import { DedicatedEndpointLLM } from "../src/llms.js";
+import { MemoryStore } from "../src/memory_store.js";
 import { type UsageRecord, UsageTracker, type UsageTrackerOptions } from "../src/usage_tracker.js";
 import { bodies, RID, withRequestId } from "./helpers/fixtures.js";
 import {
@@ -321,25 +322,62 @@ describe("UsageTracker aggregates", () => {
   });
 });
 
-describe("UsageTracker budget", () => {
-  it("refuses the next call once spent ≥ budget, before any request (invoke, stream, batch)", async () => {
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
-    const seen = intercept(CHAT, [200, reply(1000, 1000), JSON_HEADERS]);
-    const usage = new UsageTracker({ prices: PRICES, budget: 0.005, currency: "credit" });
-    const model = chat();
-    await model.invoke("first", { callbacks: [usage] }); // spends 0.01
-    expect(seen).toHaveLength(1);
+/** Prices where a call's worst case is exactly its `max_tokens` × 0.01: prompts cost nothing. */
+const OUTPUT_ONLY = { "test-model": { input: 0, output: 10_000 } };
 
+/** `n` prompts, each a distinct call. */
+const prompts = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
+
+describe("UsageTracker budget: reservations", () => {
+  it("sends 3 of 20 parallel calls when the budget holds 3 worst cases, the rest refused unsent", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 40), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 3, currency: "credit" });
+    const results = await chat("test-model", { maxTokens: 100 }).batch(
+      prompts(20),
+      { callbacks: [usage] },
+      { returnExceptions: true },
+    );
+    expect(seen).toHaveLength(3);
+    expect(results.filter((r) => r instanceof BudgetExceededError)).toHaveLength(17);
+    expect(usage.spent).toBeCloseTo(3 * 0.4, 12); // settled to the real 40 tokens each
+    expect(await usage.budgetStatus()).toEqual({
+      budget: 3,
+      spent: expect.closeTo(1.2, 12),
+      reserved: 0,
+      remaining: expect.closeTo(1.8, 12),
+    });
+    expect(usage.inFlight).toBe(0);
+  });
+
+  it("holds the limit with maxConcurrency 1 too: the reservation is made as each request leaves the queue", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 3 });
+    const model = chat("test-model", { maxTokens: 100, maxConcurrency: 1 });
+    await model.batch(prompts(20), { callbacks: [usage] }, { returnExceptions: true });
+    expect(seen).toHaveLength(3);
+  });
+
+  it("refuses with one typed error, from the call path: nothing on the console", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const seen = intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 1.5, currency: "credit" });
+    const model = chat("test-model", { maxTokens: 100 });
+    await model.invoke("first", { callbacks: [usage] }); // reserves 1, settles at 1
     const refused = await model.invoke("second", { callbacks: [usage] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BudgetExceededError);
     expect(BudgetExceededError.isInstance(refused)).toBe(true);
     expect(LangChainError.isInstance(refused)).toBe(true);
     expect(getRetryable(refused)).toBe(false);
     expect(refused).toMatchObject({
-      budget: 0.005,
-      spent: 0.01,
+      code: "budget_exceeded",
+      budget: 1.5,
+      spent: 1,
+      reserved: 0,
+      requested: 1,
       currency: "credit",
       model: "test-model",
+      hint: expect.stringMatching(/maxTokens/),
     });
     await expect(
       (async () => {
@@ -352,19 +390,296 @@ describe("UsageTracker budget", () => {
       BudgetExceededError,
     );
     expect(seen).toHaveLength(1);
-    expect(usage.totals.calls).toBe(1);
-    expect(error).toHaveBeenCalled(); // LangChain logs a raising handler's error before rethrowing
+    expect(usage.totals).toMatchObject({ calls: 5, failed: 4 });
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
   });
 
-  it("with budget 0, the interceptor sees no request at all", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => {});
+  it("with budget 0, the interceptor sees no request at all; the refused call is a failed record", async () => {
     const seen = intercept(CHAT, [200, reply(1, 1), JSON_HEADERS]);
     const usage = new UsageTracker({ prices: PRICES, budget: 0 });
     await expect(chat().invoke("hi", { callbacks: [usage] })).rejects.toThrow(/budget/i);
     expect(seen).toHaveLength(0);
-    expect(usage.records).toHaveLength(0);
+    expect(usage.records).toEqual([
+      expect.objectContaining({
+        totalTokens: 0,
+        error: { name: "BudgetExceededError", message: expect.any(String) },
+      }),
+    ]);
   });
 
+  it("reserves defaultReplyTokens for a request without max_tokens; a longer reply overshoots", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 300), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2.5, defaultReplyTokens: 200 });
+    const model = chat();
+    await model.invoke("one", { callbacks: [usage] }); // holds 2, costs 3: the overshoot
+    await expect(model.invoke("two", { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.body.max_tokens).toBeUndefined();
+    expect(usage.spent).toBeCloseTo(3, 12);
+  });
+
+  it("reserves each choice of n > 1 and counts tools and prompt in the worst case", async () => {
+    intercept(CHAT, [200, reply(5, 10), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2.5 });
+    const refused = await chat("test-model", { maxTokens: 100, n: 3 })
+      .invoke("hi", { callbacks: [usage] })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: "BudgetExceededError", requested: 3 });
+  });
+
+  it("releases the reservation of an attempt the service refused; the retry reserves again", async () => {
+    const seen = intercept(
+      CHAT,
+      [503, { error: { code: "upstream_error", message: "busy" } }, JSON_HEADERS],
+      [200, reply(5, 50), JSON_HEADERS],
+    );
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 1, store });
+    const model = chat("test-model", {
+      maxTokens: 100,
+      maxRetries: 1,
+      retry: { initialDelayMs: 1, maxDelayMs: 1 },
+    });
+    await model.invoke("hi", { callbacks: [usage] });
+    expect(seen).toHaveLength(2); // a budget of one worst case still fits the retry
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 0.5, reserved: 0 });
+    expect(store.reservations).toBe(0);
+  });
+
+  it("charges nothing for a call the service refused (403)", async () => {
+    intercept(CHAT, [403, bodies.noCredit, withRequestId()]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    await expect(
+      chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] }),
+    ).rejects.toThrow();
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 0, reserved: 0 });
+    expect(store.reservations).toBe(0);
+  });
+
+  it("settles a reply without usage to an estimate, and marks the record estimated", async () => {
+    intercept(CHAT, [
+      200,
+      chatCompletion({ content: "x".repeat(300) }, { usage: undefined }),
+      JSON_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5 });
+    await chat("test-model", { maxTokens: 500 }).invoke("hi", { callbacks: [usage] });
+    expect(usage.records[0]).toMatchObject({ outputTokens: 100, estimated: true });
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(1, 12);
+  });
+
+  it("shares one budget between trackers given one store and budgetKey", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const store = new MemoryStore();
+    const a = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2, store, budgetKey: "team" });
+    const b = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2, store, budgetKey: "team" });
+    const model = chat("test-model", { maxTokens: 100 });
+    await Promise.allSettled([
+      ...prompts(5).map((p) => model.invoke(p, { callbacks: [a] })),
+      ...prompts(5).map((p) => model.invoke(p, { callbacks: [b] })),
+    ]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it("reset() starts the budget again", async () => {
+    intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 1 });
+    const model = chat("test-model", { maxTokens: 100 });
+    await model.invoke("one", { callbacks: [usage] });
+    await expect(model.invoke("two", { callbacks: [usage] })).rejects.toThrow(BudgetExceededError);
+    await usage.reset();
+    await model.invoke("three", { callbacks: [usage] });
+    expect(usage.totals.calls).toBe(1);
+  });
+});
+
+describe("UsageTracker budget: streams left or failed", () => {
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    id: "chatcmpl-s",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "test-model",
+    choices: [{ index: 0, delta, finish_reason: null }],
+    ...extra,
+  });
+  const words = Array.from({ length: 20 }, (_, i) => chunk({ content: `word${i} ` }));
+
+  it("counts a stream left with break, settles it to what was streamed, and leaks nothing", async () => {
+    intercept(CHAT, [200, sse([chunk({ role: "assistant", content: "" }), ...words]), SSE_HEADERS]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    let read = "";
+    for await (const c of await chat("test-model", { maxTokens: 100 }).stream("hi", {
+      callbacks: [usage],
+    })) {
+      read += c.text;
+      if (read.length > 10) break;
+    }
+    expect(read).toBe("word0 word1 ");
+    expect(usage.records).toEqual([
+      expect.objectContaining({ abandoned: true, estimated: true, outputTokens: 4 }),
+    ]);
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.04, 12);
+  });
+
+  it("counts a stream left after its usage chunk with the service's usage", async () => {
+    intercept(CHAT, [
+      200,
+      sse([
+        chunk({ role: "assistant", content: "Hi" }),
+        { ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        {
+          ...chunk({}),
+          choices: [],
+          usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+        },
+      ]),
+      SSE_HEADERS,
+    ]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    for await (const c of await chat("test-model", { maxTokens: 100 }).stream("hi", {
+      callbacks: [usage],
+    })) {
+      if (c.usage_metadata) break;
+    }
+    expect(usage.records).toEqual([
+      expect.objectContaining({ abandoned: true, inputTokens: 5, outputTokens: 2 }),
+    ]);
+    expect(usage.records[0]?.estimated).toBeUndefined();
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+  });
+
+  it("settles a stream that fails midway to what it streamed, recorded as failed", async () => {
+    intercept(CHAT, [
+      200,
+      sse(
+        [
+          chunk({ role: "assistant", content: "" }),
+          ...words.slice(0, 3),
+          { error: { message: "boom", code: "upstream_error" } },
+        ],
+        false,
+      ),
+      SSE_HEADERS,
+    ]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    await expect(
+      (async () => {
+        for await (const _ of await chat("test-model", { maxTokens: 100 }).stream("hi", {
+          callbacks: [usage],
+        })) {
+          // read on until it fails
+        }
+      })(),
+    ).rejects.toThrow();
+    expect(usage.records).toEqual([
+      expect.objectContaining({ error: expect.any(Object), estimated: true, outputTokens: 6 }),
+    ]);
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+  });
+
+  it("counts an abandoned dedicated-endpoint stream too", async () => {
+    const completionChunk = (text: string) => ({
+      id: "c",
+      object: "text_completion",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, text, finish_reason: null }],
+    });
+    intercept("/inference/v1/completions", [
+      200,
+      sse(Array.from({ length: 10 }, (_, i) => completionChunk(`tok${i} `))),
+      SSE_HEADERS,
+    ]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({
+      prices: { "t.a": { input: 0, output: 10_000 } },
+      budget: 5,
+      store,
+    });
+    const llm = new DedicatedEndpointLLM({
+      serviceName: "t.a",
+      apiKey: KEY,
+      baseURL: BASE,
+      maxRetries: 0,
+      maxTokens: 50,
+    });
+    let n = 0;
+    for await (const _ of await llm.stream("go", { callbacks: [usage] })) {
+      if (++n === 2) break;
+    }
+    expect(usage.records).toEqual([
+      expect.objectContaining({ model: "t.a", abandoned: true, outputTokens: 4 }),
+    ]);
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+  });
+});
+
+describe("UsageTracker budget: dedicated endpoints and other models", () => {
+  it("reserves each prompt of a multi-prompt generate: 2 of 3 sent when the budget holds 2", async () => {
+    const seen = intercept("/inference/v1/completions", [
+      200,
+      {
+        id: "c",
+        object: "text_completion",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, text: "ok", finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: 100, total_tokens: 101 },
+      },
+      JSON_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: { "t.a": { input: 0, output: 10_000 } }, budget: 2 });
+    const llm = new DedicatedEndpointLLM({
+      serviceName: "t.a",
+      apiKey: KEY,
+      baseURL: BASE,
+      maxRetries: 0,
+      maxTokens: 100,
+      maxConcurrency: 1,
+    });
+    await expect(llm.generate(["a", "b", "c"], { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(2);
+    expect(usage.inFlight).toBe(0);
+  });
+
+  it("checks another model (ChatOpenAI) when its run starts and charges it when it ends", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const seen = intercept("/v1/chat/completions", [200, reply(0, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({
+      prices: { "gpt-4o-mini": { input: 0, output: 10_000 } },
+      budget: 1,
+    });
+    const openai = new ChatOpenAI({
+      model: "gpt-4o-mini",
+      apiKey: "sk-openai-test",
+      maxRetries: 0,
+      configuration: { baseURL: `${BASE}/v1` },
+    });
+    await openai.invoke("one", { callbacks: [usage] });
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 1, reserved: 0 });
+    await expect(openai.invoke("two", { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(1);
+    expect(error).toHaveBeenCalled(); // LangChain logs a raising handler's error before rethrowing
+  });
+});
+
+describe("UsageTracker options", () => {
   it.each<[string, UsageTrackerOptions, string, RegExp]>([
     [
       "a negative price",
@@ -384,6 +699,14 @@ describe("UsageTracker budget", () => {
     ["an unknown option", { price: {} } as never, "price", /`price` is not an option/],
     ["a fractional maxRecords", { maxRecords: 1.5 }, "maxRecords", /`maxRecords`/],
     ["an onUsage that is not a function", { onUsage: "x" as never }, "onUsage", /a function/],
+    ["a store that is not one", { store: {} as never }, "store", /a UsageStore/],
+    ["an empty budgetKey", { budgetKey: "" }, "budgetKey", /`budgetKey`/],
+    [
+      "a negative defaultReplyTokens",
+      { defaultReplyTokens: -1 },
+      "defaultReplyTokens",
+      /`defaultReplyTokens`/,
+    ],
   ])("rejects %s at construction, naming the option", (_label, options, option, message) => {
     const attempt = () => new UsageTracker(options);
     expect(attempt).toThrow(ConfigurationError);
@@ -555,11 +878,20 @@ describe("UsageTracker against the emulator", () => {
     expect(usage.totals.cost).toBeCloseTo(DEFAULT_CREDIT - emulator.state.credit, 12);
   });
 
-  it("stops an agent at its next model step once the budget is spent; the emulator sees no request", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => {});
-    const { emulator, prices, model } = setup();
-    const usage = new UsageTracker({ prices, budget: 0.000001 });
-    const agent = createAgent({ model, tools: [getWeather] });
+  it("stops an agent at the model step whose worst case no longer fits; the emulator sees no request for it", async () => {
+    const { emulator } = setup();
+    const capped = new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 50,
+    });
+    // One output token costs 1: each step holds 50; the first settles at what it used (> 5).
+    const usage = new UsageTracker({
+      prices: { [DEFAULT_MODEL]: { input: 0, output: 1e6 } },
+      budget: 55,
+    });
+    const agent = createAgent({ model: capped, tools: [getWeather] });
     await expect(
       agent.invoke(
         { messages: [{ role: "user", content: "What is the weather in Paris?" }] },
@@ -567,7 +899,7 @@ describe("UsageTracker against the emulator", () => {
       ),
     ).rejects.toBeInstanceOf(BudgetExceededError);
     expect(emulator.state.requests()).toHaveLength(1);
-    expect(usage.records).toHaveLength(1);
+    expect(usage.records.map((r) => r.error?.name)).toEqual([undefined, "BudgetExceededError"]);
   });
 });
 
