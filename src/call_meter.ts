@@ -114,6 +114,11 @@ export class MeteredAttempt {
     this.#permit = permit;
   }
 
+  /** The service answered with a 2xx: the rate limiter learns what the service accepts. */
+  answered(): void {
+    this.#permit?.answered();
+  }
+
   /**
    * The request was answered: settles to the service's `usage`, or (none reported, or a stream
    * cut short) to the prompt estimate plus `outputTokens`, the estimate of the output read.

@@ -489,6 +489,7 @@ export class ChatInferenceService<
             )
           : this.client.chat.completions.create(request, clientOptions);
         const { data, response } = await call.withResponse();
+        attempt?.answered();
         if (request.stream) {
           if (attempt) meter?.holdStream(attempt);
           return tagStream(

@@ -28,7 +28,10 @@ export {
   ServiceNameError,
   ServiceUnavailableError,
   type Surface,
+  UsageStoreError,
+  type UsageStoreErrorInit,
 } from "./errors.js";
+export type { RequestEstimate } from "./estimate.js";
 export { createServiceFetch, type Fetch, type ServiceFetchOptions } from "./fetch.js";
 export {
   DedicatedEndpointLLM,
@@ -36,14 +39,26 @@ export {
   type DedicatedEndpointLLMFields,
   type LLMLangSmithParams,
 } from "./llms.js";
+export { MemoryStore } from "./memory_store.js";
 export { type InitChatInferenceServiceFields, initChatInferenceService } from "./model_string.js";
 export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
   type ModelProfiles,
 } from "./profiles.js";
+export { RateLimiter, type RateLimiterOptions, type RatePermit } from "./rate_limiter.js";
 export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
+export type {
+  BudgetReservation,
+  BudgetState,
+  RateGrant,
+  RatePenalty,
+  RateTake,
+  ReserveOutcome,
+  UsageStore,
+} from "./usage_store.js";
 export {
+  type BudgetStatus,
   type ModelPrice,
   type UsageRecord,
   type UsageSnapshot,

@@ -508,7 +508,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
       const metered = meter && estimate ? await meter.begin(estimate, signal) : undefined;
       try {
-        return await attempt(request, ctx, metered);
+        const result = await attempt(request, ctx, metered);
+        metered?.answered();
+        return result;
       } catch (error) {
         const mapped = asServiceError(error, ctx);
         if (typeof mapped === "object" && mapped !== null)

@@ -22,10 +22,13 @@ export interface PacingState {
   learned: number;
   /** When the last cut took effect; rates climb back linearly from there. */
   cutAt: number;
-  /** Slots handed out in the current and previous one-second windows (the observed rate). */
+  /** Slots handed out in the current and previous one-second windows. */
   windowStart: number;
   current: number;
   previous: number;
+  /** Requests the service answered in the same two windows (the rate it accepts). */
+  acceptedCurrent: number;
+  acceptedPrevious: number;
 }
 
 export function newPacingState(): PacingState {
@@ -40,6 +43,8 @@ export function newPacingState(): PacingState {
     windowStart: 0,
     current: 0,
     previous: 0,
+    acceptedCurrent: 0,
+    acceptedPrevious: 0,
   };
 }
 
@@ -62,31 +67,28 @@ function factorAt(state: PacingState, now: number, recoveryMs: number): number {
   return Math.min(1, recovered(state.factor, state, now, recoveryMs));
 }
 
-/** Slots handed out over about the last second, per millisecond. */
-function observedRate(state: PacingState, now: number): number {
+/** Moves the two one-second windows on to the one `now` falls in. */
+function roll(state: PacingState, now: number): void {
   const window = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-  let previous = state.previous;
-  let current = state.current;
-  if (window === state.windowStart + WINDOW_MS) {
-    previous = current;
-    current = 0;
-  } else if (window !== state.windowStart) {
-    previous = 0;
-    current = 0;
-  }
-  const weight = 1 - (now - window) / WINDOW_MS;
-  return (previous * weight + current) / WINDOW_MS;
+  if (window === state.windowStart) return;
+  const next = window === state.windowStart + WINDOW_MS;
+  state.previous = next ? state.current : 0;
+  state.acceptedPrevious = next ? state.acceptedCurrent : 0;
+  state.current = 0;
+  state.acceptedCurrent = 0;
+  state.windowStart = window;
 }
 
-function countSlot(state: PacingState, now: number): void {
-  const window = Math.floor(now / WINDOW_MS) * WINDOW_MS;
-  if (window === state.windowStart) {
-    state.current += 1;
-    return;
-  }
-  state.previous = window === state.windowStart + WINDOW_MS ? state.current : 0;
-  state.current = 1;
-  state.windowStart = window;
+/**
+ * The rate the service showed it accepts, per millisecond, over about the last second: the
+ * requests it answered, else (none reported yet) the slots handed out.
+ */
+function observedRate(state: PacingState, now: number): number {
+  roll(state, now);
+  const weight = 1 - (now - state.windowStart) / WINDOW_MS;
+  const accepted = state.acceptedPrevious * weight + state.acceptedCurrent;
+  const slots = state.previous * weight + state.current;
+  return (accepted > 0 ? accepted : slots) / WINDOW_MS;
 }
 
 /**
@@ -116,18 +118,22 @@ export function takeSlot(state: PacingState, take: RateTake): number {
   if (tokenRate !== undefined && take.tokens > 0) {
     state.tokenTat = Math.max(state.tokenTat, start) + take.tokens / tokenRate;
   }
-  countSlot(state, now);
+  roll(state, now);
+  state.current += 1;
+  state.acceptedCurrent += take.accepted;
   return start - now;
 }
 
 /**
  * A 429: every slot waits out the pause; the first 429 of an epoch also cuts the rate to
- * `decrease ×` the lower of the current rate and the rate slots were observed going out at
- * (the service just showed it allows no more). Slots already handed out are forgotten: their
- * holders take new ones at the new rate.
+ * `decrease ×` the lower of the current rate and the rate the service was observed to accept
+ * over the last second (it just showed it takes no more). Slots already handed out are
+ * forgotten: their holders take new ones at the new rate.
  */
 export function penalize(state: PacingState, penalty: RatePenalty): void {
   const { now, recoveryMs } = penalty;
+  roll(state, now);
+  state.acceptedCurrent += penalty.accepted;
   state.pausedUntil = Math.max(state.pausedUntil, now + penalty.pauseMs);
   if (penalty.epoch !== state.epoch) return;
   const observed = observedRate(state, now);

@@ -47,14 +47,16 @@ export interface RateLimiterOptions {
   clock?: () => number;
 }
 
-/** A slot handed out by {@link RateLimiter.acquire}; report a 429 on it so the limiter adapts. */
+/** A slot handed out by {@link RateLimiter.acquire}; report how the service answered so the limiter adapts. */
 export interface RatePermit {
+  /** The service answered (not with a 429): it accepts this much traffic. */
+  answered(): void;
   /** The service answered 429 (after `retryAfterMs`, if it said): pause and slow down. */
   rateLimited(retryAfterMs?: number): Promise<void>;
 }
 
 const MINUTE_MS = 60_000;
-const NO_PERMIT: RatePermit = { rateLimited: async () => {} };
+const NO_PERMIT: RatePermit = { answered: () => {}, rateLimited: async () => {} };
 
 /**
  * A client-side rate limit. Give one to a model (`rateLimiter`), or the same one to several
@@ -90,6 +92,8 @@ export class RateLimiter {
   readonly #clock: () => number;
   /** The latest epoch this process knows of, per limit: a slot of an older one is taken again. */
   readonly #epochs = new Map<string, number>();
+  /** Answers not yet reported to the store, per limit; they ride on the next take or penalty. */
+  readonly #accepted = new Map<string, number>();
 
   constructor(options: RateLimiterOptions = {}) {
     const valid = validateRateLimiterOptions(options);
@@ -146,6 +150,7 @@ export class RateLimiter {
         tokens,
         recoveryMs: this.#recoveryMs,
         learn: this.#adaptive,
+        accepted: this.#takeAccepted(key),
       });
       if (grant.waitMs > 0) await sleep(grant.waitMs, signal);
       // A 429 while this call waited cut the rate and forgot the old slots: take a new one.
@@ -153,9 +158,18 @@ export class RateLimiter {
     }
   }
 
+  #takeAccepted(key: string): number {
+    const accepted = this.#accepted.get(key) ?? 0;
+    if (accepted > 0) this.#accepted.delete(key);
+    return accepted;
+  }
+
   #permit(key: string, epoch: number): RatePermit {
     if (!this.#adaptive) return NO_PERMIT;
     return {
+      answered: () => {
+        this.#accepted.set(key, (this.#accepted.get(key) ?? 0) + 1);
+      },
       rateLimited: async (retryAfterMs) => {
         const pauseMs = Math.min(retryAfterMs ?? this.#pauseMs, this.#maxPauseMs);
         const now = await this.store.penalizeRate(key, {
@@ -165,6 +179,7 @@ export class RateLimiter {
           decrease: this.#decrease,
           requestRate: perMs(this.requestsPerMinute),
           recoveryMs: this.#recoveryMs,
+          accepted: this.#takeAccepted(key),
         });
         this.#epochs.set(key, Math.max(now, this.#epochs.get(key) ?? 0));
       },

@@ -75,8 +75,8 @@ return { fmt(spent), fmt(reserved) }
 const RATE_PRELUDE = `
 local function fmt(x) return string.format('%.17g', x) end
 local FIELDS = { 'requestTat', 'tokenTat', 'pausedUntil', 'epoch', 'factor', 'learned', 'cutAt',
-  'windowStart', 'current', 'previous' }
-local DEFAULTS = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 }
+  'windowStart', 'current', 'previous', 'acceptedCurrent', 'acceptedPrevious' }
+local DEFAULTS = { 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 }
 local s = {}
 local stored = redis.call('HMGET', KEYS[1], unpack(FIELDS))
 for i, name in ipairs(FIELDS) do s[name] = tonumber(stored[i]) or DEFAULTS[i] end
@@ -99,34 +99,33 @@ end
 local function factorAt(now, recoveryMs)
   return math.min(1, recovered(s.factor, now, recoveryMs))
 end
-local function observedRate(now)
+local function roll(now)
   local window = math.floor(now / WINDOW_MS) * WINDOW_MS
-  local previous, current = s.previous, s.current
+  if window == s.windowStart then return end
   if window == s.windowStart + WINDOW_MS then
-    previous = current
-    current = 0
-  elseif window ~= s.windowStart then
-    previous = 0
-    current = 0
+    s.previous = s.current
+    s.acceptedPrevious = s.acceptedCurrent
+  else
+    s.previous = 0
+    s.acceptedPrevious = 0
   end
-  local weight = 1 - (now - window) / WINDOW_MS
-  return (previous * weight + current) / WINDOW_MS
-end
-local function countSlot(now)
-  local window = math.floor(now / WINDOW_MS) * WINDOW_MS
-  if window == s.windowStart then
-    s.current = s.current + 1
-    return
-  end
-  if window == s.windowStart + WINDOW_MS then s.previous = s.current else s.previous = 0 end
-  s.current = 1
+  s.current = 0
+  s.acceptedCurrent = 0
   s.windowStart = window
+end
+local function observedRate(now)
+  roll(now)
+  local weight = 1 - (now - s.windowStart) / WINDOW_MS
+  local accepted = s.acceptedPrevious * weight + s.acceptedCurrent
+  local slots = s.previous * weight + s.current
+  if accepted > 0 then return accepted / WINDOW_MS end
+  return slots / WINDOW_MS
 end
 `;
 
 /**
  * ARGV: now, requestRate ('' = none), burst, tokenRate ('' = none), tokens, recoveryMs,
- * learn (1/0), ttlMs → { waitMs, epoch }. Mirrors `takeSlot`.
+ * learn (1/0), ttlMs, accepted → { waitMs, epoch }. Mirrors `takeSlot`.
  */
 export const TAKE_RATE = `${RATE_PRELUDE}
 local now = tonumber(ARGV[1])
@@ -147,19 +146,23 @@ if requestRate then start = math.max(start, s.requestTat - (burst - 1) / request
 if tokenRate then start = math.max(start, s.tokenTat) end
 if requestRate then s.requestTat = math.max(s.requestTat, start) + 1 / requestRate end
 if tokenRate and tokens > 0 then s.tokenTat = math.max(s.tokenTat, start) + tokens / tokenRate end
-countSlot(now)
+roll(now)
+s.current = s.current + 1
+s.acceptedCurrent = s.acceptedCurrent + tonumber(ARGV[9])
 save(tonumber(ARGV[8]))
 return { fmt(start - now), fmt(s.epoch) }
 `;
 
 /**
- * ARGV: now, pauseMs, epoch, decrease, requestRate ('' = none), recoveryMs, ttlMs → epoch.
- * Mirrors `penalize`.
+ * ARGV: now, pauseMs, epoch, decrease, requestRate ('' = none), recoveryMs, ttlMs, accepted
+ * → epoch. Mirrors `penalize`.
  */
 export const PENALIZE_RATE = `${RATE_PRELUDE}
 local now = tonumber(ARGV[1])
 local recoveryMs = tonumber(ARGV[6])
 local decrease = tonumber(ARGV[4])
+roll(now)
+s.acceptedCurrent = s.acceptedCurrent + tonumber(ARGV[8])
 s.pausedUntil = math.max(s.pausedUntil, now + tonumber(ARGV[2]))
 if tonumber(ARGV[3]) == s.epoch then
   local observed = observedRate(now)

@@ -133,8 +133,8 @@ export class RedisStore implements UsageStore {
   async reserve(key: string, reservation: BudgetReservation): Promise<ReserveOutcome> {
     const answer = await this.#run("reserve", RESERVE, this.#budgetKeys(key), [
       reservation.id,
-      fmt(reservation.amount),
-      fmt(reservation.budget),
+      String(reservation.amount),
+      String(reservation.budget),
       String(Date.now()),
       String(this.#leaseMs),
     ]);
@@ -144,11 +144,11 @@ export class RedisStore implements UsageStore {
   }
 
   async settle(key: string, id: string, cost: number): Promise<void> {
-    await this.#run("settle", SETTLE, this.#budgetKeys(key), [id, fmt(cost)]);
+    await this.#run("settle", SETTLE, this.#budgetKeys(key), [id, String(cost)]);
   }
 
   async charge(key: string, cost: number): Promise<void> {
-    await this.#run("charge", SETTLE, this.#budgetKeys(key), ["", fmt(cost)]);
+    await this.#run("charge", SETTLE, this.#budgetKeys(key), ["", String(cost)]);
   }
 
   async budgetState(key: string): Promise<BudgetState> {
@@ -165,14 +165,15 @@ export class RedisStore implements UsageStore {
       TAKE_RATE,
       [this.#rateKey(key)],
       [
-        fmt(take.now),
+        String(take.now),
         optional(take.requestRate),
         String(take.burst),
         optional(take.tokenRate),
-        fmt(take.tokens),
-        fmt(take.recoveryMs),
+        String(take.tokens),
+        String(take.recoveryMs),
         take.learn ? "1" : "0",
         String(RATE_TTL_MS),
+        String(take.accepted),
       ],
     );
     if (answer === undefined) return { waitMs: 0, epoch: 0 };
@@ -186,13 +187,14 @@ export class RedisStore implements UsageStore {
       PENALIZE_RATE,
       [this.#rateKey(key)],
       [
-        fmt(penalty.now),
-        fmt(penalty.pauseMs),
+        String(penalty.now),
+        String(penalty.pauseMs),
         String(penalty.epoch),
-        fmt(penalty.decrease),
+        String(penalty.decrease),
         optional(penalty.requestRate),
-        fmt(penalty.recoveryMs),
+        String(penalty.recoveryMs),
         String(RATE_TTL_MS),
+        String(penalty.accepted),
       ],
     );
     return answer === undefined ? 0 : Number(answer);
@@ -265,10 +267,6 @@ export class RedisStore implements UsageStore {
       return this.#client.eval(source, keys.length, ...keys, ...args);
     }
   }
-}
-
-function fmt(value: number): string {
-  return String(value);
 }
 
 function optional(value: number | undefined): string {

@@ -45,6 +45,8 @@ export interface RateTake {
   recoveryMs: number;
   /** With no `requestRate`, learn one from 429s (true) or never limit requests (false). */
   learn: boolean;
+  /** Requests the service answered (not with a 429) since this caller's last take: what it accepts. */
+  accepted: number;
 }
 
 /** A slot: wait `waitMs`, then send. `epoch` says which rate it was computed at. */
@@ -66,6 +68,8 @@ export interface RatePenalty {
   requestRate?: number;
   /** As in {@link RateTake}: needed to know the rate in force when the 429 came. */
   recoveryMs: number;
+  /** As in {@link RateTake}: answers not reported yet, counted before the cut is made. */
+  accepted: number;
 }
 
 /**

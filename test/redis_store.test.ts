@@ -39,6 +39,7 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
       tokens: 0,
       recoveryMs: 1000,
       learn: true,
+      accepted: 0,
     });
     const client = new Redis(server.url);
     const keys = (await client.keys("*")).filter((k) => k.startsWith("ns-test:")).sort();
@@ -121,6 +122,7 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore when Redis is down", () 
       tokens: 0,
       recoveryMs: 1,
       learn: false,
+      accepted: 0,
     });
     expect(grant.waitMs).toBe(0);
     expect(errors.map((e) => e.operation)).toEqual(["reserve", "takeRate"]);

@@ -14,6 +14,7 @@ const TAKE: Omit<RateTake, "now"> = {
   tokens: 0,
   recoveryMs: 10_000,
   learn: true,
+  accepted: 0,
 };
 
 export function describeStoreContract(
@@ -128,6 +129,7 @@ export function describeStoreContract(
         decrease: 0.5,
         requestRate: perSecond(10),
         recoveryMs: 10_000,
+        accepted: 0,
       };
       const epoch = await store.penalizeRate("r4", { ...penalty, now: 10_050, epoch: first.epoch });
       expect(epoch).toBe(first.epoch + 1);
@@ -153,6 +155,7 @@ export function describeStoreContract(
         decrease: 0.5,
         requestRate: perSecond(10),
         recoveryMs: 10_000,
+        accepted: 0,
       });
       // Observed 1 request in the last second → cut to 0.5/s, back to 1/s after 10 s.
       const a = await store.takeRate("r5", { ...TAKE, now: 10_000 });
@@ -174,6 +177,7 @@ export function describeStoreContract(
         epoch,
         decrease: 0.5,
         recoveryMs: 10_000,
+        accepted: 0,
       });
       // 21 slots in the last second → learned 10.5/s; slots now ~95 ms apart.
       const waits = [];
@@ -182,6 +186,28 @@ export function describeStoreContract(
       expect(waits[0]).toBe(0);
       expect(waits[1]).toBeCloseTo(1000 / 10.5, 6);
       expect(waits[2]).toBeCloseTo(2000 / 10.5, 6);
+    });
+
+    it("cuts to what the service accepted, not to what was sent", async () => {
+      const store = await makeStore();
+      const take = { ...TAKE, requestRate: undefined };
+      let epoch = 0;
+      // 64 slots go out at once; answers to 9 of them are reported with later takes.
+      for (let i = 0; i < 64; i++) epoch = (await store.takeRate("r7", { ...take, now: 0 })).epoch;
+      await store.takeRate("r7", { ...take, now: 5, accepted: 9 });
+      // The 429 also brings the one answer not reported yet: 10 accepted in the last second.
+      await store.penalizeRate("r7", {
+        now: 10,
+        pauseMs: 0,
+        epoch,
+        decrease: 0.5,
+        recoveryMs: 10_000,
+        accepted: 1,
+      });
+      const a = await store.takeRate("r7", { ...take, now: 10 });
+      const b = await store.takeRate("r7", { ...take, now: 10 });
+      expect(a.waitMs).toBe(0);
+      expect(b.waitMs).toBeCloseTo(200, 6); // 5 a second
     });
   });
 }
