@@ -52,11 +52,30 @@ describe("the built package", () => {
         const code = readFileSync(file, "utf8");
         for (const [, spec] of code.matchAll(/(?:from|import|require\()\s*\(?["']([^"']+)["']/g)) {
           expect(builtins.has(spec!), `${file} imports ${spec}`).toBe(false);
+          // The Redis client is an optional peer: only the ./redis subpath may load it.
+          expect(spec, `${file} imports ${spec}`).not.toBe("ioredis");
           if (spec!.startsWith("./")) queue.push(join(dirname(file), spec!));
         }
       }
       expect(seen.size).toBeGreaterThan(1);
     }
+  });
+
+  it("serves the Redis store from its own subpath, with ioredis as an optional peer", () => {
+    const out = run([
+      "--input-type=module",
+      "-e",
+      `import { RedisStore } from "langchain-inference-service/redis";
+       import { UsageTracker } from "langchain-inference-service";
+       const store = new RedisStore({ url: "redis://127.0.0.1:1", timeoutMs: 50 });
+       const tracker = new UsageTracker({ prices: { m: { input: 1, output: 1 } }, budget: 1, store });
+       console.log(tracker.store === store, typeof store.reserve);
+       await store.close();`,
+    ]);
+    expect(out).toBe("true function");
+    const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+    expect(pkg.peerDependenciesMeta.ioredis.optional).toBe(true);
+    expect(pkg.dependencies.ioredis).toBeUndefined();
   });
 
   it("ships type declarations for both module systems", () => {

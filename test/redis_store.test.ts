@@ -1,7 +1,14 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { getRetryable } from "@langchain/core/errors";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UsageStoreError } from "../src/errors.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ChatInferenceService } from "../src/chat_models.js";
+import { createEmulator, DEFAULT_MODEL, startEmulator } from "../src/emulator/index.js";
+import { BudgetExceededError, UsageStoreError } from "../src/errors.js";
 import { RedisStore } from "../src/redis_store.js";
+import { UsageTracker } from "../src/usage_tracker.js";
 import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "./helpers/redis.js";
 import { describeStoreContract } from "./helpers/store_cases.js";
 
@@ -82,6 +89,140 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
     await client.quit();
     await s.charge("flush", 1);
     expect(await s.budgetState("flush")).toEqual({ spent: 2, reserved: 0 });
+  });
+});
+
+describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and processes", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** Prices where a call reserves, and costs, exactly 1 (a reply cut at max_tokens 4). */
+  const ONE_PER_CALL = { [DEFAULT_MODEL]: { input: 0, output: 250_000 } };
+
+  it("sends 3 of 20 parallel calls when the shared budget holds 3", async () => {
+    const emulator = createEmulator();
+    const store = new RedisStore({ url: server.url, prefix: "twenty:" });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 4,
+    });
+    const results = await model.batch(
+      Array.from({ length: 20 }, (_, i) => `q${i}`),
+      { callbacks: [usage] },
+      { returnExceptions: true },
+    );
+    expect(emulator.state.requests()).toHaveLength(3);
+    expect(results.filter((r) => BudgetExceededError.isInstance(r))).toHaveLength(17);
+    expect(await usage.budgetStatus()).toEqual({ budget: 3, spent: 3, reserved: 0, remaining: 0 });
+    await store.close();
+  });
+
+  it("4 processes sharing a budget of 10 send 10 requests between them, not 10 each", async () => {
+    const emulator = await startEmulator({ port: 0 });
+    const worker = fileURLToPath(new URL("./helpers/redis_budget_worker.ts", import.meta.url));
+    const startAt = Date.now() + 3000;
+    const run = () =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", worker], {
+        env: {
+          ...process.env,
+          REDIS_URL: server.url,
+          PREFIX: "fleet-test:",
+          MODEL: DEFAULT_MODEL,
+          BUDGET: "10",
+          CALLS: "8",
+          API_KEY: emulator.apiKey,
+          BASE_URL: emulator.baseURL,
+          START_AT: String(startAt),
+        },
+      });
+    try {
+      const outputs = await Promise.all([run(), run(), run(), run()]);
+      const reports = outputs.map(({ stdout }) => JSON.parse(stdout.trim()));
+      const sent = reports.reduce((sum, r) => sum + r.sent, 0);
+      expect(reports.every((r) => r.failed === 0)).toBe(true);
+      expect(emulator.state.requests()).toHaveLength(10);
+      expect(sent).toBe(10);
+      expect(reports.reduce((sum, r) => sum + r.refused, 0)).toBe(22);
+      const store = new RedisStore({ url: server.url, prefix: "fleet-test:" });
+      expect(await store.budgetState("fleet")).toEqual({ spent: 10, reserved: 0 });
+      await store.close();
+    } finally {
+      await emulator.close();
+    }
+  }, 60_000);
+
+  it("hands out one sequence of slots to two processes' stores on one limit", async () => {
+    const stores = [0, 1].map(() => new RedisStore({ url: server.url, prefix: "rate-fleet:" }));
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const grant = await stores[i % 2]!.takeRate("default:model:m", {
+        now: 5_000_000,
+        requestRate: 600 / 60_000,
+        burst: 1,
+        tokens: 0,
+        recoveryMs: 10_000,
+        learn: true,
+        accepted: 0,
+      });
+      waits.push(grant.waitMs);
+    }
+    expect(waits).toEqual([0, 100, 200, 300, 400, 500]);
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it("fails a call with one typed UsageStoreError when Redis is down, sending nothing and logging nothing", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const down = await startRedis();
+    const emulator = createEmulator();
+    const store = new RedisStore({ url: down.url, timeoutMs: 300 });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 4,
+    });
+    await down.stop();
+    const failure = await model.invoke("hi", { callbacks: [usage] }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(UsageStoreError);
+    expect(failure).toMatchObject({ operation: "reserve", code: "usage_store_unavailable" });
+    expect(getRetryable(failure)).toBe(false);
+    expect(emulator.state.requests()).toHaveLength(0);
+    expect(error).not.toHaveBeenCalled();
+    error.mockRestore();
+    await store.close();
+  });
+
+  it("with failOpen, sends the call unguarded while Redis is down", async () => {
+    const down = await startRedis();
+    const emulator = createEmulator();
+    const errors: UsageStoreError[] = [];
+    const store = new RedisStore({
+      url: down.url,
+      timeoutMs: 300,
+      failOpen: true,
+      onError: (e) => errors.push(e),
+    });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 4,
+    });
+    await down.stop();
+    await model.invoke("hi", { callbacks: [usage] });
+    expect(emulator.state.requests()).toHaveLength(1);
+    expect(errors.map((e) => e.operation)).toEqual(["reserve", "settle"]);
+    await store.close();
   });
 });
 

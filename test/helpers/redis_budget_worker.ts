@@ -1,0 +1,45 @@
+/**
+ * @module A worker process for the shared-budget test: it waits for the start time it was given,
+ * sends CALLS parallel calls through a UsageTracker on a RedisStore, and prints what happened as
+ * one JSON line. Every worker shares the budget `fleet` on the same Redis.
+ */
+import { ChatInferenceService } from "../../src/chat_models.js";
+import { BudgetExceededError } from "../../src/errors.js";
+import { RedisStore } from "../../src/redis_store.js";
+import { UsageTracker } from "../../src/usage_tracker.js";
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
+const store = new RedisStore({ url: env("REDIS_URL"), prefix: env("PREFIX") });
+const tracker = new UsageTracker({
+  // A reply is cut at max_tokens 4 and costs exactly what was reserved: 4 × 0.25 = 1.
+  prices: { [env("MODEL")]: { input: 0, output: 250_000 } },
+  budget: Number(env("BUDGET")),
+  store,
+  budgetKey: "fleet",
+});
+const model = new ChatInferenceService(env("MODEL"), {
+  apiKey: env("API_KEY"),
+  baseURL: env("BASE_URL"),
+  maxTokens: 4,
+  maxRetries: 0,
+});
+await store.budgetState("fleet"); // connected before the start
+await new Promise((resolve) =>
+  setTimeout(resolve, Math.max(0, Number(env("START_AT")) - Date.now())),
+);
+const results = await model.batch(
+  Array.from({ length: Number(env("CALLS")) }, (_, i) => `Tell me a story about the number ${i}`),
+  { callbacks: [tracker] },
+  { returnExceptions: true },
+);
+const refused = results.filter((r) => BudgetExceededError.isInstance(r)).length;
+const failed = results.filter((r) => r instanceof Error).length - refused;
+process.stdout.write(
+  `${JSON.stringify({ sent: results.length - refused - failed, refused, failed })}\n`,
+);
+await store.close();
