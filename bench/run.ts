@@ -20,6 +20,7 @@ import { renderSection, renderTable, type Section } from "./lib/report.js";
 import { type Servers, startServers } from "./lib/servers.js";
 import { int, ms, ratio } from "./lib/stats.js";
 import { perCall } from "./per_call.js";
+import { rateLimit } from "./rate_limit.js";
 import { streaming } from "./streaming.js";
 import { timeToError } from "./time_to_error.js";
 
@@ -80,6 +81,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "batch", needsServers: true, run: batch },
   { name: "import", needsServers: false, run: coldImportBench },
   { name: "emulator", needsServers: false, run: emulatorThroughput },
+  { name: "rate-limit", needsServers: false, run: rateLimit },
 ];
 
 function usage(): string {

@@ -29,7 +29,10 @@ export interface RateLimiterOptions {
    * @default true
    */
   adaptive?: boolean;
-  /** On a 429, the rate is multiplied by this (at most once per round of requests sent at the old rate). @default 0.5 */
+  /**
+   * On a 429, the rate becomes this times the lower of the current rate and the rate the service
+   * accepted over the last second (once per round of requests sent at the old rate). @default 0.7
+   */
   decrease?: number;
   /** After a cut, the rate grows back by its cut value every this many milliseconds. @default 10000 */
   recoveryMs?: number;
@@ -104,7 +107,7 @@ export class RateLimiter {
     this.store = valid.store ?? new MemoryStore();
     this.#burst = valid.burst ?? 1;
     this.#adaptive = valid.adaptive ?? true;
-    this.#decrease = valid.decrease ?? 0.5;
+    this.#decrease = valid.decrease ?? 0.7;
     this.#recoveryMs = valid.recoveryMs ?? 10_000;
     this.#pauseMs = valid.pauseMs ?? 1000;
     this.#maxPauseMs = valid.maxPauseMs ?? 30_000;

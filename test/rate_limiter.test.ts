@@ -91,7 +91,7 @@ describe("RateLimiter pacing (controllable clock)", () => {
   });
 
   it("pauses the whole limit for Retry-After and slows down after a 429, then recovers", async () => {
-    const limiter = new RateLimiter({ requestsPerMinute: 600, recoveryMs: 10_000 });
+    const limiter = new RateLimiter({ requestsPerMinute: 600, decrease: 0.5, recoveryMs: 10_000 });
     const both = Promise.all([limiter.acquire(estimate()), limiter.acquire(estimate())]);
     await vi.advanceTimersByTimeAsync(100); // the second slot is 100 ms after the first
     const permits = await both;
