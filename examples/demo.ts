@@ -9,6 +9,7 @@ import { type Connection, connect, type Log, MODEL } from "./connection.js";
 import { main as dedicatedEndpoint } from "./dedicated_endpoint.js";
 import { main as errors } from "./errors.js";
 import { main as rag } from "./rag.js";
+import { main as spendControl } from "./spend_control.js";
 import { main as streaming } from "./streaming.js";
 import { main as structuredOutput } from "./structured_output.js";
 import { main as usage } from "./usage.js";
@@ -24,6 +25,7 @@ const SECTIONS: Section[] = [
   ["Dedicated endpoint (Service-Name), Pending and waitForReady", dedicatedEndpoint],
   ["Typed errors and their hints", errors],
   ["Usage and cost tracking, budget guard", usage],
+  ["Spend and rate control: reservations, abandoned streams, rate limit, Redis", spendControl],
 ];
 
 const PRICES = {

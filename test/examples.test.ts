@@ -1,15 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { startEmulator } from "langchain-inference-service/emulator";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as agent } from "../examples/agent.js";
 import { main as chain } from "../examples/chain.js";
 import type { Connection } from "../examples/connection.js";
 import { main as dedicatedEndpoint } from "../examples/dedicated_endpoint.js";
 import { main as errors } from "../examples/errors.js";
 import { main as rag } from "../examples/rag.js";
+import { main as spendControl } from "../examples/spend_control.js";
 import { main as streaming } from "../examples/streaming.js";
 import { main as structuredOutput } from "../examples/structured_output.js";
 import { main as usage } from "../examples/usage.js";
+import { REDIS_SERVER, startRedis } from "./helpers/redis.js";
 
 // Every example runs against a real emulator on a free port, the way `npm run demo` runs them.
 let connection: Connection;
@@ -103,6 +105,37 @@ describe("examples", () => {
     expect(out).toMatch(/emulator-chat\s+5\s+0/);
     expect(out).toContain("budget: 2 of 5 calls sent, then: Usage budget reached");
   });
+});
+
+describe("examples/spend_control", () => {
+  it("sends 3 of 20 calls, counts an abandoned stream, paces a batch, and skips Redis cleanly when none is reachable", async () => {
+    vi.stubEnv("REDIS_URL", "redis://127.0.0.1:1");
+    const out = await output(spendControl);
+    expect(out).toContain("reservations: 3 of 20 calls sent, 17 refused");
+    expect(out).toContain("budget 3: spent 3, reserved 0");
+    expect(out).toMatch(
+      /abandoned stream: counted \d+ output tokens \(abandoned: true, .*runs in flight: 0/,
+    );
+    expect(out).toMatch(/rate limit: 30 calls at 1,200\/min took \d/);
+    expect(out).toContain(
+      "redis: no server reachable at redis://127.0.0.1:1; skipped the shared budget",
+    );
+  });
+
+  it.skipIf(REDIS_SERVER === undefined)(
+    "shares one budget between two workers on Redis",
+    async () => {
+      const redis = await startRedis();
+      try {
+        vi.stubEnv("REDIS_URL", redis.url);
+        expect(await output(spendControl)).toMatch(
+          /two workers sharing a budget of 5 sent \d \+ \d = 5 calls/,
+        );
+      } finally {
+        await redis.stop();
+      }
+    },
+  );
 });
 
 describe("npm run demo", () => {
