@@ -7,6 +7,7 @@ import { ChatInferenceService, type ChatInferenceServiceFields } from "../src/ch
 import { ConfigurationError } from "../src/errors.js";
 import {
   BASE,
+  chatChunk,
   chatCompletion,
   intercept,
   JSON_HEADERS,
@@ -290,14 +291,7 @@ describe("ChatInferenceService on the wire", () => {
 });
 
 describe("ChatInferenceService streaming", () => {
-  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    id: "chatcmpl-s",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "test-model",
-    choices: [{ index: 0, delta, finish_reason: null }],
-    ...extra,
-  });
+  const chunk = chatChunk;
 
   it("requests usage and yields text, reasoning, usage, request id and model", async () => {
     const seen = intercept(CHAT, [

@@ -5,7 +5,12 @@ import { getRetryable } from "@langchain/core/errors";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ChatInferenceService } from "../src/chat_models.js";
-import { createEmulator, DEFAULT_MODEL, startEmulator } from "../src/emulator/index.js";
+import {
+  createEmulator,
+  DEFAULT_MODEL,
+  type InProcessEmulator,
+  startEmulator,
+} from "../src/emulator/index.js";
 import { BudgetExceededError, UsageStoreError } from "../src/errors.js";
 import { RedisStore } from "../src/redis_store.js";
 import { UsageTracker } from "../src/usage_tracker.js";
@@ -104,16 +109,20 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and pro
   /** Prices where a call reserves, and costs, exactly 1 (a reply cut at max_tokens 4). */
   const ONE_PER_CALL = { [DEFAULT_MODEL]: { input: 0, output: 250_000 } };
 
-  it("sends 3 of 20 parallel calls when the shared budget holds 3", async () => {
-    const emulator = createEmulator();
-    const store = new RedisStore({ url: server.url, prefix: "twenty:" });
-    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
-    const model = new ChatInferenceService(DEFAULT_MODEL, {
+  /** The emulator's chat model, its replies cut at 4 tokens. */
+  const cappedModel = (emulator: InProcessEmulator) =>
+    new ChatInferenceService(DEFAULT_MODEL, {
       apiKey: emulator.apiKey,
       baseURL: emulator.baseURL,
       fetch: emulator.fetch,
       maxTokens: 4,
     });
+
+  it("sends 3 of 20 parallel calls when the shared budget holds 3", async () => {
+    const emulator = createEmulator();
+    const store = new RedisStore({ url: server.url, prefix: "twenty:" });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = cappedModel(emulator);
     const results = await model.batch(
       Array.from({ length: 20 }, (_, i) => `q${i}`),
       { callbacks: [usage] },
@@ -184,12 +193,7 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and pro
     const emulator = createEmulator();
     const store = new RedisStore({ url: down.url, timeoutMs: 300 });
     const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
-    const model = new ChatInferenceService(DEFAULT_MODEL, {
-      apiKey: emulator.apiKey,
-      baseURL: emulator.baseURL,
-      fetch: emulator.fetch,
-      maxTokens: 4,
-    });
+    const model = cappedModel(emulator);
     await down.stop();
     const failure = await model.invoke("hi", { callbacks: [usage] }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(UsageStoreError);
@@ -212,12 +216,7 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and pro
       onError: (e) => errors.push(e),
     });
     const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
-    const model = new ChatInferenceService(DEFAULT_MODEL, {
-      apiKey: emulator.apiKey,
-      baseURL: emulator.baseURL,
-      fetch: emulator.fetch,
-      maxTokens: 4,
-    });
+    const model = cappedModel(emulator);
     await down.stop();
     await model.invoke("hi", { callbacks: [usage] });
     expect(emulator.state.requests()).toHaveLength(1);

@@ -25,6 +25,7 @@ import { type UsageRecord, UsageTracker, type UsageTrackerOptions } from "../src
 import { bodies, RID, withRequestId } from "./helpers/fixtures.js";
 import {
   BASE,
+  chatChunk,
   chatCompletion,
   intercept,
   JSON_HEADERS,
@@ -96,14 +97,7 @@ describe("UsageTracker on one call", () => {
   });
 
   it("counts a streamed call once, from the usage of its final chunk", async () => {
-    const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-      id: "chatcmpl-s",
-      object: "chat.completion.chunk",
-      created: 1,
-      model: "test-model",
-      choices: [{ index: 0, delta, finish_reason: null }],
-      ...extra,
-    });
+    const chunk = chatChunk;
     const seen = intercept(CHAT, [
       200,
       sse([
@@ -498,14 +492,7 @@ describe("UsageTracker budget: reservations", () => {
 });
 
 describe("UsageTracker budget: streams left or failed", () => {
-  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
-    id: "chatcmpl-s",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "test-model",
-    choices: [{ index: 0, delta, finish_reason: null }],
-    ...extra,
-  });
+  const chunk = chatChunk;
   const words = Array.from({ length: 20 }, (_, i) => chunk({ content: `word${i} ` }));
 
   it("counts a stream left with break, settles it to what was streamed, and leaks nothing", async () => {

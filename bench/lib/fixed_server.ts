@@ -40,7 +40,8 @@ export function sseRoute(events: number, chars: number): string {
   return `sse-${events}-${chars}`;
 }
 
-const COMPLETION = JSON.stringify({
+/** The `chat.completion` body of the `json` route. */
+export const COMPLETION = JSON.stringify({
   id: `chatcmpl-${REQUEST_ID}`,
   object: "chat.completion",
   created: CREATED,

@@ -10,7 +10,7 @@ import { fork } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { FIXED_MODEL } from "./fixed_server.js";
+import { COMPLETION } from "./fixed_server.js";
 
 /** What the server counted since the last reset. */
 export interface RateLimitedStats {
@@ -27,22 +27,6 @@ export interface RateLimitedServer {
   reset(): Promise<void>;
   close(): Promise<void>;
 }
-
-const COMPLETION = JSON.stringify({
-  id: "chatcmpl-rate",
-  object: "chat.completion",
-  created: 1_735_689_600,
-  model: FIXED_MODEL,
-  choices: [
-    {
-      index: 0,
-      message: { role: "assistant", content: "Paris is the capital of France.", refusal: null },
-      logprobs: null,
-      finish_reason: "stop",
-    },
-  ],
-  usage: { prompt_tokens: 15, completion_tokens: 8, total_tokens: 23 },
-});
 
 const RATE_LIMITED = JSON.stringify({
   error: { code: "rate_limit_exceeded", message: "Too many requests", type: "new_api_error" },

@@ -50,6 +50,21 @@ export function chatCompletion(
   };
 }
 
+/** One `chat.completion.chunk` of a stream, with `delta` in its only choice. */
+export function chatChunk(
+  delta: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    id: "chatcmpl-s",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "test-model",
+    choices: [{ index: 0, delta, finish_reason: null }],
+    ...extra,
+  };
+}
+
 /** An SSE body from event payloads, ending with `[DONE]` unless `done` is false. */
 export function sse(events: unknown[], done = true): string {
   return (
