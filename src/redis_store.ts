@@ -273,10 +273,19 @@ function optional(value: number | undefined): string {
   return value === undefined ? "" : String(value);
 }
 
+/**
+ * `promise`, or an error once `ms` have passed without an answer. When the timer fires, the
+ * answer may already be waiting on the socket (the event loop was busy, e.g. building a
+ * tokenizer): one turn of I/O is let through first, so a stall in this process is not taken for
+ * an outage of Redis.
+ */
 function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer to ${operation} within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => setImmediate(() => reject(new Error(`no answer to ${operation} within ${ms} ms`))),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

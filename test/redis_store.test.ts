@@ -26,7 +26,13 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
 
   /** A store with a prefix of its own, so each case starts from empty keys. */
   function store(options: ConstructorParameters<typeof RedisStore>[0] = {}): RedisStore {
-    const made = new RedisStore({ url: server.url, prefix: `t${++prefixes}:`, ...options });
+    // A generous timeout: other test files load both cores; outages are tested on their own.
+    const made = new RedisStore({
+      url: server.url,
+      prefix: `t${++prefixes}:`,
+      timeoutMs: 5000,
+      ...options,
+    });
     stores.push(made);
     return made;
   }
@@ -76,7 +82,7 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
 
   it("shares one budget between two stores (two processes) on the same prefix", async () => {
     const a = store({ prefix: "shared-budget:" });
-    const b = new RedisStore({ url: server.url, prefix: "shared-budget:" });
+    const b = new RedisStore({ url: server.url, prefix: "shared-budget:", timeoutMs: 5000 });
     stores.push(b);
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -84,6 +90,18 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
       ),
     );
     expect(outcomes.filter((o) => o.ok)).toHaveLength(7);
+  });
+
+  it("does not take a stall of this process (a busy event loop) for an outage of Redis", async () => {
+    const s = store({ timeoutMs: 100 });
+    await s.charge("stall", 1);
+    const pending = s.charge("stall", 1);
+    const until = Date.now() + 300;
+    while (Date.now() < until) {
+      // the event loop is busy past timeoutMs while Redis's answer waits on the socket
+    }
+    await pending;
+    expect(await s.budgetState("stall")).toEqual({ spent: 2, reserved: 0 });
   });
 
   it("loads its scripts again after Redis forgot them (SCRIPT FLUSH, a restart)", async () => {
@@ -120,7 +138,7 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and pro
 
   it("sends 3 of 20 parallel calls when the shared budget holds 3", async () => {
     const emulator = createEmulator();
-    const store = new RedisStore({ url: server.url, prefix: "twenty:" });
+    const store = new RedisStore({ url: server.url, prefix: "twenty:", timeoutMs: 5000 });
     const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
     const model = cappedModel(emulator);
     const results = await model.batch(
@@ -169,7 +187,9 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and pro
   }, 60_000);
 
   it("hands out one sequence of slots to two processes' stores on one limit", async () => {
-    const stores = [0, 1].map(() => new RedisStore({ url: server.url, prefix: "rate-fleet:" }));
+    const stores = [0, 1].map(
+      () => new RedisStore({ url: server.url, prefix: "rate-fleet:", timeoutMs: 5000 }),
+    );
     const waits: number[] = [];
     for (let i = 0; i < 6; i++) {
       const grant = await stores[i % 2]!.takeRate("default:model:m", {

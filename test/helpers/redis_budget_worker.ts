@@ -14,7 +14,7 @@ const env = (name: string) => {
   return value;
 };
 
-const store = new RedisStore({ url: env("REDIS_URL"), prefix: env("PREFIX") });
+const store = new RedisStore({ url: env("REDIS_URL"), prefix: env("PREFIX"), timeoutMs: 5000 });
 const tracker = new UsageTracker({
   // A reply is cut at max_tokens 4 and costs exactly what was reserved: 4 × 0.25 = 1.
   prices: { [env("MODEL")]: { input: 0, output: 250_000 } },
