@@ -153,6 +153,19 @@ function headerValues(headers: unknown): string[] {
  * ```
  * For cost and budgets across calls, chains and agents, see `UsageTracker` and `withUsage`.
  *
+ * ## Budgets and rate limits
+ * Each request reserves its worst case (prompt + `maxTokens`) with the call's `UsageTracker`
+ * before it is sent, and waits for its turn at the model's `rateLimiter`:
+ * ```ts
+ * const usage = new UsageTracker({ prices, budget: 5 });
+ * const model = new ChatInferenceService("emulator-chat", {
+ *   maxTokens: 256,
+ *   rateLimiter: new RateLimiter({ requestsPerMinute: 600 }),
+ * });
+ * await model.batch(prompts, { callbacks: [usage], maxConcurrency: 64 });
+ * // calls that would overrun the budget fail unsent with BudgetExceededError; 600 a minute go out
+ * ```
+ *
  * ## Model profile
  * LangChain v1 agents and middleware read `model.profile` (summarization triggers on
  * `maxInputTokens`, `createAgent` picks its structured-output strategy from `structuredOutput`).

@@ -195,6 +195,8 @@ const serviceNameOfFailure = new WeakMap<object, string>();
  * // { finishReason: "stop", requestId: "20240101…", tokenUsage: { promptTokens: 1, … } }
  * ```
  * Streams ask for usage with `stream_options.include_usage`; it arrives on the last chunk.
+ * A `UsageTracker` budget (priced by Service-Name) reserves each prompt's worst case before it
+ * is sent, and `rateLimiter: new RateLimiter({ requestsPerMinute })` paces the requests.
  *
  * ## Errors
  * Every failure is an `InferenceServiceError` subclass with `status`, `requestId`, `retryable`
