@@ -13,6 +13,7 @@ export default defineConfig({
   dts: true,
   clean: true,
   sourcemap: true,
+  // Below `engines` (>=22) on purpose: CI still runs the suite and the smoke on Node 20.
   target: "node20",
   splitting: true,
   treeshake: true,

@@ -1,4 +1,4 @@
-// Cross-runtime smoke of the BUILT main entry (run by `.ci/cross-runtime` under Node 20, Node 22,
+// Cross-runtime smoke of the BUILT main entry (run by `.ci/cross-runtime` under this machine's Node, Node 22,
 // Bun and Deno against the emulator): invoke, stream, and typed errors with their class and hint.
 // Only web APIs and the package here, so it runs unchanged in every runtime. Configuration comes
 // from the INFERENCE_SERVICE_* variables, so reading the environment is checked as well.
