@@ -1,5 +1,6 @@
 /** @module How every subcommand reads its command line and writes its output (Node only). */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { closestName } from "./suggest.js";
 
 /** Where a command writes; the defaults are the process's streams. */
 export interface CommandIO {
@@ -21,9 +22,22 @@ function writers(io: CommandIO): Writers {
   };
 }
 
-/** A command line that cannot be run: the command prints it with its usage and exits 2. */
+/** The command's name, as users type it and as every message starts. */
+export const PROGRAM = "inference-service";
+
+/**
+ * A command line that cannot be run: the command prints it in the one format of every usage
+ * error, `inference-service doctor: <message>. Run 'inference-service doctor --help'.`, and exits 2.
+ */
 export class UsageError extends Error {
   override readonly name = "UsageError";
+}
+
+/** `inference-service <command>: <what is wrong>. Run 'inference-service <command> --help'.` */
+export function usageErrorLine(command: string | undefined, message: string): string {
+  const name = command ? `${PROGRAM} ${command}` : PROGRAM;
+  const text = message.trim().replace(/\.+$/, "");
+  return `${name}: ${text}${/[?!]$/.test(text) ? "" : "."} Run '${name} --help'.\n`;
 }
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -52,28 +66,64 @@ export interface CommandLine {
   positionals: string[];
 }
 
-/** Parses `argv` strictly against `options`; unknown flags and missing values are a UsageError. */
+/**
+ * Parses `argv` against `options`. Node's `parseArgs` does the splitting (`--flag=value`, short
+ * flags, `--`), but not the judging: its own messages ("Unknown option '--x'. To specify a
+ * positional argument starting with a '-', place it at the end of the command after '--', …")
+ * never reach a user. Each problem is a UsageError in this CLI's words, with a near miss.
+ */
 function parseCommandLine(
   argv: string[],
   options: Options,
   allowPositionals: boolean,
 ): CommandLine {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options,
-      strict: true,
-      allowPositionals,
-    });
-    return { values: values as CommandLine["values"], positionals };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+  const { values, positionals, tokens } = parseArgs({
+    args: argv,
+    options,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  // Asking for help is never an error, whatever else the line holds.
+  if (tokens.some((token) => token.kind === "option" && token.name === "help")) {
+    return { values: { help: true }, positionals: [] };
   }
+  for (const token of tokens) {
+    if (token.kind === "positional" && !allowPositionals) {
+      throw new UsageError(`unexpected argument "${token.value}"; this command takes only options`);
+    }
+    if (token.kind !== "option") continue;
+    const spec = options[token.name];
+    if (spec === undefined) throw new UsageError(unknownOption(token.rawName, options));
+    const flag = `--${token.name}`;
+    if (spec.type === "boolean" && token.value !== undefined) {
+      throw new UsageError(`${flag} takes no value, got "${token.value}"`);
+    }
+    if (spec.type === "string" && token.value === undefined) {
+      throw new UsageError(`${flag} needs a value`);
+    }
+    // `--system -x`: Node takes "-x" as the value; strict parsers call it ambiguous, and so do we.
+    if (spec.type === "string" && !token.inlineValue && token.value!.startsWith("-")) {
+      throw new UsageError(
+        `${flag} needs a value, got the option-like "${token.value}"; write ${flag}=${token.value} if that is the value`,
+      );
+    }
+  }
+  return { values: values as CommandLine["values"], positionals };
+}
+
+/** `unknown option --bse-url. Did you mean --base-url?` */
+function unknownOption(rawName: string, options: Options): string {
+  if (!rawName.startsWith("--")) return `unknown option ${rawName}`;
+  const near = closestName(rawName.slice(2), Object.keys(options));
+  return `unknown option ${rawName}${near ? `. Did you mean --${near}?` : ""}`;
 }
 
 /** A subcommand, as {@link runCommand} runs it. */
 export interface Command<T> {
-  /** Printed for `--help`, and after a usage error. */
+  /** The subcommand's name, e.g. `doctor`: usage errors start with `inference-service doctor:`. */
+  name: string;
+  /** Printed for `--help`. */
   usage: string;
   /** Its flags; `--help` (`-h`) is added. */
   flags: Options;
@@ -89,7 +139,8 @@ const HELP_FLAG = { type: "boolean", short: "h" } as const;
 
 /**
  * Runs a subcommand the way every one runs: `--help` prints its usage (exit 0); a command line
- * that cannot be run prints what is wrong and the usage to stderr (exit 2); otherwise `run`.
+ * that cannot be run prints one line to stderr, what is wrong and where help is (exit 2);
+ * otherwise `run`.
  */
 export async function runCommand<T>(
   argv: string[],
@@ -111,7 +162,7 @@ export async function runCommand<T>(
     input = await command.read(line);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    err(`${error.message}\n\n${command.usage}\n`);
+    err(usageErrorLine(command.name, error.message));
     return 2;
   }
   return command.run(input, { out, err });

@@ -72,6 +72,7 @@ interface ChatUsage {
  */
 export function runChatCommand(argv: string[], io: CommandIO = {}): Promise<number> {
   return runCommand(argv, io, {
+    name: "chat",
     usage: USAGE,
     flags: FLAGS,
     positionals: true,

@@ -49,6 +49,7 @@ const TITLE_WIDTH = 20;
  */
 export function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<number> {
   return runCommand(argv, io, {
+    name: "doctor",
     usage: USAGE,
     flags: FLAGS,
     read: ({ values }) => ({

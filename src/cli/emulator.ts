@@ -44,6 +44,7 @@ Stop it with Ctrl-C.`;
  */
 export function runEmulatorCommand(argv: string[], io: EmulatorCommandIO = {}): Promise<number> {
   return runCommand(argv, io, {
+    name: "emulator",
     usage: USAGE,
     flags: {
       port: { type: "string", short: "p" },

@@ -1,7 +1,9 @@
 /** @module The `inference-service` command's dispatcher: one module per subcommand (Node only). */
 import { VERSION } from "../version.js";
+import { type CommandIO, PROGRAM, usageErrorLine } from "./args.js";
+import { closestName } from "./suggest.js";
 
-type Command = (argv: string[]) => Promise<number>;
+type Command = (argv: string[], io: CommandIO) => Promise<number>;
 
 // Each subcommand is imported only when used, so `--help` and `doctor` stay fast.
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
@@ -19,32 +21,46 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
 };
 
-const USAGE = `inference-service ${VERSION}
+const USAGE = `${PROGRAM} ${VERSION}
 
-Usage: inference-service <command> [options]
+Usage: ${PROGRAM} <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
   .map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`)
   .join("\n")}
 
-Run "inference-service <command> --help" for a command's options.`;
+Run '${PROGRAM} <command> --help' for a command's options.`;
 
-/** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI with `argv` (without node and script) and resolves to the exit code: the
+ * subcommand's, 0 for `--help` and `--version`, 2 for a missing or unknown command.
+ *
+ * @example
+ * process.exitCode = await main(["doctor", "--model", "emulator-chat"]);
+ */
+export async function main(argv: string[], io: CommandIO = {}): Promise<number> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
   const [name, ...rest] = argv;
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    console.log(USAGE);
-    return name === undefined ? 1 : 0;
-  }
-  if (name === "--version" || name === "-v") {
-    console.log(VERSION);
+  if (name === "help" || name === "--help" || name === "-h") {
+    out(`${USAGE}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    console.error(`Unknown command "${name}".\n\n${USAGE}`);
+  if (name === "--version" || name === "-v") {
+    out(`${VERSION}\n`);
+    return 0;
+  }
+  if (name === undefined) {
+    err(`${USAGE}\n`);
     return 2;
   }
-  return (await command.load())(rest);
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    const near = closestName(name, Object.keys(COMMANDS));
+    const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;
+    err(usageErrorLine(undefined, `${what}${near ? `. Did you mean ${near}?` : ""}`));
+    return 2;
+  }
+  return (await command.load())(rest, io);
 }

@@ -11,6 +11,7 @@ import { capture } from "./helpers.js";
 /** A command that echoes what it read, and fails the read on `--count` below 1. */
 function echo(runs: CommandLine[]): (argv: string[], io: object) => Promise<number> {
   const command: Command<CommandLine> = {
+    name: "echo",
     usage: "Usage: echo [--count N] [words]",
     flags: { count: { type: "string" } },
     positionals: true,
@@ -48,23 +49,64 @@ describe("runCommand", () => {
     expect(runs).toHaveLength(0);
   });
 
-  it("prints a usage error with the usage to stderr and exits 2, for the parser and the read step", async () => {
+  it("prints one line, what is wrong and where help is, to stderr and exits 2, for the parser and the read step", async () => {
     const runs: CommandLine[] = [];
     const unknown = await capture(echo(runs), ["--colour", "red"]);
-    expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/--colour[\s\S]*\n\nUsage: echo \[--count N\] \[words\]\n$/);
+    expect(unknown).toMatchObject({
+      code: 2,
+      out: "",
+      err: "inference-service echo: unknown option --colour. Run 'inference-service echo --help'.\n",
+    });
+    const near = await capture(echo(runs), ["--cuont", "2"]);
+    expect(near.err).toBe(
+      "inference-service echo: unknown option --cuont. Did you mean --count? Run 'inference-service echo --help'.\n",
+    );
     const invalid = await capture(echo(runs), ["--count", "0"]);
     expect(invalid).toMatchObject({
       code: 2,
       out: "",
-      err: '--count must be a number ≥ 1, got "0"\n\nUsage: echo [--count N] [words]\n',
+      err: `inference-service echo: --count must be a number ≥ 1, got "0". Run 'inference-service echo --help'.\n`,
     });
     expect(runs).toHaveLength(0);
+  });
+
+  it.each([
+    [["--count"], "--count needs a value"],
+    [["--count", "--help-me"], 'got the option-like "--help-me"; write --count=--help-me'],
+    [["-x"], "unknown option -x."],
+  ])("never shows Node's own parser text: %j", async (...argv) => {
+    const message = argv.pop() as string;
+    const { code, err } = await capture(echo([]), argv[0] as string[]);
+    expect(code).toBe(2);
+    expect(err).toContain(message);
+    expect(err).not.toMatch(/ERR_PARSE_ARGS|To specify a positional argument|'--/);
+  });
+
+  it("lets --help win over anything else on the line", async () => {
+    const { code, out } = await capture(echo([]), ["--bogus", "--count", "0", "-h"]);
+    expect(code).toBe(0);
+    expect(out).toBe("Usage: echo [--count N] [words]\n");
+  });
+
+  it("refuses positionals in a command that takes none", async () => {
+    const command: Command<CommandLine> = {
+      name: "flat",
+      usage: "u",
+      flags: {},
+      read: (line) => line,
+      run: async () => 0,
+    };
+    const { code, err } = await capture((argv, io) => runCommand(argv, io, command), ["stray"]);
+    expect(code).toBe(2);
+    expect(err).toBe(
+      `inference-service flat: unexpected argument "stray"; this command takes only options. Run 'inference-service flat --help'.\n`,
+    );
   });
 
   it("lets any other failure of the read step through", async () => {
     const boom = new Error("bug");
     const command: Command<never> = {
+      name: "boom",
       usage: "u",
       flags: {},
       read: () => {

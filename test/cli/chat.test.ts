@@ -146,13 +146,15 @@ describe("inference-service chat", () => {
       ["--model", DEFAULT_MODEL, "--temperature=-1", "hi"],
       '--temperature must be a number ≥ 0, got "-1"',
     ],
-    [["--model", DEFAULT_MODEL, "--bogus", "hi"], "Unknown option '--bogus'"],
-  ])("exits 2 with the usage for %j, sending nothing", async (argv, message) => {
+    [["--model", DEFAULT_MODEL, "--bogus", "hi"], "unknown option --bogus."],
+    [["--modle", DEFAULT_MODEL, "hi"], "unknown option --modle. Did you mean --model?"],
+    [["--model", DEFAULT_MODEL, "--system", "-be terse", "hi"], "write --system=-be terse"],
+  ])("exits 2 with one line in the CLI's format for %j, sending nothing", async (argv, message) => {
     const { code, out, err } = await chat(...argv);
     expect(code).toBe(2);
     expect(out).toBe("");
+    expect(err).toMatch(/^inference-service chat: .+ Run 'inference-service chat --help'\.\n$/);
     expect(err).toContain(message);
-    expect(err).toContain('Usage: inference-service chat --model ID [options] "prompt"');
     expect(current().state.requests()).toEqual([]);
   });
 

@@ -141,16 +141,22 @@ describe("inference-service doctor", () => {
   });
 
   it.each([
-    [["--bogus"], "Unknown option '--bogus'"],
-    [["extra"], "Unexpected argument 'extra'"],
-    [["--timeout", "soon"], '--timeout must be a number of milliseconds > 0, got "soon"'],
-    [["--model"], "argument missing"],
-  ])("exits 2 with the usage for %j", async (argv, message) => {
+    [
+      ["--bse-url", "http://h"],
+      "unknown option --bse-url. Did you mean --base-url? Run 'inference-service doctor --help'.",
+    ],
+    [["--apiKey", "k"], "unknown option --apiKey. Did you mean --api-key?"],
+    [["--bogus"], "unknown option --bogus. Run 'inference-service doctor --help'."],
+    [["extra"], 'unexpected argument "extra"; this command takes only options.'],
+    [["--timeout", "soon"], '--timeout must be a number of milliseconds > 0, got "soon".'],
+    [["--model"], "--model needs a value."],
+    [["--json=yes"], '--json takes no value, got "yes".'],
+  ])("exits 2 with one line in the CLI's format for %j", async (argv, message) => {
     const { code, out, err } = await doctor(...argv);
     expect(code).toBe(2);
     expect(out).toBe("");
+    expect(err).toMatch(/^inference-service doctor: .+ Run 'inference-service doctor --help'\.\n$/);
     expect(err).toContain(message);
-    expect(err).toContain("Usage: inference-service doctor [options]");
   });
 
   it("prints its help, which discourages --api-key, and exits 0", async () => {

@@ -91,15 +91,18 @@ describe("inference-service emulator", () => {
   it.each([
     [["--port", "http"], '--port must be an integer from 0 to 65535, got "http"'],
     [["--port", "70000"], '--port must be an integer from 0 to 65535, got "70000"'],
-    [["--verbose"], "Unknown option '--verbose'"],
+    [["--verbose"], "unknown option --verbose."],
+    [["--prot", "0"], "unknown option --prot. Did you mean --port?"],
     [
       ["--config", "/nonexistent/emulator.json"],
       "cannot read emulator config /nonexistent/emulator.json",
     ],
-  ])("exits 2 with a message and the usage for %j", async (argv, message) => {
+  ])("exits 2 with one line in the CLI's format for %j", async (argv, message) => {
     const run = await start(argv);
     expect(await run.exit).toBe(2);
+    expect(run.errors()).toMatch(
+      /^inference-service emulator: .+ Run 'inference-service emulator --help'\.\n$/,
+    );
     expect(run.errors()).toContain(message);
-    expect(run.errors()).toContain("Usage: inference-service emulator");
   });
 });
