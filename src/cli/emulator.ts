@@ -1,5 +1,6 @@
 /** @module `inference-service emulator`: runs the local emulator until Ctrl-C and prints how to use it. */
 
+import { ENV } from "../constants.js";
 import {
   EmulatorConfigError,
   INFERENCE_SERVICE_PERMISSION,
@@ -16,6 +17,7 @@ import {
   UsageError,
   type Writers,
 } from "./args.js";
+import { exportLines } from "./shell.js";
 
 /** Where the command writes and what stops it; the defaults are the process's. */
 export interface EmulatorCommandIO extends CommandIO {
@@ -23,16 +25,30 @@ export interface EmulatorCommandIO extends CommandIO {
   signal?: AbortSignal;
 }
 
-const USAGE = `Usage: inference-service emulator [--port N] [--config file.json]
+const USAGE = `Usage: inference-service emulator [--port N] [--config file.json] [--env | --json]
 
-Runs a local emulator of the inference service (both surfaces, §7 errors, faults, admin API).
+Runs a local emulator of the inference service (both surfaces, the service's errors, faults, admin API).
 
 Options:
   -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
   -c, --config FILE     JSON file with emulator options (keys, tenants, endpoints, models, credit, faults)
+      --env             print only the export lines, for a script to source
+      --json            print one JSON line (base URL, key, variables, keys, models, endpoints)
   -h, --help            show this help
 
-Stop it with Ctrl-C.`;
+It runs until Ctrl-C or SIGTERM. In a script, start it in the background and read its output:
+  inference-service emulator --env > emulator.env &
+  until [ -s emulator.env ]; do sleep 0.1; done
+  . ./emulator.env        # or: eval "$(cat emulator.env)"`;
+
+/** What the command prints once the emulator runs: the banner, or one of the script formats. */
+type Output = "banner" | "env" | "json";
+
+/** What the command line asks for. */
+interface EmulatorRequest {
+  options: StartEmulatorOptions;
+  output: Output;
+}
 
 /**
  * Runs the emulator command and resolves to its exit code once it has stopped
@@ -49,15 +65,21 @@ export function runEmulatorCommand(argv: string[], io: EmulatorCommandIO = {}): 
     flags: {
       port: { type: "string", short: "p" },
       config: { type: "string", short: "c" },
+      env: { type: "boolean" },
+      json: { type: "boolean" },
     },
-    read: readOptions,
-    run: (options, writers) => serve(options, writers, io.signal),
+    read: readRequest,
+    run: (request, writers) => serve(request, writers, io.signal),
   });
 }
 
-/** Runs the emulator until SIGINT, SIGTERM or the abort of `signal`. */
+/**
+ * Runs the emulator until SIGINT, SIGTERM or the abort of `signal`. Its description is written
+ * in one piece, so a script polling the file it goes to never reads half of it; in the script
+ * formats nothing else reaches stdout.
+ */
 async function serve(
-  options: StartEmulatorOptions,
+  { options, output }: EmulatorRequest,
   { out, err }: Writers,
   signal: AbortSignal | undefined,
 ): Promise<number> {
@@ -68,11 +90,24 @@ async function serve(
     err(`Could not start the emulator: ${(error as Error).message}\n`);
     return 1;
   }
-  out(banner(emulator));
+  out(
+    output === "env"
+      ? `${exportLines(emulatorEnv(emulator)).join("\n")}\n`
+      : output === "json"
+        ? `${JSON.stringify(describe(emulator))}\n`
+        : banner(emulator),
+  );
   await stopRequested(signal);
   await emulator.close();
-  out("Emulator stopped.\n");
+  (output === "banner" ? out : err)("Emulator stopped.\n");
   return 0;
+}
+
+async function readRequest(line: CommandLine): Promise<EmulatorRequest> {
+  const { env, json } = line.values;
+  if (env === true && json === true) throw new UsageError("give --env or --json, not both");
+  const output: Output = env === true ? "env" : json === true ? "json" : "banner";
+  return { options: await readOptions(line), output };
 }
 
 async function readOptions({ values }: CommandLine): Promise<StartEmulatorOptions> {
@@ -96,8 +131,42 @@ async function loadConfig(file: string): Promise<StartEmulatorOptions> {
   }
 }
 
+/**
+ * The variables that point the models, `doctor` and `chat` at the emulator: base URL and demo
+ * key, and the first Running endpoint's tenant and job alias when there is one.
+ */
+function emulatorEnv({ baseURL, apiKey, state }: RunningEmulator): Record<string, string> {
+  const running = state.listEndpoints().find((endpoint) => endpoint.state === "Running");
+  return {
+    [ENV.baseURL]: baseURL,
+    [ENV.apiKey]: apiKey,
+    ...(running ? { [ENV.tenantId]: running.tenantId, [ENV.jobAlias]: running.jobAlias } : {}),
+  };
+}
+
+/** `--json`: what the banner says, for a program to read. */
+function describe(emulator: RunningEmulator) {
+  const { baseURL, url, apiKey, state } = emulator;
+  return {
+    baseURL,
+    url,
+    adminURL: `${url}/_emulator/state`,
+    apiKey,
+    env: emulatorEnv(emulator),
+    wallet: state.credit,
+    keys: state.listKeys().map((key) => ({
+      secret: key.secret,
+      permissions: key.permissions,
+      expired: state.isExpired(key),
+    })),
+    models: state.listModels(),
+    endpoints: state.listEndpoints(),
+  };
+}
+
 /** What a user needs to point an app at the emulator, ending with lines to paste into a shell. */
-function banner({ baseURL, url, apiKey, state }: RunningEmulator): string {
+function banner(emulator: RunningEmulator): string {
+  const { baseURL, url, state } = emulator;
   const keys = state.listKeys().map((key) => {
     const notes = [
       key.permissions.includes(INFERENCE_SERVICE_PERMISSION)
@@ -119,17 +188,6 @@ function banner({ baseURL, url, apiKey, state }: RunningEmulator): string {
           model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
         }`,
     );
-  const running = state.listEndpoints().find((endpoint) => endpoint.state === "Running");
-  const env = [
-    `INFERENCE_SERVICE_BASE_URL=${baseURL}`,
-    `INFERENCE_SERVICE_API_KEY=${apiKey}`,
-    ...(running
-      ? [
-          `INFERENCE_SERVICE_TENANT_ID=${running.tenantId}`,
-          `INFERENCE_SERVICE_JOB_ALIAS=${running.jobAlias}`,
-        ]
-      : []),
-  ];
   return [
     "Inference service emulator running (an emulator: replies come from fixed rules, not a model).",
     "",
@@ -146,8 +204,8 @@ function banner({ baseURL, url, apiKey, state }: RunningEmulator): string {
     "Dedicated endpoints (Service-Name):",
     ...endpoints,
     "",
-    "Paste into your shell:",
-    ...env,
+    "Paste into your shell (bash, zsh, sh), or start with --env to print only these:",
+    ...exportLines(emulatorEnv(emulator)),
     "",
     "Press Ctrl-C to stop.",
     "",

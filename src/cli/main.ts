@@ -8,7 +8,7 @@ type Command = (argv: string[], io: CommandIO) => Promise<number>;
 // Each subcommand is imported only when used, so `--help` and `doctor` stay fast.
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   emulator: {
-    summary: "run the local emulator of the service [--port N] [--config file.json]",
+    summary: "run the local emulator of the service [--port N] [--config file.json] [--env|--json]",
     load: async () => (await import("./emulator.js")).runEmulatorCommand,
   },
   doctor: {
