@@ -400,17 +400,36 @@ function unexpected(id: CheckId, error: InferenceServiceError, what: string) {
   return fromError(id, error, `${what}: ${errorSummary(error)}`, error.retryable ? "warn" : "fail");
 }
 
+/**
+ * The mark says whether the API was reached, and the words never contradict it: an error status
+ * is shown only next to `!` or `✖`. The probe's expected answers (model_not_found for its
+ * made-up model, 401, 403 credit) pass without their status: the later checks judge them.
+ */
 function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "title"> {
   const sent = `POST ${baseURL}/chat/completions`;
-  if (probe.ok) {
-    return {
-      id: "reachable",
-      status: "pass",
-      detail: `${sent} answered with JSON (HTTP ${probe.response.status}).`,
-      requestId: probe.requestId,
-    };
-  }
+  const reached = (how: string, requestId: string | undefined): Omit<DiagnosisCheck, "title"> => ({
+    id: "reachable",
+    status: "pass",
+    detail: `${sent} reached the API: ${how}.`,
+    requestId,
+  });
+  if (probe.ok) return reached("it answered with a JSON completion", probe.requestId);
   const { error } = probe;
+  if (ModelNotFoundError.isInstance(error)) {
+    return reached(
+      "it looked up the probe's made-up model ID and said it does not know it, as expected",
+      error.requestId,
+    );
+  }
+  if (AuthenticationError.isInstance(error)) {
+    return reached("it refused the API key, which the API key check below judges", error.requestId);
+  }
+  if (InsufficientCreditError.isInstance(error)) {
+    return reached(
+      "it refused the call for credit, which the credit check below judges",
+      error.requestId,
+    );
+  }
   if (BaseURLError.isInstance(error)) {
     return fromError(
       "reachable",
@@ -428,12 +447,14 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
   if (ServiceConnectionError.isInstance(error) || MalformedResponseError.isInstance(error)) {
     return fromError("reachable", error, errorSummary(error));
   }
-  return {
-    id: "reachable",
-    status: "pass",
-    detail: `${sent} answered with JSON (HTTP ${error.status}).`,
-    requestId: error.requestId,
-  };
+  // Reached, but with an answer the probe does not expect (429, 5xx, an undocumented 403, 400):
+  // something to look at, not proof that the configuration is wrong.
+  return fromError(
+    "reachable",
+    error,
+    `${sent} reached the service, but its answer was unexpected: ${errorSummary(error)}`,
+    "warn",
+  );
 }
 
 function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "title"> {

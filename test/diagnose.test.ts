@@ -246,6 +246,39 @@ describe("diagnose: the base URL", () => {
     expect(check.fix).toContain("the path is plural: /chat/completions");
   });
 
+  it("passes the probe's expected answers without showing an error status next to the ✔", async () => {
+    const cases: Array<[DiagnoseOptions, EmulatorOptions | undefined, string]> = [
+      [{}, undefined, "said it does not know it, as expected"],
+      [{ apiKey: "sk-not-a-real-key" }, undefined, "it refused the API key"],
+    ];
+    for (const [overrides, options, words] of cases) {
+      const { run } = setup(options);
+      const check = checksOf(await run(overrides)).reachable;
+      expect(check.status).toBe("pass");
+      expect(check.detail).toContain(words);
+      expect(check.detail).not.toMatch(/HTTP \d|503|401|error/i);
+    }
+  });
+
+  it.each(["429", "500", "502", "503"])(
+    "warns, not passes, when the probe gets a %s the service means as a failure",
+    async (fault) => {
+      const faulty: (fetch: Fetch) => Fetch = (fetch) => (input, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set("X-Emulator-Fault", fault);
+        return fetch(input, { ...init, headers });
+      };
+      const { run, requestId } = setup(undefined, faulty);
+      const diagnosis = await run();
+      const check = checksOf(diagnosis).reachable;
+      expect(check).toMatchObject({ status: "warn", requestId: requestId(0) });
+      expect(check.detail).toContain("reached the service, but its answer was unexpected");
+      expect(check.detail).toContain(`status ${fault}`);
+      expect(check.fix).toBeDefined();
+      expect(checksOf(diagnosis)["api-key"].status).toBe("warn");
+    },
+  );
+
   it("fails on an unreachable host with the connection error's fix, and checks nothing else", async () => {
     const refused: Fetch = async () => {
       throw new TypeError("fetch failed", {
@@ -339,7 +372,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     const diagnosis = await run({ apiKey: undefined, model: DEFAULT_MODEL });
     const checks = checksOf(diagnosis);
     expect(checks.reachable).toMatchObject({ status: "pass" });
-    expect(checks.reachable.detail).toContain("(HTTP 401)");
+    expect(checks.reachable.detail).toContain("it refused the API key");
     expect(checks["api-key"]).toMatchObject({
       status: "fail",
       fix: "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY.",
