@@ -497,13 +497,13 @@ async function checkModelAndCredit(
       {
         id: "model",
         status: "skip",
-        detail: "Skipped: no model ID given (`model`, or --model).",
+        detail: "Skipped: no model ID given (`model`).",
       },
       creditFromProbe ?? {
         id: "credit",
         status: "skip",
         detail:
-          "Skipped: needs a model ID (`model`, or --model); the check is one real call with max_tokens 1 and may cost a few tokens.",
+          "Skipped: needs a model ID (`model`); the check is one real call with max_tokens 1 and may cost a few tokens.",
       },
     ];
   }

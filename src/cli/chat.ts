@@ -18,6 +18,7 @@ import {
   UsageError,
   type Writers,
 } from "./args.js";
+import { CONNECTION_SETTINGS, cliWording } from "./wording.js";
 
 const USAGE = `Usage: inference-service chat --model ID [options] "prompt"
        inference-service chat --service-name NAME [options] "prompt"
@@ -43,6 +44,12 @@ const FLAGS = {
   temperature: { type: "string" },
   system: { type: "string" },
 } as const;
+
+const CHAT_SETTINGS = [
+  ...CONNECTION_SETTINGS,
+  { option: "maxTokens", flag: "--max-tokens" },
+  { option: "temperature", flag: "--temperature" },
+];
 
 /** One chat call as the command line asks for it. */
 interface ChatRequest extends ReturnType<typeof connectionOptions> {
@@ -89,6 +96,8 @@ async function chat(request: ChatRequest, { out, err }: Writers): Promise<number
     printed = true;
     out(text);
   };
+  // Messages name the flag or the variable the value came from.
+  const reword = cliWording(CHAT_SETTINGS, request);
   try {
     const usage = request.dedicated
       ? await chatDedicated(request, write)
@@ -99,11 +108,11 @@ async function chat(request: ChatRequest, { out, err }: Writers): Promise<number
   } catch (error) {
     if (printed) out("\n");
     if (ConfigurationError.isInstance(error)) {
-      err(`${error.message}\n`);
+      err(`${reword(error.message)}\n`);
       return 2;
     }
     if (!InferenceServiceError.isInstance(error)) throw error;
-    err(`✖ ${error.name}: ${errorSummary(error)}\n  fix: ${error.hint}\n`);
+    err(`✖ ${error.name}: ${reword(errorSummary(error))}\n  fix: ${reword(error.hint)}\n`);
     return 1;
   }
 }

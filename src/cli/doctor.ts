@@ -8,6 +8,7 @@ import {
   numberFlag,
   runCommand,
 } from "./args.js";
+import { CONNECTION_SETTINGS, cliWording } from "./wording.js";
 
 const USAGE = `Usage: inference-service doctor [options]
 
@@ -30,6 +31,8 @@ const FLAGS = {
   timeout: { type: "string" },
   json: { type: "boolean" },
 } as const;
+
+const DOCTOR_SETTINGS = [...CONNECTION_SETTINGS, { option: "timeout", flag: "--timeout" }];
 
 const SYMBOLS: Record<DiagnosisCheck["status"], string> = {
   pass: "✔",
@@ -63,7 +66,17 @@ export function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<nu
       ),
     }),
     run: async ({ json, ...options }, { out }) => {
-      const diagnosis = await diagnose(options);
+      const reword = cliWording(DOCTOR_SETTINGS, options);
+      const found = await diagnose(options);
+      // What the user typed or set is named, in the checklist and in the JSON alike.
+      const diagnosis: Diagnosis = {
+        ...found,
+        checks: found.checks.map((check) => ({
+          ...check,
+          detail: reword(check.detail),
+          ...(check.fix === undefined ? {} : { fix: reword(check.fix) }),
+        })),
+      };
       out(json ? `${JSON.stringify(diagnosis, null, 2)}\n` : formatDiagnosis(diagnosis));
       return diagnosis.ok ? 0 : 1;
     },

@@ -95,8 +95,21 @@ describe("inference-service chat", () => {
     expect(out).toBe("");
     expect(err).toBe(
       `✖ ModelNotFoundError: The service does not know the model "no-such-model" (the service is not down). (status 503, code model_not_found, request id ${lastRequest().requestId})\n` +
-        "  fix: Check the model ID passed as `model`; retrying will not help.\n",
+        "  fix: Check the model ID passed as --model; retrying will not help.\n",
     );
+  });
+
+  it("names --base-url, not the variable, when the flag gave the URL", async () => {
+    const { code, err } = await chat(
+      "--base-url",
+      "http://127.0.0.1:1",
+      "--model",
+      DEFAULT_MODEL,
+      "hi",
+    );
+    expect(code).toBe(1);
+    expect(err).toContain("fix: Check --base-url and the network");
+    expect(err).not.toMatch(/INFERENCE_SERVICE_BASE_URL|`baseURL`/);
   });
 
   it("exits 1 with the credit fix when the Wallet is empty", async () => {
@@ -130,7 +143,7 @@ describe("inference-service chat", () => {
     const { code, err } = await chat("--model", DEFAULT_MODEL, "hi");
     expect(code).toBe(2);
     expect(err).toBe(
-      "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY.\n",
+      "Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY.\n",
     );
   });
 

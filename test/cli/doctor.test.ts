@@ -80,11 +80,9 @@ describe("inference-service doctor", () => {
     const { code, out, err } = await doctor("--api-key", key);
     expect(code).toBe(1);
     expect(out).toContain(
-      "✖ API key             sk-t…line (from the `apiKey` option) rejected with HTTP 401",
+      "✖ API key             sk-t…line (from --api-key) rejected with HTTP 401",
     );
-    expect(out).toContain(
-      "fix: Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
-    );
+    expect(out).toContain("fix: Set a valid, unexpired key with --api-key.");
     expect(out + err).not.toContain(key);
   });
 
@@ -94,7 +92,7 @@ describe("inference-service doctor", () => {
     expect(noPermission.code).toBe(1);
     expect(noPermission.out).toContain(
       "✖ Dedicated endpoint  HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission (§5 rule 3, §7 rule 7).\n" +
-        "                      fix: Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY).\n" +
+        "                      fix: Use a valid, unexpired key that has the Inference Service permission (set INFERENCE_SERVICE_API_KEY).\n" +
         `                      request id: ${lastRequestId()}\n`,
     );
 
@@ -105,6 +103,33 @@ describe("inference-service doctor", () => {
       `✖ Dedicated endpoint  ${PENDING_SERVICE_NAME} refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7).\n` +
         "                      fix: The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.\n\n",
     );
+  });
+
+  it("names the flag or the variable the value came from, in the text and in --json", async () => {
+    const console = `${current().url}/console`;
+    const fromFlag = await doctor("--base-url", console);
+    expect(fromFlag.out).toContain(`(from --base-url; added /inference/v1)`);
+    expect(fromFlag.out).toContain(
+      "fix: The base URL misses /inference/v1: set --base-url to the host root or …/inference/v1.",
+    );
+    expect(fromFlag.out).not.toMatch(/INFERENCE_SERVICE_BASE_URL|`baseURL`/);
+
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", console);
+    const fromEnv = await doctor("--json");
+    const reachable = (JSON.parse(fromEnv.out) as Diagnosis).checks[1]!;
+    expect(reachable.fix).toBe(
+      "The base URL misses /inference/v1: set INFERENCE_SERVICE_BASE_URL to the host root or …/inference/v1.",
+    );
+    expect(fromEnv.out).not.toMatch(/--base-url|`baseURL`/);
+
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "");
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", current().baseURL);
+    const nowhere = await doctor();
+    expect(nowhere.out).toContain(
+      "fix: Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY.",
+    );
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", current().apiKey);
+    expect((await doctor()).out).toContain("Skipped: no model ID given (--model).");
   });
 
   it("fails an unreachable host with the connection fix", async () => {
