@@ -24,7 +24,7 @@ import {
 import type { OpenAI } from "openai";
 import { type CallMeter, createCallMeter, tokenCountOf } from "./call_meter.js";
 import { checkChatCompletion } from "./completion.js";
-import { resolveApiKey, resolveBaseURL } from "./config.js";
+import { resolveConnection } from "./connection.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
@@ -54,6 +54,11 @@ export interface ChatInferenceServiceFields
   /** API key, sent as `Authorization: Bearer …` (§5). @default env `INFERENCE_SERVICE_API_KEY` */
   apiKey?: string;
   /**
+   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
+   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  openAIApiKey?: string;
+  /**
    * The service's host root or `…/inference/v1` (normalised, §9).
    * @default env `INFERENCE_SERVICE_BASE_URL`
    */
@@ -71,10 +76,18 @@ export interface ChatInferenceServiceFields
    */
   rateLimiter?: RateLimiter;
   /**
-   * openai SDK client options. `apiKey`, `baseURL`, `fetch` and `maxRetries` are owned by this
-   * class; `defaultHeaders` are sent but never serialised.
+   * openai SDK client options, as `ChatOpenAI` takes them. `configuration.apiKey` and
+   * `configuration.baseURL` are read as `apiKey` and `baseURL` (a `ConfigurationError` when they
+   * disagree with those); `configuration.fetch` is used when `fetch` is not given;
+   * `configuration.maxRetries` is refused (retries live in one layer: pass `maxRetries`);
+   * `defaultHeaders` are sent but never serialised. @default `{}`
    */
-  configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries">;
+  configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries"> & {
+    /** Read as `apiKey`. */
+    apiKey?: string;
+    /** Read as `baseURL`. */
+    baseURL?: string;
+  };
   /**
    * What each hosted model can do and how many tokens it reads, by model ID: `profile` is this
    * model's entry laid over {@link DEFAULT_HOSTED_PROFILE}. LangChain v1 reads it — e.g.
@@ -279,9 +292,9 @@ export class ChatInferenceService<
       );
     }
     const { maxRetries, retry } = validateChatOptions(fields);
-    const apiKey = resolveApiKey(fields.apiKey);
-    const baseURL = resolveBaseURL(fields.baseURL);
-    const { configuration = {}, fetch, rateLimiter, ...rest } = fields;
+    const { apiKey, baseURL } = resolveConnection(fields);
+    const { configuration: given, fetch, rateLimiter, openAIApiKey: _alias, ...rest } = fields;
+    const configuration = given ?? {};
     const failureContext: FailureContext = {
       surface: "hosted",
       model,

@@ -54,8 +54,11 @@ export function normalizeBaseURL(input: string, option = "baseURL"): string {
   return `${url.origin}${path}${API_PREFIX}`;
 }
 
-/** The API key from the option, else INFERENCE_SERVICE_API_KEY; a ConfigurationError when neither. */
-export function resolveApiKey(value: string | undefined): string {
+/**
+ * The API key from the option, else INFERENCE_SERVICE_API_KEY; a ConfigurationError when neither.
+ * `option` is the name the value was given under (`configuration.apiKey`, say), for messages.
+ */
+export function resolveApiKey(value: string | undefined, option = "apiKey"): string {
   const key = value ?? readEnv(ENV.apiKey);
   if (key === undefined || key.trim() === "") {
     throw new ConfigurationError(
@@ -65,17 +68,21 @@ export function resolveApiKey(value: string | undefined): string {
     );
   }
   if (/[\r\n]/.test(key)) {
+    const source = value === undefined ? ENV.apiKey : option;
     throw new ConfigurationError(
-      "apiKey",
-      "`apiKey` contains a line break; copy the key again without it.",
+      source,
+      `\`${source}\` contains a line break; copy the key again without it.`,
       ENV.apiKey,
     );
   }
   return key.trim();
 }
 
-/** The normalised base URL from the option, else INFERENCE_SERVICE_BASE_URL; never OpenAI's. */
-export function resolveBaseURL(value: string | undefined): string {
+/**
+ * The normalised base URL from the option, else INFERENCE_SERVICE_BASE_URL; never OpenAI's.
+ * `option` is the name the value was given under (`configuration.baseURL`, say), for messages.
+ */
+export function resolveBaseURL(value: string | undefined, option = "baseURL"): string {
   const raw = value ?? readEnv(ENV.baseURL);
   if (raw === undefined || raw.trim() === "") {
     throw new ConfigurationError(
@@ -84,7 +91,7 @@ export function resolveBaseURL(value: string | undefined): string {
       ENV.baseURL,
     );
   }
-  return normalizeBaseURL(raw, value === undefined ? ENV.baseURL : "baseURL");
+  return normalizeBaseURL(raw, value === undefined ? ENV.baseURL : option);
 }
 
 // A part is printable ASCII without spaces or dots; this also rules out CR/LF header smuggling.

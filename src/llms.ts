@@ -16,12 +16,8 @@ import {
   tokenCountOf,
 } from "./call_meter.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "./completion.js";
-import {
-  resolveApiKey,
-  resolveBaseURL,
-  resolveServiceName,
-  validateServiceName,
-} from "./config.js";
+import { resolveServiceName, validateServiceName } from "./config.js";
+import { resolveConnection } from "./connection.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME, SERVICE_NAME_HEADER } from "./constants.js";
 import {
   asServiceError,
@@ -70,6 +66,17 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
   apiKey?: string;
   /** The service's host root or `…/inference/v1` (normalised, §9). @default env `INFERENCE_SERVICE_BASE_URL` */
   baseURL?: string;
+  /**
+   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
+   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  openAIApiKey?: string;
+  /**
+   * Where `ChatOpenAI` and `OpenAI` users put the key and the URL: `apiKey` and `baseURL` here are
+   * read as the options of the same name (a `ConfigurationError` when they disagree). This model
+   * takes no other client option: any other field is a `ConfigurationError`. @default `{}`
+   */
+  configuration?: { apiKey?: string; baseURL?: string };
   /** `max_tokens`: token cap on the generated output (§4.1); a whole number ≥ 1. @default the endpoint's own */
   maxTokens?: number;
   /** `temperature`: sampling temperature (§4.1); a finite number ≥ 0. @default the endpoint's own */
@@ -305,9 +312,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   constructor(fields: DedicatedEndpointLLMFields = {}) {
     const { maxRetries, retry } = validateDedicatedEndpointOptions(fields);
     const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
-    const apiKey = resolveApiKey(fields.apiKey);
-    const baseURL = resolveBaseURL(fields.baseURL);
-    super({ ...fields, maxRetries });
+    const { apiKey, baseURL } = resolveConnection(fields);
+    const { openAIApiKey: _alias, configuration: _configuration, ...rest } = fields;
+    super({ ...rest, maxRetries });
     this.serviceName = serviceName;
     this.tenantId = tenantId;
     this.jobAlias = jobAlias;

@@ -173,6 +173,12 @@ const dedicatedSchema = commonSchema.extend({
     )
     .optional(),
   streaming: z.boolean().optional(),
+  // What a `ChatOpenAI` or `OpenAI` user writes: their values are checked by resolveConnection.
+  configuration: z
+    .object({ apiKey: z.unknown().optional(), baseURL: z.unknown().optional() })
+    .strict()
+    .nullable()
+    .optional(),
 });
 
 /** The options of `DedicatedEndpointLLM` that are checked by shape. */
@@ -183,6 +189,7 @@ export interface DedicatedEndpointOptions extends CommonOptions {
   waitForReady?: number;
   modelKwargs?: Record<string, unknown>;
   streaming?: boolean;
+  configuration?: { apiKey?: string; baseURL?: string } | null;
 }
 
 /** Checks the options of `DedicatedEndpointLLM` (the Service-Name, key and URL are resolved in config.ts). */
@@ -201,6 +208,8 @@ export function validateDedicatedEndpointOptions(
         waitForReady: "a number of milliseconds ≥ 0 (0 turns it off)",
         modelKwargs: "an object of extra body fields",
         streaming: "true or false",
+        configuration:
+          "an object with only `apiKey` and `baseURL` (read as those options; this model has no other client options)",
       },
     },
     fields,
