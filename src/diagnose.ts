@@ -218,7 +218,7 @@ function checkBaseURL(option: string | undefined): {
   };
   // This package repairs it, but the openai SDK or curl given the same value would get 404 (§4.2 rule 1).
   if (removed) {
-    check.fix = `Set ${source} to ${baseURL}, so that other clients (the openai SDK, curl) reach the API too (§4.2 rule 1).`;
+    check.fix = `Set ${source} to ${baseURL}, so that other clients (the openai SDK, curl) reach the API too.`;
   }
   return { check, baseURL };
 }
@@ -286,7 +286,8 @@ function checkServiceName(read: ServiceNameRead): Omit<DiagnosisCheck, "title"> 
     return configurationFailure(
       "service-name",
       read.error,
-      "The Service-Name is malformed (§4.1 rule 2); no request was sent.",
+      // §4.1 rule 2: the service would answer 404 or route to the wrong service.
+      "The Service-Name is malformed; no request was sent.",
     );
   }
   if (read.serviceName === undefined) {
@@ -434,14 +435,16 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
     return fromError(
       "reachable",
       error,
-      `${sent} answered HTTP 200 with an HTML page, not the API: this base URL does not reach /inference/v1 (§4.2 rule 2).`,
+      // §4.2 rule 2, §7 HTML 200 row.
+      `${sent} answered HTTP 200 with an HTML page, not the API: this base URL does not reach /inference/v1.`,
     );
   }
   if (InvalidURLError.isInstance(error)) {
     return fromError(
       "reachable",
       error,
-      `${sent} got HTTP 404 ${error.serviceMessage ?? "Invalid URL"}: the service does not serve this path (§4.2 rule 1).`,
+      // §4.2 rule 1: e.g. a base ending in /chat/completions.
+      `${sent} got HTTP 404 ${error.serviceMessage ?? "Invalid URL"}: the service does not serve this path.`,
     );
   }
   if (ServiceConnectionError.isInstance(error) || MalformedResponseError.isInstance(error)) {
@@ -459,7 +462,8 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
 
 function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "title"> {
   if (!key.apiKey) {
-    return configurationFailure("api-key", key.error, "No API key configured (§5 rule 1).");
+    // §5 rule 1: every call carries the key.
+    return configurationFailure("api-key", key.error, "No API key configured.");
   }
   const accepted = {
     id: "api-key" as const,
@@ -476,7 +480,8 @@ function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "tit
     return fromError(
       "api-key",
       error,
-      `${key.shown} rejected with HTTP 401: the key is missing, invalid or expired (§5 rule 4).`,
+      // §5 rule 4: a missing and an invalid key get the same 401.
+      `${key.shown} rejected with HTTP 401: the key is missing, invalid or expired.`,
     );
   }
   return unexpected("api-key", error, `${key.shown} could not be confirmed`);
@@ -535,7 +540,8 @@ async function checkModelAndCredit(
       fromError(
         "model",
         error,
-        `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down (§4.2 rule 4).`,
+        // §4.2 rule 4: 503 model_not_found means an unknown model, not an outage.
+        `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`,
       ),
       creditFromProbe ?? skipCredit("needs a model ID the service knows."),
     ];
@@ -584,7 +590,8 @@ function noCredit(error: InferenceServiceError): Omit<DiagnosisCheck, "title"> {
   return fromError(
     "credit",
     error,
-    "No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit; §7 rule 3).",
+    // §7 rule 3: credit exhaustion is a 403, not a 429.
+    "No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit).",
   );
 }
 
@@ -620,21 +627,24 @@ function checkEndpoint(
     return fromError(
       "endpoint",
       error,
-      `HTTP 401 from ${serviceName}: ${why} (§5 rule 3, §7 rule 7).`,
+      // §5 rule 3, §7 rule 7.
+      `HTTP 401 from ${serviceName}: ${why}.`,
     );
   }
   if (ServiceNameError.isInstance(error)) {
     return fromError(
       "endpoint",
       error,
-      `HTTP 404: no deployment answers to Service-Name ${serviceName}; check the tenant ID and the job alias (§4.1 rule 2, §7 rule 7).`,
+      // §4.1 rule 2, §7 rule 7.
+      `HTTP 404: no deployment answers to Service-Name ${serviceName}; check the tenant ID and the job alias.`,
     );
   }
   if (EndpointNotReadyError.isInstance(error)) {
     return fromError(
       "endpoint",
       error,
-      `${serviceName} refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7).`,
+      // §3, §7 rule 7.
+      `${serviceName} refused the connection or answered with nothing: it is still Pending.`,
     );
   }
   return unexpected("endpoint", error, `${serviceName} could not be checked`);

@@ -662,7 +662,8 @@ function notReadyAfterWaiting(
     defaultServiceName;
   return new EndpointNotReadyError({
     summary: `The dedicated endpoint "${serviceName}" was still not ready after waiting ${Math.round(waitedMs)} ms (waitForReady: ${limitMs} ms).`,
-    hint: "It is still Pending (§3): check in the console that its Scaling shows every replica running (e.g. 1/1), then call again or raise `waitForReady`.",
+    // §3: Pending until Scaling shows every replica running.
+    hint: "It is still Pending: check in the console that its Scaling shows every replica running (e.g. 1/1), then call again or raise `waitForReady`.",
     surface: "dedicated",
     status: prior?.status,
     requestId: prior?.requestId,

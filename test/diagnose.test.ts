@@ -180,7 +180,7 @@ describe("diagnose: the base URL", () => {
     });
     if (status === "warn") {
       expect(check.fix).toBe(
-        "Set the `baseURL` option to http://emulator.invalid/inference/v1, so that other clients (the openai SDK, curl) reach the API too (§4.2 rule 1).",
+        "Set the `baseURL` option to http://emulator.invalid/inference/v1, so that other clients (the openai SDK, curl) reach the API too.",
       );
     }
     expect(diagnosis.ok).toBe(true);
@@ -342,7 +342,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checksOf(diagnosis)["api-key"]).toMatchObject({
       status: "fail",
       detail:
-        "sk-n…-key (from the `apiKey` option) rejected with HTTP 401: the key is missing, invalid or expired (§5 rule 4).",
+        "sk-n…-key (from the `apiKey` option) rejected with HTTP 401: the key is missing, invalid or expired.",
       fix: "Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
       requestId: requestId(0),
       error: { name: "AuthenticationError", status: 401, code: "" },
@@ -388,7 +388,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checksOf(diagnosis).model).toMatchObject({
       status: "fail",
       detail:
-        '"no-such-model" is unknown to the service: HTTP 503 model_not_found; the service is not down (§4.2 rule 4).',
+        '"no-such-model" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
       fix: "Check the model ID passed as `model`; retrying will not help.",
       requestId: requestId(1),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
@@ -507,7 +507,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     expect(checks.endpoint).toMatchObject({
       status: "fail",
       detail:
-        "HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission (§5 rule 3, §7 rule 7).",
+        "HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission.",
       fix: "Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY).",
       requestId: requestId(1),
       error: { name: "AuthenticationError", status: 401 },
@@ -534,7 +534,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     expect(check).toMatchObject({
       status: "fail",
       detail:
-        "tenant-demo.pending-endpoint refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7).",
+        "tenant-demo.pending-endpoint refused the connection or answered with nothing: it is still Pending.",
       error: { name: "EndpointNotReadyError" },
     });
     expect(check.fix).toContain("wait until its Scaling shows every replica running");
@@ -577,7 +577,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     const checks = checksOf(diagnosis);
     expect(checks["service-name"]).toMatchObject({
       status: "fail",
-      detail: "The Service-Name is malformed (§4.1 rule 2); no request was sent.",
+      detail: "The Service-Name is malformed; no request was sent.",
       error: { name: "ConfigurationError" },
     });
     expect(checks["service-name"].fix).toContain("must contain exactly one dot, found 0");

@@ -66,7 +66,7 @@ describe("inference-service doctor", () => {
     expect(code).toBe(1);
     const at = lines.findIndex((line) => line.startsWith("✖ Account credit"));
     expect(lines.slice(at, at + 3)).toEqual([
-      "✖ Account credit      No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit; §7 rule 3).",
+      "✖ Account credit      No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit).",
       "                      fix: Top up the account's credit; this is not a rate limit and retrying will not help.",
       `                      request id: ${lastRequestId()}`,
     ]);
@@ -91,7 +91,7 @@ describe("inference-service doctor", () => {
     const noPermission = await doctor("--service-name", DEFAULT_SERVICE_NAME);
     expect(noPermission.code).toBe(1);
     expect(noPermission.out).toContain(
-      "✖ Dedicated endpoint  HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission (§5 rule 3, §7 rule 7).\n" +
+      "✖ Dedicated endpoint  HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission.\n" +
         "                      fix: Use a valid, unexpired key that has the Inference Service permission (set INFERENCE_SERVICE_API_KEY).\n" +
         `                      request id: ${lastRequestId()}\n`,
     );
@@ -100,7 +100,7 @@ describe("inference-service doctor", () => {
     const pending = await doctor("--tenant-id", "tenant-demo", "--job-alias", "pending-endpoint");
     expect(pending.code).toBe(1);
     expect(pending.out).toContain(
-      `✖ Dedicated endpoint  ${PENDING_SERVICE_NAME} refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7).\n` +
+      `✖ Dedicated endpoint  ${PENDING_SERVICE_NAME} refused the connection or answered with nothing: it is still Pending.\n` +
         "                      fix: The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.\n\n",
     );
   });
