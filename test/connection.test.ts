@@ -34,9 +34,11 @@ async function chatSends(fields: Omit<ChatInferenceServiceFields, "model">) {
   return seen;
 }
 
+/** The same for a dedicated endpoint; every request must carry its Service-Name. */
 async function llmSends(fields: DedicatedEndpointLLMFields) {
   const seen = intercept(COMPLETIONS, [200, COMPLETION, JSON_HEADERS]);
   await new DedicatedEndpointLLM({ serviceName: SERVICE_NAME, ...fields }).invoke("hi");
+  for (const request of seen) expect(request.headers["service-name"]).toBe(SERVICE_NAME);
   return seen;
 }
 
@@ -53,14 +55,21 @@ const SPELLINGS: Array<[string, Record<string, unknown>]> = [
   ],
 ];
 
-describe("ChatInferenceService: the key and URL wherever ChatOpenAI users write them", () => {
-  it.each(SPELLINGS)("honours %s on the wire", async (_name, fields) => {
-    const seen = await chatSends(fields);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.path).toBe(CHAT);
-    expect(seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-  });
+describe.each([
+  ["ChatInferenceService", chatSends, CHAT],
+  ["DedicatedEndpointLLM", llmSends, COMPLETIONS],
+] as const)(
+  "%s takes the key and URL wherever ChatOpenAI users write them",
+  (_model, sends, path) => {
+    it.each(SPELLINGS)("honours %s on the wire", async (_name, fields) => {
+      const seen = await sends(fields);
+      expect(seen.map((request) => request.path)).toEqual([path]);
+      expect(seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    });
+  },
+);
 
+describe("ChatInferenceService: other spellings, conflicts and refusals", () => {
   it("reads configuration.baseURL normalised, like baseURL", async () => {
     const seen = await chatSends({
       apiKey: KEY,
@@ -140,15 +149,7 @@ describe("ChatInferenceService: the key and URL wherever ChatOpenAI users write 
   });
 });
 
-describe("DedicatedEndpointLLM: the same spellings", () => {
-  it.each(SPELLINGS)("honours %s on the wire", async (_name, fields) => {
-    const seen = await llmSends(fields);
-    expect(seen).toHaveLength(1);
-    expect(seen[0]!.path).toBe(COMPLETIONS);
-    expect(seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(seen[0]!.headers["service-name"]).toBe(SERVICE_NAME);
-  });
-
+describe("DedicatedEndpointLLM: conflicts and refusals", () => {
   it("refuses a client option it has no use for, naming it", () => {
     const error = configurationError(
       () =>

@@ -30,6 +30,16 @@ async function start(argv: string[]) {
   return { output: () => output, errors: () => errors, exit, stop: () => controller.abort() };
 }
 
+/** The status of one chat completion with the demo key, sent to `baseURL`. */
+async function chatStatus(baseURL: string): Promise<number> {
+  const response = await fetch(`${baseURL}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer sk-emulator-demo", "content-type": "application/json" },
+    body: JSON.stringify({ model: "emulator-chat", messages: [{ role: "user", content: "Hi" }] }),
+  });
+  return response.status;
+}
+
 /**
  * Runs `script` in `bash -c`, then a Node child of that shell, and returns the
  * INFERENCE_SERVICE_* variables the child sees. The test's own env has none of them.
@@ -64,12 +74,7 @@ describe("inference-service emulator", () => {
       /^ {2}emulator-chat +0\.5 in \/ 1\.5 out per million tokens, 32768-token context$/m,
     );
 
-    const response = await fetch(`${baseURL}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: "Bearer sk-emulator-demo", "content-type": "application/json" },
-      body: JSON.stringify({ model: "emulator-chat", messages: [{ role: "user", content: "Hi" }] }),
-    });
-    expect(response.status).toBe(200);
+    expect(await chatStatus(baseURL!)).toBe(200);
 
     run.stop();
     expect(await run.exit).toBe(0);
@@ -116,12 +121,7 @@ describe("inference-service emulator", () => {
     expect(text).toMatch(/^(export INFERENCE_SERVICE_[A-Z_]+=\S+\n){4}$/);
     const seen = await variablesInChild(`eval "$(cat <<'EOF'\n${text}EOF\n)"`);
     expect(seen.INFERENCE_SERVICE_API_KEY).toBe("sk-emulator-demo");
-    const response = await fetch(`${seen.INFERENCE_SERVICE_BASE_URL}/chat/completions`, {
-      method: "POST",
-      headers: { authorization: "Bearer sk-emulator-demo", "content-type": "application/json" },
-      body: JSON.stringify({ model: "emulator-chat", messages: [{ role: "user", content: "Hi" }] }),
-    });
-    expect(response.status).toBe(200);
+    expect(await chatStatus(seen.INFERENCE_SERVICE_BASE_URL!)).toBe(200);
     run.stop();
     expect(await run.exit).toBe(0);
     expect(run.output()).toBe(text);
