@@ -173,8 +173,12 @@ function blockAt(module: Module, source: string, line: number): Block | undefine
 
 // ---- running them -------------------------------------------------------------------------
 
-/** Rebuilds dist/ when it is missing or older than src/: the blocks use the built package. */
-function ensureBuilt(): void {
+/**
+ * The package the blocks import: this repository when dist/ is newer than src/ (as in CI, which
+ * builds first), else a fresh build in a directory of its own, so that other test files reading
+ * dist/ at the same time never see it half rebuilt.
+ */
+function builtPackage(): string {
   const built = join(ROOT, "dist/index.js");
   const newest = (dir: string): number =>
     Math.max(
@@ -184,22 +188,29 @@ function ensureBuilt(): void {
           : statSync(join(dir, entry.name)).mtimeMs,
       ),
     );
-  if (existsSync(built) && statSync(built).mtimeMs >= newest(join(ROOT, "src"))) return;
-  execFileSync("npx", ["--no-install", "tsup", "--silent"], { cwd: ROOT, stdio: "inherit" });
+  if (existsSync(built) && statSync(built).mtimeMs >= newest(join(ROOT, "src"))) return ROOT;
+  const dir = mkdtempSync(join(tmpdir(), "docs-package-"));
+  execFileSync("npx", ["--no-install", "tsup", "--silent", "--out-dir", join(dir, "dist")], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  writeFileSync(join(dir, "package.json"), readFileSync(join(ROOT, "package.json")));
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return dir;
 }
 
 /**
  * A project as `npm init -y` makes it (CommonJS by default), whose node_modules holds this
  * package and the repository's dependencies, linked rather than installed.
  */
-function userProject(): string {
+function userProject(pkg: string): string {
   const dir = mkdtempSync(join(tmpdir(), "docs-blocks-"));
   execFileSync("npm", ["init", "-y"], { cwd: dir, stdio: "ignore" });
   mkdirSync(join(dir, "node_modules"));
   for (const name of readdirSync(join(ROOT, "node_modules"))) {
     symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name));
   }
-  symlinkSync(ROOT, join(dir, "node_modules", "langchain-inference-service"));
+  symlinkSync(pkg, join(dir, "node_modules", "langchain-inference-service"));
   return dir;
 }
 
@@ -254,8 +265,10 @@ let redis: RedisServer | undefined;
 let project: string;
 const outcome = new Map<string, string | null>();
 
+let pkg: string;
+
 beforeAll(async () => {
-  ensureBuilt();
+  pkg = builtPackage();
   emulator = await startEmulator({ port: 0 });
   // The placeholders the docs use are models and endpoints of this emulator, so every block runs
   // exactly as written (CONTRIBUTING.md lists them).
@@ -280,7 +293,7 @@ beforeAll(async () => {
     INFERENCE_SERVICE_JOB_ALIAS: "summarizer",
     ...(redis ? { REDIS_URL: redis.url } : {}),
   };
-  project = userProject();
+  project = userProject(pkg);
   const files = MODULES.map((module) => {
     const ts = module.blocks.some((block) => block.info.startsWith("t"));
     const file = `${module.name}.${ts ? "mts" : "mjs"}`;
@@ -324,6 +337,7 @@ afterAll(async () => {
   await emulator?.close();
   await redis?.stop();
   if (project) rmSync(project, { recursive: true, force: true });
+  if (pkg && pkg !== ROOT) rmSync(pkg, { recursive: true, force: true });
 });
 
 describe("code blocks of README.md and docs/", () => {
