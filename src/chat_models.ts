@@ -235,6 +235,8 @@ export class ChatInferenceService<
   readonly rateLimiter?: RateLimiter;
   readonly #failureContext: FailureContext;
   readonly #keyId: string;
+  /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
+  #namingStructuredOutput = false;
 
   static override lc_name(): string {
     return "ChatInferenceService";
@@ -600,11 +602,58 @@ export class ChatInferenceService<
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>
     | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
-    return super.withStructuredOutput<RunOutput>(outputSchema, {
-      ...config,
-      method: config?.method ?? "functionCalling",
-    } as StructuredOutputMethodOptions<boolean>);
+    // The base class binds `ls_structured_output_format` through `this.withConfig`, synchronously
+    // inside this call: the flag lets `withConfig` rename the traced method for this call only.
+    this.#namingStructuredOutput = true;
+    try {
+      return super.withStructuredOutput<RunOutput>(outputSchema, {
+        ...config,
+        method: config?.method ?? "functionCalling",
+      } as StructuredOutputMethodOptions<boolean>);
+    } finally {
+      this.#namingStructuredOutput = false;
+    }
   }
+
+  /**
+   * @ignore `@langchain/openai` traces the function-calling method as `"function_calling"`;
+   * LangChain's own name for it (the one `withStructuredOutput` takes, and its standard tests
+   * check in `ls_structured_output_format.kwargs.method`) is `"functionCalling"`.
+   */
+  override withConfig(
+    config: Partial<CallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions> {
+    return super.withConfig(
+      this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+    );
+  }
+}
+
+/**
+ * The config with a traced `function_calling` method renamed `functionCalling`, and the traced
+ * schema without the `title` the base class adds (the tool's name) when the schema has none of its
+ * own: LangChain traces the schema as given. Any other config is returned as it is.
+ */
+function withFunctionCallingTrace<T extends object>(config: T): T {
+  const { ls_structured_output_format: format, tools } = config as {
+    ls_structured_output_format?: { kwargs?: { method?: string }; schema?: object };
+    tools?: Array<{ function?: { parameters?: object } }>;
+  };
+  if (format?.kwargs?.method !== "function_calling") return config;
+  let schema = format.schema;
+  const parameters = tools?.[0]?.function?.parameters;
+  if (schema && "title" in schema && parameters && !("title" in parameters)) {
+    const { title: _injected, ...rest } = schema as { title?: unknown };
+    schema = rest;
+  }
+  return {
+    ...config,
+    ls_structured_output_format: {
+      ...format,
+      kwargs: { ...format.kwargs, method: "functionCalling" },
+      ...(schema ? { schema } : {}),
+    },
+  };
 }
 
 /** The text a streamed chunk adds to the output: content, reasoning, tool-call arguments. */

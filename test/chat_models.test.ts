@@ -1,9 +1,12 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { load } from "@langchain/core/load";
 import { tool } from "@langchain/core/tools";
+import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ChatInferenceService, type ChatInferenceServiceFields } from "../src/chat_models.js";
+import { createEmulator } from "../src/emulator/index.js";
 import { ConfigurationError } from "../src/errors.js";
 import {
   BASE,
@@ -230,6 +233,44 @@ describe("ChatInferenceService on the wire", () => {
     expect(seen[0]?.body.response_format).toBeUndefined();
     expect(result.parsed).toEqual({ name: "Ada", age: 36 });
     expect((result.raw.response_metadata as { requestId?: string }).requestId).toBe("req-ok-1");
+  });
+
+  it('traces the default method as "functionCalling", LangChain\'s name, and the others as before', async () => {
+    const traced: string[] = [];
+    const schemas: unknown[] = [];
+    const handler = BaseCallbackHandler.fromMethods({
+      handleChatModelStart(_llm, _messages, _runId, _parentRunId, extra) {
+        const options = extra?.options as {
+          ls_structured_output_format?: { kwargs: { method: string }; schema: unknown };
+        };
+        traced.push(options.ls_structured_output_format?.kwargs.method ?? "none");
+        schemas.push(options.ls_structured_output_format?.schema);
+      },
+    });
+    const emulator = createEmulator();
+    const chat = new ChatInferenceService("emulator-chat", {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+    });
+    const Sum = z.object({ a: z.number(), b: z.number() });
+    const prompt = "Add 3 and 4. Answer in JSON with the keys `a` and `b`.";
+    for (const config of [
+      {},
+      { includeRaw: true },
+      { method: "jsonSchema" },
+      { method: "jsonMode" },
+    ]) {
+      await chat
+        .withStructuredOutput(Sum, config as object)
+        .invoke(prompt, { callbacks: [handler] });
+    }
+    expect(traced).toEqual(["functionCalling", "functionCalling", "json_schema", "json_mode"]);
+    // Traced as LangChain's standard tests expect: the schema as given, no injected title.
+    expect(schemas[0]).toEqual(toJsonSchema(Sum));
+    // The rename is scoped to withStructuredOutput: a plain call traces nothing.
+    await chat.invoke("hi", { callbacks: [handler] });
+    expect(traced.at(-1)).toBe("none");
   });
 
   it("sends response_format for method jsonSchema", async () => {

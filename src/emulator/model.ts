@@ -4,10 +4,13 @@
  */
 
 import { answerFromContext } from "./context.js";
+import { schemaFromPrompt, withoutJsonObjects } from "./prompt_schema.js";
 import type { ChatMessage, ChatRequest } from "./requests.js";
 import { instanceOf } from "./schema.js";
 import { firstWords } from "./text.js";
-import { bestTool, callTool, type ToolCall, type ToolSpec } from "./tools.js";
+import { isFinalAnswerTool, planToolCalls } from "./tool_plan.js";
+import { callTool, type ToolCall, type ToolSpec } from "./tools.js";
+import { isRecord } from "./validate.js";
 
 /** What the model says: optional reasoning, then text or tool calls. */
 export interface ModelReply {
@@ -18,10 +21,11 @@ export interface ModelReply {
 }
 
 /** Which rule produced a reply; it also picks the emulated "thinking" text. */
-type Rule = "tool" | "tool-results" | "context" | "json" | "echo";
+type Rule = "tool" | "final" | "tool-results" | "context" | "json" | "echo";
 
 const PLANS: Readonly<Record<Rule, string>> = {
   tool: "It matches an offered tool, so I will call it.",
+  final: "The answer goes into the structured response tool.",
   "tool-results": "The tool results are in, so I will answer with them.",
   context: "The context has a sentence on this, so I will answer with it.",
   json: "A JSON reply matching the requested format is expected.",
@@ -35,13 +39,19 @@ export function isReasoningModel(modelId: string): boolean {
 
 /**
  * The reply to a chat request, by the first rule that applies:
- * 1. `tool_choice` forcing a function, or `"required"`: call that tool (or the best match);
- * 2. tools offered (and `tool_choice` not `"none"`) and the last turn is the user's: call the
- *    tool that best matches it, if any shares a word with it;
- * 3. `response_format` json_schema / json_object: a valid JSON instance;
- * 4. the last turns are tool results: an answer quoting them;
- * 5. context passages: the sentence most relevant to the question;
- * 6. otherwise `Emulated reply to: "<first words>"`.
+ * 1. `tool_choice` forcing a function: call that tool;
+ * 2. a final-answer tool offered (an agent's structured-response tool, see
+ *    {@link isFinalAnswerTool}) and the other tools' results are in: call it, its arguments
+ *    built from the question and the results;
+ * 3. tools offered (and `tool_choice` not `"none"`) and the last turn is the user's, or
+ *    `tool_choice` is `"required"`: one call per thing the message asks for (parallel calls,
+ *    unless `parallel_tool_calls` is false); failing that the final-answer tool, or with
+ *    `"required"` the best-matching tool;
+ * 4. `response_format` json_schema: a valid JSON instance; json_object: an instance of the schema
+ *    the prompt describes, else `{"answer": …}`;
+ * 5. the last turns are tool results: an answer quoting them;
+ * 6. context passages: the sentence most relevant to the question;
+ * 7. otherwise `Emulated reply to: "<first words>"`.
  */
 export function replyToChat(request: ChatRequest): ModelReply {
   const { messages, toolChoice } = request;
@@ -56,24 +66,39 @@ export function replyToChat(request: ChatRequest): ModelReply {
     toolCalls,
   });
 
-  const forced = forcedTool(request, tools, userText);
-  if (forced) return reply("tool", "", [callTool(forced, userText, seed)]);
-  if (tools.length > 0 && messages.at(-1)?.role === "user") {
-    const tool = bestTool(tools, userText, false);
-    if (tool) return reply("tool", "", [callTool(tool, userText, seed)]);
-  }
-
   const toolResults = trailingToolResults(messages);
   const answer = toolResults ?? contextAnswer(messages, userText);
   const text = answer ?? `Emulated reply to: "${firstWords(userText)}"`;
-  const format = request.responseFormat;
-  if (format.type === "json_schema") {
-    return reply(
-      "json",
-      JSON.stringify(instanceOf(format.schema, `${userText}\n${toolResults ?? ""}`, text)),
-    );
+  // What a structured answer is filled from: the question and whatever the tools returned.
+  const filled = (schema: unknown, question = userText) =>
+    instanceOf(schema, `${question}\n${toolResults ?? ""}`, text);
+
+  if (toolChoice.mode === "function") {
+    return reply("tool", "", [callTool(forcedTool(tools, toolChoice.name), userText, seed)]);
   }
-  if (format.type === "json_object") return reply("json", JSON.stringify({ answer: text }));
+  const final = tools.find(isFinalAnswerTool);
+  if (final && toolResults !== undefined) {
+    return reply("final", "", [finalCall(final, filled(final.parameters), seed)]);
+  }
+  const mustCall = toolChoice.mode === "required";
+  if (tools.length > 0 && (mustCall || messages.at(-1)?.role === "user")) {
+    const lookups = tools.filter((tool) => tool !== final);
+    const calls = planToolCalls(lookups, userText, {
+      parallel: request.parallelToolCalls,
+      mustCall: mustCall && !final,
+      seed,
+    });
+    if (calls.length > 0) return reply("tool", "", calls);
+    if (final) return reply("final", "", [finalCall(final, filled(final.parameters), seed)]);
+  }
+
+  const format = request.responseFormat;
+  if (format.type === "json_schema") return reply("json", JSON.stringify(filled(format.schema)));
+  if (format.type === "json_object") {
+    const described = schemaFromPrompt(promptTexts(messages));
+    const value = described ? filled(described, withoutJsonObjects(userText)) : { answer: text };
+    return reply("json", JSON.stringify(value));
+  }
   if (toolResults !== undefined) return reply("tool-results", toolResults);
   return reply(answer === undefined ? "echo" : "context", text);
 }
@@ -83,25 +108,21 @@ export function completePrompt(prompt: string): string {
   return answerFromContext([], prompt) ?? `Emulated completion of: "${firstWords(prompt)}"`;
 }
 
-function forcedTool(
-  request: ChatRequest,
-  tools: readonly ToolSpec[],
-  userText: string,
-): ToolSpec | undefined {
-  const choice = request.toolChoice;
-  if (choice.mode === "function") {
-    // A forced name that was not offered is still called, with no arguments to guess from.
-    return (
-      tools.find((tool) => tool.name === choice.name) ?? {
-        name: choice.name,
-        description: "",
-        parameters: {},
-      }
-    );
-  }
-  return choice.mode === "required" && tools.length > 0
-    ? bestTool(tools, userText, true)
-    : undefined;
+/** The tool `tool_choice` names; one that was not offered is still called, with no arguments to guess from. */
+function forcedTool(tools: readonly ToolSpec[], name: string): ToolSpec {
+  return tools.find((tool) => tool.name === name) ?? { name, description: "", parameters: {} };
+}
+
+/** A call of the final-answer tool with the structured value as its arguments. */
+function finalCall(tool: ToolSpec, value: unknown, seed: string): ToolCall {
+  return callTool(tool, "", seed, isRecord(value) ? value : {});
+}
+
+/** The system, developer and user turns: where a JSON-mode prompt describes its schema. */
+function promptTexts(messages: readonly ChatMessage[]): string[] {
+  return messages
+    .filter((m) => m.role === "system" || m.role === "developer" || m.role === "user")
+    .map((m) => m.content);
 }
 
 function lastUserText(messages: readonly ChatMessage[]): string {

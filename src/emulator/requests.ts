@@ -45,6 +45,8 @@ export interface ChatRequest extends GenerationOptions {
   /** The `tools` array as sent, for counting prompt tokens. */
   toolsJson: string;
   toolChoice: ToolChoice;
+  /** `parallel_tool_calls`: false limits a reply to one tool call. Default true, as in OpenAI's API. */
+  parallelToolCalls: boolean;
   responseFormat: ResponseFormat;
 }
 
@@ -78,6 +80,7 @@ export function parseChatRequest(body: string): ChatRequest {
     tools,
     toolsJson: tools.length > 0 ? JSON.stringify(json.tools) : "",
     toolChoice: parseToolChoice(json.tool_choice),
+    parallelToolCalls: json.parallel_tool_calls !== false,
     responseFormat: parseResponseFormat(json.response_format),
     ...parseGenerationOptions(json),
   };

@@ -119,6 +119,12 @@ export interface MessageValues {
   names: string[];
   /** Names right after in/at/to/from/near/of: the likely places. */
   places: string[];
+  /**
+   * The names and places with the index where each starts, for telling apart the things a message
+   * asks about ("weather in Paris and Tokyo"). Words in capitals (ALWAYS, USD) are left out: they
+   * are emphasis or codes, not things to look up one by one.
+   */
+  mentions: Array<{ value: string; index: number }>;
 }
 
 const QUOTED = /"([^"]+)"|“([^”]+)”|(?<=^|\s)'([^']+)'(?=[\s.,;:!?)]|$)/g;
@@ -132,6 +138,7 @@ export function extractValues(text: string): MessageValues {
   const numbers = [...text.matchAll(NUMBER)].map((m) => Number(m[0]));
   const names: string[] = [];
   const places: string[] = [];
+  const mentions: MessageValues["mentions"] = [];
   for (const match of text.matchAll(CAPITALISED_RUN)) {
     const runWords = match[0].split(/\s+/);
     // Only the few characters before the run matter; slicing from 0 would be quadratic.
@@ -149,6 +156,7 @@ export function extractValues(text: string): MessageValues {
     const name = runWords.join(" ").replace(/['’]s$/, "");
     names.push(name);
     if (PLACE_PREPOSITION.test(before)) places.push(name);
+    if (/\p{Ll}/u.test(name)) mentions.push({ value: name, index: match.index });
   }
-  return { text, numbers, quoted, names, places };
+  return { text, numbers, quoted, names, places, mentions };
 }

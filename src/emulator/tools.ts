@@ -48,12 +48,19 @@ function toolVocabulary(tool: ToolSpec): Set<string> {
   return keywords(`${tool.description} ${propertyNames}`);
 }
 
-/** A call of `tool` with arguments built from its schema and the message's values. */
-export function callTool(tool: ToolSpec, message: string, seed: string): ToolCall {
-  // Arguments are always an object, even for a tool declared without parameters.
-  const value = isRecord(tool.parameters)
+/**
+ * A call of `tool` with arguments built from its schema and the message's values, or with
+ * `value` when the caller built them already.
+ */
+export function callTool(
+  tool: ToolSpec,
+  message: string,
+  seed: string,
+  value: unknown = isRecord(tool.parameters)
     ? instanceOf({ type: "object", ...tool.parameters }, message)
-    : {};
+    : {},
+): ToolCall {
+  // Arguments are always an object, even for a tool declared without parameters.
   const args = JSON.stringify(isRecord(value) ? value : {});
   return {
     id: `call_${hashHex(`${seed}\u0000${tool.name}\u0000${args}`)}`,
