@@ -305,6 +305,8 @@ export class ChatInferenceService<
     const serviceFetch = createServiceFetch({
       ...failureContext,
       fetch: fetch ?? (configuration.fetch as Fetch | undefined),
+      // An unknown model ID's error lists the IDs the service offers (docs/errors.md).
+      lookUpModels: true,
     });
     super({
       ...rest,

@@ -1,4 +1,5 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
+import { availableModelsText } from "./available_models.js";
 import { checkChatCompletion, parseCompletion } from "./completion.js";
 import { readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "./config.js";
 import { ENV, SERVICE_NAME_HEADER } from "./constants.js";
@@ -17,6 +18,7 @@ import {
   ServiceNameError,
 } from "./errors.js";
 import { createServiceFetch, type Fetch } from "./fetch.js";
+import { listModelIds } from "./model_list.js";
 import { validateDiagnoseOptions } from "./options.js";
 import { tokenUsageFromWire } from "./usage.js";
 
@@ -64,6 +66,11 @@ export interface DiagnosisCheck {
 export interface Diagnosis {
   ok: boolean;
   checks: DiagnosisCheck[];
+  /**
+   * The model IDs `GET …/models` listed once the key was accepted; absent when the service does
+   * not answer that route with a list (the interface document does not show it).
+   */
+  availableModels?: string[];
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -105,8 +112,11 @@ interface Target {
  * 3. `api-key` — the same request, sent with a model ID that cannot exist: 401 means the key is
  *    missing, invalid or expired (§5 rule 4); 503 `model_not_found` means the service accepted the
  *    key and went on to the model, so this check costs nothing;
- * 4. `model`, 5. `credit` — only with `model`: one chat completion with `max_tokens: 1` (it may
- *    cost a few tokens): 503 `model_not_found` (§4.2 rule 4), 403 `insufficient_user_quota` (§7);
+ * 4. `model`, 5. `credit` — first one free `GET …/models` (once the key is accepted): when the
+ *    service answers it with a list, the model check names the listed IDs and the near misses of
+ *    `model` (an unknown route changes nothing). Then, only with `model`, one chat completion with
+ *    `max_tokens: 1` (it may cost a few tokens): 503 `model_not_found` (§4.2 rule 4), 403
+ *    `insufficient_user_quota` (§7);
  * 6. `service-name` — the Service-Name's shape (§4.1 rule 2; no request);
  * 7. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
  *    404 → Service-Name, refused or empty → Pending, 200 → Running (§3, §7 rule 7).
@@ -142,6 +152,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   // Hosted surface: the probe is also the key check (§4.2).
   let probe: Outcome | undefined;
   let keyCheck: DiagnosisCheck | undefined;
+  let availableModels: string[] | undefined;
   if (!target) {
     skip("reachable", "the base URL is not usable.");
   } else {
@@ -159,7 +170,16 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
       skip("model", "the API key was not accepted.");
       skip("credit", "the API key was not accepted.");
     } else {
-      for (const check of await checkModelAndCredit(target!, probe, options.model)) add(check);
+      // The one request diagnose adds for the model check: free, bounded, never retried.
+      availableModels = await listModelIds({ ...target!, timeoutMs: target!.timeout });
+      for (const check of await checkModelAndCredit(
+        target!,
+        probe,
+        options.model,
+        availableModels,
+      )) {
+        add(check);
+      }
     }
   }
 
@@ -183,7 +203,11 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     add(checkEndpoint(outcome, named.serviceName!, keyCheck?.status));
   }
 
-  return { ok: checks.every((check) => check.status !== "fail"), checks };
+  return {
+    ok: checks.every((check) => check.status !== "fail"),
+    checks,
+    ...(availableModels ? { availableModels } : {}),
+  };
 }
 
 // ---- configuration (no request) -----------------------------------------------------------
@@ -351,8 +375,13 @@ async function post(
   }
 }
 
-function postChat(target: Target, model: string): Promise<Outcome> {
-  const ctx: FailureContext = { surface: "hosted", model, secrets: secretsOf(target) };
+function postChat(target: Target, model: string, availableModels?: string[]): Promise<Outcome> {
+  const ctx: FailureContext = {
+    surface: "hosted",
+    model,
+    secrets: secretsOf(target),
+    ...(availableModels ? { availableModels } : {}),
+  };
   return post(
     target,
     "/chat/completions",
@@ -491,6 +520,7 @@ async function checkModelAndCredit(
   target: Target,
   probe: Outcome,
   model: string | undefined,
+  availableModels: string[] | undefined,
 ): Promise<Array<Omit<DiagnosisCheck, "title">>> {
   // Some services check credit before the model: then the key probe already found it empty.
   const creditFromProbe =
@@ -502,7 +532,9 @@ async function checkModelAndCredit(
       {
         id: "model",
         status: "skip",
-        detail: "Skipped: no model ID given (`model`).",
+        detail: `Skipped: no model ID given (\`model\`).${
+          availableModels ? ` ${availableModelsText("", availableModels)}` : ""
+        }`,
       },
       creditFromProbe ?? {
         id: "credit",
@@ -512,7 +544,7 @@ async function checkModelAndCredit(
       },
     ];
   }
-  const outcome = await postChat(target, model);
+  const outcome = await postChat(target, model, availableModels);
   if (outcome.ok) {
     const unusable = answerError(outcome, () =>
       checkChatCompletion(outcome.data, outcome.response.headers, outcome.ctx),

@@ -1,5 +1,6 @@
 /** @module The one place that turns a failed service call into exactly one typed error. */
 import { isAbortError, isTimeoutError } from "./abort.js";
+import { availableModelsText } from "./available_models.js";
 import { REQUEST_ID_HEADER } from "./constants.js";
 // The mapper picks among every class of errors.ts: the module is imported whole.
 import * as errors from "./errors.js";
@@ -17,6 +18,11 @@ export interface FailureContext {
   midStream?: boolean;
   /** Output already streamed when a mid-stream failure arrived. */
   partialOutput?: string;
+  /**
+   * The model IDs `GET …/models` listed, when a caller looked them up (see `model_list.ts`): a
+   * `ModelNotFoundError`'s hint then names them and the near misses of `model`.
+   */
+  availableModels?: readonly string[];
 }
 
 /** A failure as observed on the wire, before it has a class. */
@@ -161,7 +167,9 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
     return {
       cls: errors.ModelNotFoundError,
       summary: `The service does not know the ${who(ctx)} (the service is not down).`,
-      hint: "Check the model ID passed as `model`; retrying will not help.",
+      hint: `Check the model ID passed as \`model\`; retrying will not help.${
+        ctx.availableModels ? ` ${availableModelsText(ctx.model ?? "", ctx.availableModels)}` : ""
+      }`,
     };
   }
   switch (status) {

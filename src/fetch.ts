@@ -1,7 +1,9 @@
 /** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
 import { isAbortError, isTimeoutError } from "./abort.js";
 import { SERVICE_NAME_HEADER } from "./constants.js";
-import { type FailureContext, toServiceError } from "./error_mapper.js";
+import { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
+import { ModelNotFoundError } from "./errors.js";
+import { listModelIds } from "./model_list.js";
 
 /** The signature of `globalThis.fetch`, which the openai SDK accepts as its `fetch` option. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -12,6 +14,12 @@ export interface ServiceFetchOptions extends FailureContext {
   fetch?: Fetch;
   /** Headers this surface needs on every request, unless the request already sets them. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * On a `ModelNotFoundError` of a `…/chat/completions` call, send one `GET …/models` with the
+   * same key (2 s at most, never retried, its failure ignored) and name the listed IDs, and the
+   * near misses of the model ID, in the error's hint. @default false
+   */
+  lookUpModels?: boolean;
 }
 
 // Lower case: compared with header names as given, which Headers would normalise.
@@ -53,7 +61,7 @@ function hasServiceName(headers: HeadersInit | undefined): boolean {
  * - successful JSON and SSE bodies are returned as they are: never buffered, never cloned.
  */
 export function createServiceFetch(options: ServiceFetchOptions): Fetch {
-  const { fetch: baseFetch, headers: extra = {}, ...ctx } = options;
+  const { fetch: baseFetch, headers: extra = {}, lookUpModels = false, ...ctx } = options;
   const extraEntries = Object.entries(extra);
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
@@ -75,10 +83,16 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
     }
     if (!response.ok) {
       const body = await response.text().catch(() => "");
-      throw toServiceError(
-        { kind: "http", status: response.status, body, headers: response.headers },
-        failureCtx,
-      );
+      const failure: Failure = {
+        kind: "http",
+        status: response.status,
+        body,
+        headers: response.headers,
+      };
+      const error = toServiceError(failure, failureCtx);
+      if (!lookUpModels || !ModelNotFoundError.isInstance(error)) throw error;
+      const availableModels = await lookUp(input, headers, baseFetch, init?.signal);
+      throw availableModels ? toServiceError(failure, { ...failureCtx, availableModels }) : error;
     }
     const contentType = response.headers.get("content-type") ?? "";
     if (PASS_THROUGH_TYPE.test(contentType)) {
@@ -119,4 +133,24 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       failureCtx,
     );
   };
+}
+
+const CHAT_PATH = /\/chat\/completions$/;
+
+/** The model IDs the service lists, with the key of the failed call (see `lookUpModels`). */
+async function lookUp(
+  input: string | URL | Request,
+  headers: HeadersInit | undefined,
+  fetch: Fetch | undefined,
+  signal: AbortSignal | null | undefined,
+): Promise<string[] | undefined> {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (!CHAT_PATH.test(url.pathname)) return undefined;
+  const authorization = new Headers(headers).get("authorization") ?? "";
+  return listModelIds({
+    baseURL: `${url.origin}${url.pathname.replace(CHAT_PATH, "")}`,
+    apiKey: authorization.replace(/^Bearer\s+/i, "") || undefined,
+    fetch,
+    signal: signal ?? undefined,
+  });
 }

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ChatInferenceService, type ChatInferenceServiceFields } from "../src/chat_models.js";
 import { createEmulator } from "../src/emulator/index.js";
-import { ConfigurationError } from "../src/errors.js";
+import { ConfigurationError, ModelNotFoundError } from "../src/errors.js";
 import {
   BASE,
   chatChunk,
@@ -271,6 +271,25 @@ describe("ChatInferenceService on the wire", () => {
     // The rename is scoped to withStructuredOutput: a plain call traces nothing.
     await chat.invoke("hi", { callbacks: [handler] });
     expect(traced.at(-1)).toBe("none");
+  });
+
+  it("lists the service's models, and the near miss, in an unknown model's error: one extra GET, no retry", async () => {
+    const emulator = createEmulator();
+    const sent: string[] = [];
+    const chat = new ChatInferenceService("emulator-caht", {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: (input, init) => {
+        sent.push(`${init?.method ?? "GET"} ${new URL(String(input)).pathname}`);
+        return emulator.fetch(input, init);
+      },
+    });
+    const error = await chat.invoke("hi").catch((e: unknown) => e);
+    expect(ModelNotFoundError.isInstance(error)).toBe(true);
+    expect((error as ModelNotFoundError).hint).toContain(
+      'Did you mean "emulator-chat"? The service lists 2 models: emulator-chat, emulator-reasoner.',
+    );
+    expect(sent).toEqual(["POST /inference/v1/chat/completions", "GET /inference/v1/models"]);
   });
 
   it("sends response_format for method jsonSchema", async () => {

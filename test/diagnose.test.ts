@@ -25,6 +25,7 @@ const ENV_VARIABLES = [
 ];
 
 interface Sent {
+  method: string;
   url: string;
   headers: Headers;
   body: Record<string, unknown>;
@@ -41,9 +42,10 @@ function setup(options?: EmulatorOptions, wrap?: (fetch: Fetch) => Fetch) {
   const inner = wrap ? wrap(emulator.fetch) : emulator.fetch;
   const fetch: Fetch = async (input, init) => {
     sent.push({
+      method: init?.method ?? "GET",
       url: String(input),
       headers: new Headers(init?.headers),
-      body: JSON.parse(String(init?.body)),
+      body: init?.body === undefined ? {} : JSON.parse(String(init.body)),
     });
     try {
       const response = await inner(input, init);
@@ -81,7 +83,7 @@ beforeEach(() => {
 });
 
 describe("diagnose: a healthy configuration", () => {
-  it("passes every check with three max_tokens 1 requests, each check carrying its request ID", async () => {
+  it("passes every check with three max_tokens 1 requests and the free model list, each check carrying its request ID", async () => {
     const { sent, run, requestId } = setup();
     const diagnosis = await run({ model: DEFAULT_MODEL, serviceName: DEFAULT_SERVICE_NAME });
 
@@ -95,14 +97,16 @@ describe("diagnose: a healthy configuration", () => {
       ["service-name", "pass"],
       ["endpoint", "pass"],
     ]);
-    expect(sent.map(({ url }) => url)).toEqual([
-      "http://emulator.invalid/inference/v1/chat/completions",
-      "http://emulator.invalid/inference/v1/chat/completions",
-      "http://emulator.invalid/inference/v1/completions",
+    expect(sent.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      "POST http://emulator.invalid/inference/v1/chat/completions",
+      "GET http://emulator.invalid/inference/v1/models",
+      "POST http://emulator.invalid/inference/v1/chat/completions",
+      "POST http://emulator.invalid/inference/v1/completions",
     ]);
     const prompt = [{ role: "user", content: "ping" }];
     expect(sent.map(({ body }) => body)).toEqual([
       { model: "inference-service-doctor-no-such-model", messages: prompt, max_tokens: 1 },
+      {},
       { model: DEFAULT_MODEL, messages: prompt, max_tokens: 1 },
       { prompt: "ping", max_tokens: 1 },
     ]);
@@ -111,8 +115,10 @@ describe("diagnose: a healthy configuration", () => {
     expect(sent.map(({ headers }) => headers.get("service-name"))).toEqual([
       null,
       null,
+      null,
       DEFAULT_SERVICE_NAME,
     ]);
+    expect(diagnosis.availableModels).toEqual([DEFAULT_MODEL, "emulator-reasoner"]);
 
     const checks = checksOf(diagnosis);
     expect(checks["base-url"].detail).toBe(
@@ -122,10 +128,10 @@ describe("diagnose: a healthy configuration", () => {
     expect(checks["api-key"]).toMatchObject({ requestId: requestId(0), title: "API key" });
     expect(checks["api-key"].detail).toContain("sk-e…demo (from the `apiKey` option) accepted");
     expect(checks["api-key"].detail).toContain("costs nothing");
-    expect(checks.model.requestId).toBe(requestId(1));
+    expect(checks.model.requestId).toBe(requestId(2));
     expect(checks.model.detail).toContain("may cost a few tokens");
-    expect(checks.credit.requestId).toBe(requestId(1));
-    expect(checks.endpoint.requestId).toBe(requestId(2));
+    expect(checks.credit.requestId).toBe(requestId(2));
+    expect(checks.endpoint.requestId).toBe(requestId(3));
     expect(checks.endpoint.detail).toContain("tenant-demo.demo-endpoint is Running");
     for (const check of diagnosis.checks) expect(check.fix).toBeUndefined();
   });
@@ -382,21 +388,46 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(sent[0]?.headers.has("authorization")).toBe(false);
   });
 
-  it("fails an unknown model with 503 model_not_found and skips the credit", async () => {
+  it("fails an unknown model with 503 model_not_found, naming the listed models and the near miss, and skips the credit", async () => {
     const { run, requestId } = setup();
-    const diagnosis = await run({ model: "no-such-model" });
+    const diagnosis = await run({ model: "emulator-caht" });
     expect(checksOf(diagnosis).model).toMatchObject({
       status: "fail",
       detail:
-        '"no-such-model" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: "Check the model ID passed as `model`; retrying will not help.",
-      requestId: requestId(1),
+        '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 2 models: emulator-chat, emulator-reasoner.',
+      requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });
     expect(checksOf(diagnosis).credit).toMatchObject({
       status: "skip",
       detail: "Skipped: needs a model ID the service knows.",
     });
+  });
+
+  it("keeps the plain fix, and sends no second list request, when the service does not serve the list route", async () => {
+    const { run, sent } = setup(
+      undefined,
+      (inner) => async (input, init) =>
+        init?.method === "GET"
+          ? new Response("<!doctype html><title>console</title>", {
+              headers: { "content-type": "text/html" },
+            })
+          : inner(input, init),
+    );
+    const diagnosis = await run({ model: "no-such-model" });
+    expect(checksOf(diagnosis).model.fix).toBe(
+      "Check the model ID passed as `model`; retrying will not help.",
+    );
+    expect(diagnosis.availableModels).toBeUndefined();
+    expect(sent.filter(({ method }) => method === "GET")).toHaveLength(1);
+  });
+
+  it("names the listed models when the model check is skipped for want of a model ID", async () => {
+    const { run } = setup();
+    expect(checksOf(await run()).model.detail).toBe(
+      "Skipped: no model ID given (`model`). The service lists 2 models: emulator-chat, emulator-reasoner.",
+    );
   });
 
   it("fails an account without credit with 403 insufficient_user_quota, and knows the model", async () => {
@@ -407,12 +438,12 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checks.credit).toMatchObject({
       status: "fail",
       fix: "Top up the account's credit; this is not a rate limit and retrying will not help.",
-      requestId: requestId(1),
+      requestId: requestId(2),
       error: { name: "InsufficientCreditError", status: 403, code: "insufficient_user_quota" },
     });
     expect(checks.credit.detail).toContain("not a rate limit");
     // The probe's unknown model got 503 with no credit: the service checks the model first.
-    expect(checks.model).toMatchObject({ status: "pass", requestId: requestId(1) });
+    expect(checks.model).toMatchObject({ status: "pass", requestId: requestId(2) });
     expect(checks.model.detail).toContain("checks the model before the credit");
     expect(diagnosis.ok).toBe(false);
   });
@@ -448,14 +479,14 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
 
   it("fails a model whose 200 has no choices with the chat model's own check (§7 rule 4)", async () => {
     const { sent, run } = setup(undefined, (fetch) => async (input, init) => {
-      const body = JSON.parse(String(init?.body)) as { model?: string };
+      const body = JSON.parse(String(init?.body ?? "{}")) as { model?: string };
       if (body.model !== DEFAULT_MODEL) return fetch(input, init);
       return new Response(JSON.stringify({ object: "chat.completion", choices: [] }), {
         headers: { "content-type": "application/json", "x-gateway-request-id": "rid-empty" },
       });
     });
     const checks = checksOf(await run({ model: DEFAULT_MODEL }));
-    expect(sent).toHaveLength(2);
+    expect(sent).toHaveLength(3);
     expect(checks.model).toMatchObject({
       status: "fail",
       requestId: "rid-empty",
@@ -493,7 +524,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     const { run, requestId } = setup();
     const checks = checksOf(await run({ tenantId: "tenant-demo", jobAlias: "demo-endpoint" }));
     expect(checks["service-name"].status).toBe("pass");
-    expect(checks.endpoint).toMatchObject({ status: "pass", requestId: requestId(1) });
+    expect(checks.endpoint).toMatchObject({ status: "pass", requestId: requestId(2) });
   });
 
   it("fails a key without the Inference Service permission that works on the hosted surface", async () => {
@@ -509,7 +540,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
       detail:
         "HTTP 401 from tenant-demo.demo-endpoint: the key works on the hosted surface, so it lacks the Inference Service permission.",
       fix: "Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY).",
-      requestId: requestId(1),
+      requestId: requestId(2),
       error: { name: "AuthenticationError", status: 401 },
     });
   });
@@ -519,7 +550,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     const check = checksOf(await run({ serviceName: "tenant-demo.no-such-endpoint" })).endpoint;
     expect(check).toMatchObject({
       status: "fail",
-      requestId: requestId(1),
+      requestId: requestId(2),
       error: { name: "ServiceNameError", status: 404 },
       fix: "Service-Name must be <TENANT_ID>.<JOB_ALIAS_NAME>: the tenant ID from the console sidebar, one dot, the endpoint's job alias.",
     });
@@ -596,7 +627,7 @@ describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
     expect(check.status).toBe("fail");
     expect(check.fix).toContain("`jobAlias` not found");
     expect(check.fix).toContain("INFERENCE_SERVICE_JOB_ALIAS");
-    expect(sent).toHaveLength(1);
+    expect(sent).toHaveLength(2);
   });
 
   it("skips the endpoint when no Service-Name is configured", async () => {

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  AuthenticationError,
   BaseURLError,
   EndpointNotReadyError,
   InvalidURLError,
   MalformedResponseError,
+  ModelNotFoundError,
   ServiceConnectionError,
   ServiceNameError,
 } from "../src/errors.js";
@@ -140,5 +142,104 @@ describe("createServiceFetch", () => {
     })(URL_).catch((e) => e);
     expect(JSON.stringify(error)).not.toContain("sk-secret-123");
     expect(error.serviceMessage).toContain("[redacted]");
+  });
+});
+
+describe("createServiceFetch with lookUpModels", () => {
+  const CHAT_URL = "https://svc.test/inference/v1/chat/completions";
+  const KEY = "sk-lookup-secret-0001";
+  const notFound = () =>
+    new Response(
+      JSON.stringify({
+        error: {
+          code: "model_not_found",
+          message: "No available channel for model emulator-caht (request id: r1)",
+          type: "new_api_error",
+        },
+      }),
+      { status: 503, headers: { "content-type": "application/json" } },
+    );
+
+  /** Answers the chat call with `chat`, and GET …/models with `models` (or throws it). */
+  function service(chat: () => Response, models: () => Response) {
+    const calls: Array<{ method: string; url: string; authorization: string | null }> = [];
+    const fetch: Fetch = async (input, init) => {
+      const method = init?.method ?? "GET";
+      calls.push({
+        method,
+        url: String(input),
+        authorization: new Headers(init?.headers).get("authorization"),
+      });
+      return method === "GET" ? models() : chat();
+    };
+    const wrapped = createServiceFetch({
+      surface: "hosted",
+      model: "emulator-caht",
+      fetch,
+      lookUpModels: true,
+    });
+    const call = () =>
+      wrapped(CHAT_URL, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${KEY}` },
+        body: "{}",
+      });
+    return { call, calls };
+  }
+  const list = (ids: string[]) => () =>
+    new Response(
+      JSON.stringify({ object: "list", data: ids.map((id) => ({ id, object: "model" })) }),
+      {
+        headers: { "content-type": "application/json" },
+      },
+    );
+
+  it("names the listed IDs and the near miss in the ModelNotFoundError hint, after one GET with the same key", async () => {
+    const { call, calls } = service(notFound, list(["emulator-chat", "emulator-reasoner"]));
+    const error = await call().catch((e: unknown) => e);
+    expect(ModelNotFoundError.isInstance(error)).toBe(true);
+    expect((error as ModelNotFoundError).hint).toBe(
+      'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 2 models: emulator-chat, emulator-reasoner.',
+    );
+    expect((error as ModelNotFoundError).requestId).toBe("r1");
+    expect(calls).toEqual([
+      { method: "POST", url: CHAT_URL, authorization: `Bearer ${KEY}` },
+      {
+        method: "GET",
+        url: "https://svc.test/inference/v1/models",
+        authorization: `Bearer ${KEY}`,
+      },
+    ]);
+    expect(JSON.stringify(error)).not.toContain(KEY);
+  });
+
+  it.each([
+    [
+      "a 404",
+      () => new Response('{"error":{"message":"Invalid URL (GET /v1/models)"}}', { status: 404 }),
+    ],
+    [
+      "an HTML page",
+      () => new Response("<!doctype html>", { headers: { "content-type": "text/html" } }),
+    ],
+    ["a 500", () => new Response("{}", { status: 500 })],
+  ])(
+    "keeps today's hint when the service answers the list route with %s",
+    async (_name, models) => {
+      const { call, calls } = service(notFound, models);
+      const error = await call().catch((e: unknown) => e);
+      expect((error as ModelNotFoundError).hint).toBe(
+        "Check the model ID passed as `model`; retrying will not help.",
+      );
+      expect(calls.map((c) => c.method)).toEqual(["POST", "GET"]);
+    },
+  );
+
+  it("looks nothing up for any other failure", async () => {
+    const unauthorized = () =>
+      new Response('{"error":{"code":"","message":"Invalid token"}}', { status: 401 });
+    const { call, calls } = service(unauthorized, list(["emulator-chat"]));
+    await expect(call()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(calls.map((c) => c.method)).toEqual(["POST"]);
   });
 });

@@ -40,15 +40,18 @@ export type Handler = (request: EmulatorRequest) => EmulatorReply;
 const API_PREFIX = "/inference/v1";
 const CHAT_PATH = `${API_PREFIX}/chat/completions`;
 const COMPLETIONS_PATH = `${API_PREFIX}/completions`;
+const MODELS_PATH = `${API_PREFIX}/models`;
 const ADMIN_PREFIX = "/_emulator";
 
 /** The request handler; synchronous, so both transports can call it without extra awaits. */
 export function createHandler(context: HandlerContext): Handler {
   const nextRequestId = createRequestIdGenerator(context.clock);
+  // `created` of every listed model: when this emulator started, as a gateway lists its channels.
+  const startedAt = Math.floor(context.clock() / 1000);
   return (request) => {
     const requestId = nextRequestId();
     try {
-      return route(context, request, requestId);
+      return route(context, request, requestId, startedAt);
     } catch (error) {
       // A bug in the emulator must still answer (with the ID), never hang the client.
       return emulatorFailure(requestId, error instanceof Error ? error.message : String(error));
@@ -60,6 +63,7 @@ function route(
   context: HandlerContext,
   request: EmulatorRequest,
   requestId: string,
+  startedAt: number,
 ): EmulatorReply {
   const query = request.url.indexOf("?");
   const path = query < 0 ? request.url : request.url.slice(0, query);
@@ -70,6 +74,9 @@ function route(
     if (request.method === "POST") {
       if (path === CHAT_PATH) return hosted(context, request, requestId);
       if (path === COMPLETIONS_PATH) return dedicated(context, request, requestId);
+    }
+    if (request.method === "GET" && path === MODELS_PATH) {
+      return listModels(context.state, request, requestId, startedAt);
     }
     // §7 404 row: the path after `/inference`, and no request ID in the body.
     return invalidUrl(requestId, request.method, path.slice("/inference".length));
@@ -150,6 +157,24 @@ function dedicated(
     ? streamReply(textCompletionEvents(identity, output, body.includeUsage), requestId)
     : jsonReply(200, textCompletionBody(identity, output), requestId);
   return call.deliver(reply, output.usage, 0);
+}
+
+/**
+ * `GET /models`, as the new-api gateway serves it: `{ success, object: "list", data: [{ id,
+ * object: "model", created, owned_by }] }`. The interface document does not show this route; the
+ * key is checked as on the hosted surface, and a listing is neither faulted, metered nor logged.
+ */
+function listModels(
+  state: EmulatorState,
+  request: EmulatorRequest,
+  requestId: string,
+  created: number,
+): EmulatorReply {
+  if (!authenticate(state, request, false)) return invalidToken(requestId);
+  const data = state
+    .listModels()
+    .map((model) => ({ id: model.id, object: "model", created, owned_by: "emulator" }));
+  return jsonReply(200, { success: true, object: "list", data }, requestId);
 }
 
 /** §5 rules 1, 3, 4: a missing, unknown or expired key, or a missing permission, are all "no key". */

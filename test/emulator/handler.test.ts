@@ -226,6 +226,49 @@ describe.each(TRANSPORTS)("interface document §7 over the %s", (_name, make) =>
   });
 });
 
+describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) => {
+  const emulator = useEmulator(make);
+  const list = (headers: Record<string, string> = bearer()) =>
+    emulator.fetch(`${emulator.url}/inference/v1/models`, { headers });
+
+  it("lists the hosted models as the gateway does: object list, data of id/object/created/owned_by", async () => {
+    emulator.state.addModel({ id: "extra-model" });
+    const response = await list();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
+    const body = (await response.json()) as { data: Array<{ created: number }> };
+    const created = body.data[0]!.created;
+    expect(Number.isInteger(created) && created > 1_600_000_000).toBe(true);
+    expect(body).toEqual({
+      success: true,
+      object: "list",
+      data: ["emulator-chat", REASONING_MODEL, "extra-model"].map((id) => ({
+        id,
+        object: "model",
+        created,
+        owned_by: "emulator",
+      })),
+    });
+    // A listing is not an inference call: nothing is logged or debited.
+    expect(emulator.state.requests()).toEqual([]);
+  });
+
+  it("checks the key as the hosted surface does: the same 401 when missing, invalid or expired", async () => {
+    for (const headers of [{}, bearer("sk-wrong"), bearer(EXPIRED_API_KEY)]) {
+      const response = await list(headers);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "",
+          message: `Invalid token (request id: ${requestIdOf(response)})`,
+          type: "new_api_error",
+        },
+      });
+    }
+    expect((await list(bearer(NO_PERMISSION_API_KEY))).status).toBe(200);
+  });
+});
+
 describe("hosted chat completions", () => {
   const emulator = inProcess();
   afterEach(() => emulator.state.reset());
