@@ -1,9 +1,11 @@
 /**
- * @module The admin API under `/_emulator/`: JSON in, JSON out, no authentication. It exists only
- * on the emulator, so tests and users can inspect and change the world between calls.
+ * @module The admin API under `/_emulator/`: JSON in, JSON out, no key (writes must be same-origin
+ * JSON, see `admin_guard.ts`). It exists only on the emulator, so tests, users and the console
+ * page can inspect and change the world between calls.
  */
 
 import { randomBytes } from "node:crypto";
+import { refuseAdmin } from "./admin_guard.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
 import type { HandlerContext } from "./handler_context.js";
 import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
@@ -73,7 +75,10 @@ export function handleAdmin(
   path: string,
   requestId: string,
 ): EmulatorResponse {
-  const result = runAdmin(context, request, path);
+  const refusal = refuseAdmin(request, context.trustsHost);
+  const result = refusal
+    ? adminError(refusal.status, refusal.code, refusal.message)
+    : runAdmin(context, request, path);
   return jsonReply(result.status, result.body, requestId);
 }
 

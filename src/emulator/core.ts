@@ -1,6 +1,11 @@
 /** @module The emulator's core: the state, fault injector and handler built from options, shared by both transports. */
 
-import { DEFAULT_API_KEY, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import { trustedHosts } from "./admin_guard.js";
+import {
+  DEFAULT_API_KEY,
+  DEFAULT_MAX_BODY_BYTES,
+  INFERENCE_SERVICE_PERMISSION,
+} from "./defaults.js";
 import { FaultInjector } from "./faults.js";
 import { createHandler, type Handler } from "./handler.js";
 import type { HandlerContext } from "./handler_context.js";
@@ -18,11 +23,17 @@ export interface EmulatorCore {
 }
 
 /** Checks options where they enter, with messages naming the option, and builds the core. */
-export function createCore(options: EmulatorOptions = {}): EmulatorCore {
+export function createCore(options: EmulatorOptions & { host?: string } = {}): EmulatorCore {
   checkEmulatorOptions(options);
   const clock = options.clock ?? Date.now;
   const state = new EmulatorState(options, { clock, requestLogLimit: options.requestLogLimit });
-  const context: HandlerContext = { state, faults: new FaultInjector(options.faults), clock };
+  const context: HandlerContext = {
+    state,
+    faults: new FaultInjector(options.faults),
+    clock,
+    trustsHost: trustedHosts(options.host),
+    maxBodyBytes: optionalNumber(options.maxBodyBytes, "maxBodyBytes", 1) ?? DEFAULT_MAX_BODY_BYTES,
+  };
   return {
     context,
     handle: createHandler(context),

@@ -46,6 +46,9 @@ const EMULATED_CAPABILITIES = {
 /** Starting account credit (Wallet). */
 export const DEFAULT_CREDIT = 10;
 
+/** Request bodies larger than this (8 MiB) get 413: no chat request needs more, and parsing one blocks the server. */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
 /** Where the in-process emulator pretends to live; `.invalid` can never resolve (RFC 2606). */
 export const IN_PROCESS_ORIGIN = "http://emulator.invalid";
 

@@ -125,6 +125,26 @@ export function badRequest(requestId: string, message: string): EmulatorResponse
   );
 }
 
+/**
+ * 413 for a body over `maxBodyBytes`: §8 shows no size limit, so the code and wording are the
+ * emulator's; the shape is the §7 one, so clients need one parser.
+ */
+export function requestTooLarge(requestId: string, limit: number): EmulatorResponse {
+  return jsonReply(
+    413,
+    {
+      error: {
+        code: "request_too_large",
+        message: `Request body is larger than ${limit} bytes (request id: ${requestId})`,
+        type: "new_api_error",
+      },
+    },
+    requestId,
+    // The rest of the body is never read: the connection cannot carry another request.
+    { Connection: "close" },
+  );
+}
+
 /** 500 when the emulator itself fails: a bug, reported with the ID instead of a hung request. */
 export function emulatorFailure(requestId: string, message: string): EmulatorResponse {
   return jsonReply(

@@ -14,6 +14,7 @@ import {
   invalidUrl,
   modelNotFound,
   rateLimited,
+  requestTooLarge,
   upstreamError,
   upstreamErrorBody,
 } from "./errors.js";
@@ -50,6 +51,7 @@ export function createHandler(context: HandlerContext): Handler {
   const startedAt = Math.floor(context.clock() / 1000);
   return (request) => {
     const requestId = nextRequestId();
+    if (request.bodyTooLarge) return requestTooLarge(requestId, context.maxBodyBytes);
     try {
       return route(context, request, requestId, startedAt);
     } catch (error) {

@@ -1,4 +1,4 @@
-/** @module What the emulator's handler and admin API serve from: the state, the fault injector and the clock. */
+/** @module What the emulator's handler and admin API serve from: the state, the fault injector, the clock and the request limits. */
 
 import type { FaultInjector } from "./faults.js";
 import type { EmulatorState } from "./state.js";
@@ -8,4 +8,8 @@ export interface HandlerContext {
   state: EmulatorState;
   faults: FaultInjector;
   clock: () => number;
+  /** Whether admin requests may name this host in `Host` (see `admin_guard.ts`). */
+  trustsHost: (hostname: string) => boolean;
+  /** Request bodies larger than this get 413 (the transports stop reading them). */
+  maxBodyBytes: number;
 }

@@ -47,12 +47,13 @@ export function createEmulator(options: EmulatorOptions = {}): InProcessEmulator
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    const body = request.method === "GET" || request.method === "HEAD" ? "" : await request.text();
+    const body = await readBody(request, core.context.maxBodyBytes);
     const reply = core.handle({
       method: request.method,
       url: url.pathname + url.search,
       headers,
-      body,
+      body: body ?? "",
+      bodyTooLarge: body === undefined,
     });
     if (reply.delayMs > 0) await sleep(reply.delayMs, signal);
     if (reply.kind === "drop") throw connectionFailure();
@@ -66,6 +67,32 @@ export function createEmulator(options: EmulatorOptions = {}): InProcessEmulator
     url: IN_PROCESS_ORIGIN,
     apiKey: core.apiKey,
   };
+}
+
+/** The body as text, or undefined once it passes `limit` bytes (the rest is never read). */
+async function readBody(request: Request, limit: number): Promise<string | undefined> {
+  if (!request.body) return "";
+  if (Number(request.headers.get("content-length") ?? 0) > limit) {
+    await request.body.cancel();
+    return undefined;
+  }
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const decoder = new TextDecoder();
+  return chunks
+    .map((chunk, i) => decoder.decode(chunk, { stream: i < chunks.length - 1 }))
+    .join("");
 }
 
 function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSignal): Response {

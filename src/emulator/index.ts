@@ -4,6 +4,7 @@ export { loadEmulatorConfig } from "./config_file.js";
 export {
   DEFAULT_API_KEY,
   DEFAULT_CREDIT,
+  DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MODEL,
   DEFAULT_SERVICE_NAME,
   DEFAULT_STATE,

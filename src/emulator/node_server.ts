@@ -34,7 +34,8 @@ export interface RunningEmulator {
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const { port = 0, host = "127.0.0.1" } = options;
-  const core = createCore(options);
+  const core = createCore({ ...options, host });
+  const limit = core.context.maxBodyBytes;
   // The tokenizer takes most of a second to build: pay it before the first request, not during.
   warmUpTokenizer();
   const timers = new Set<NodeJS.Timeout>();
@@ -59,21 +60,45 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
-    // A client that hangs up mid-request is its own business; it must not crash the server.
-    request.on("error", ignore);
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body =
-        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+    let size = 0;
+    const answer = (body: string, bodyTooLarge: boolean) => {
       const reply = core.handle({
         method: request.method ?? "GET",
         url: request.url ?? "/",
         headers: request.headers,
         body,
+        bodyTooLarge,
       });
       if (reply.delayMs > 0) later(reply.delayMs, () => send(reply, request, response));
       else send(reply, request, response);
-    });
+    };
+    const tooLarge = () => {
+      // Stop reading: the rest of the body is never buffered, and the socket closes once the
+      // 413 is out (its `Connection: close` says so to the client).
+      request.removeListener("data", onData);
+      request.removeListener("end", onEnd);
+      request.pause();
+      response.once("finish", () => request.socket.destroySoon());
+      answer("", true);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge();
+      else chunks.push(chunk);
+    };
+    const onEnd = () =>
+      answer(
+        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+        false,
+      );
+    // A client that hangs up mid-request is its own business; it must not crash the server.
+    request.on("error", ignore);
+    if (Number(request.headers["content-length"] ?? 0) > limit) {
+      tooLarge();
+      return;
+    }
+    request.on("data", onData);
+    request.on("end", onEnd);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -83,6 +83,11 @@ export interface EmulatorOptions extends EmulatorStateConfig {
   requestLogLimit?: number;
   /** Pause between streamed events, in milliseconds, to emulate generation speed. Default 0. */
   streamChunkDelayMs?: number;
+  /**
+   * Request bodies larger than this many bytes get 413; the emulator stops reading them there.
+   * Default 8 MiB (`DEFAULT_MAX_BODY_BYTES`).
+   */
+  maxBodyBytes?: number;
   /** Time source for key expiry, `readyAfterMs`, `created` and request IDs. Default `Date.now`. */
   clock?: () => number;
 }
@@ -104,6 +109,7 @@ const KNOWN_OPTIONS = new Set([
   "faults",
   "requestLogLimit",
   "streamChunkDelayMs",
+  "maxBodyBytes",
   "clock",
   "port",
   "host",

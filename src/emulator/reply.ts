@@ -8,6 +8,8 @@ export interface EmulatorRequest {
   /** Header values by lower-case name (the shape of `IncomingMessage.headers`). */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   body: string;
+  /** Set by a transport that stopped reading a body over the limit (`body` is then empty): 413. */
+  bodyTooLarge?: boolean;
 }
 
 /** An HTTP response. A `string[]` body is a stream: each item is written as it comes (SSE events). */

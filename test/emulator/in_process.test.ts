@@ -58,6 +58,26 @@ describe("createEmulator", () => {
   });
 });
 
+describe("createEmulator's body limit", () => {
+  it("answers 413 to a body over maxBodyBytes, and serves one at the limit", async () => {
+    const emulator = createEmulator({ maxBodyBytes: 2_000 });
+    const call = (content: string) =>
+      emulator.fetch(`${emulator.baseURL}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${emulator.apiKey}` },
+        body: JSON.stringify({ model: "emulator-chat", messages: [{ role: "user", content }] }),
+      });
+    const over = await call("x".repeat(3_000));
+    expect(over.status).toBe(413);
+    expect(await over.json()).toMatchObject({ error: { code: "request_too_large" } });
+    expect((await call("x".repeat(1_500))).status).toBe(200);
+  });
+
+  it("rejects a maxBodyBytes that is not a number ≥ 1, naming it", () => {
+    expect(() => createEmulator({ maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
+  });
+});
+
 describe("the openai SDK on the in-process fetch", () => {
   it("creates a chat completion", async () => {
     const completion = await client.chat.completions.create({

@@ -92,6 +92,53 @@ describe("startEmulator", () => {
   });
 });
 
+describe("startEmulator's body limit", () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ maxBodyBytes: 1_000 });
+  });
+  afterAll(() => emulator.close());
+  const tooLarge = (id: string) => ({
+    error: {
+      code: "request_too_large",
+      message: `Request body is larger than 1000 bytes (request id: ${id})`,
+      type: "new_api_error",
+    },
+  });
+
+  it("answers 413 to a body announced larger than the limit, and closes the connection", async () => {
+    const big = JSON.stringify(chatBody("x".repeat(5_000_000)));
+    const response = await post({ fetch, url: emulator.url }, CHAT, big);
+    expect(response.status).toBe(413);
+    expect(response.headers.get("connection")).toBe("close");
+    const id = response.headers.get("x-gateway-request-id") ?? "";
+    expect(await response.json()).toEqual(tooLarge(id));
+    expect(emulator.state.requests()).toEqual([]);
+  });
+
+  it("stops reading a chunked body once it passes the limit, then serves the next request", async () => {
+    const piece = new TextEncoder().encode("y".repeat(100_000));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // Endless unless the server stops reading: the test would hang, not pass.
+        sent++;
+        controller.enqueue(piece);
+      },
+    });
+    const response = await fetch(`${emulator.baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: "request_too_large" } });
+    expect(sent).toBeLessThan(1_000);
+    expect((await post({ fetch, url: emulator.url }, CHAT, chatBody())).status).toBe(200);
+  });
+});
+
 describe("RunningEmulator.close", () => {
   it("closes idle keep-alive connections so the process can exit", async () => {
     const emulator = await startEmulator();
