@@ -78,6 +78,34 @@ describe("the built package", () => {
     expect(pkg.dependencies.ioredis).toBeUndefined();
   });
 
+  it("serves the console page, script and all, from the built emulator entry", () => {
+    const out = run([
+      "--input-type=module",
+      "-e",
+      `import { startEmulator } from "langchain-inference-service/emulator";
+       const emulator = await startEmulator();
+       const page = await fetch(emulator.url + "/");
+       const html = await page.text();
+       const state = await (await fetch(emulator.url + "/_emulator/state")).json();
+       await emulator.close();
+       console.log(JSON.stringify({
+         type: page.headers.get("content-type"),
+         csp: page.headers.get("content-security-policy"),
+         form: html.includes('id="key-form"'),
+         script: html.includes("function refresh()") && html.includes("</script>"),
+         tenant: state.tenants[0].name,
+       }));`,
+    ]);
+    const info = JSON.parse(out);
+    expect(info).toMatchObject({
+      type: "text/html; charset=utf-8",
+      form: true,
+      script: true,
+      tenant: "Demo Tenant",
+    });
+    expect(info.csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+  });
+
   it("ships type declarations for both module systems", () => {
     expect(statSync("dist/index.d.ts").size).toBeGreaterThan(0);
     expect(statSync("dist/index.d.cts").size).toBeGreaterThan(0);

@@ -27,7 +27,8 @@ export interface EmulatorCommandIO extends CommandIO {
 
 const USAGE = `Usage: inference-service emulator [--port N] [--config file.json] [--env | --json]
 
-Runs a local emulator of the inference service (both surfaces, the service's errors, faults, admin API).
+Runs a local emulator of the inference service (both surfaces, the service's errors, faults, admin API)
+with a web console at its root URL.
 
 Options:
   -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
@@ -192,7 +193,8 @@ function banner(emulator: RunningEmulator): string {
     "Inference service emulator running (an emulator: replies come from fixed rules, not a model).",
     "",
     `Base URL:   ${baseURL}`,
-    `Admin API:  ${url}/_emulator/state`,
+    `Console:    ${url}/  (keys, endpoints, Wallet, live requests, faults)`,
+    `Admin API:  ${url}/_emulator/state  (writes: same-origin, Content-Type: application/json)`,
     `Wallet:     ${state.credit}`,
     "",
     "API keys:",

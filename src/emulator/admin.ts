@@ -13,7 +13,12 @@ import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.
 import { EmulatorConfigError, optionalNumber, requireNumber, requireRecord } from "./validate.js";
 
 type AdminResult = { status: number; body: unknown };
-type Route = (context: HandlerContext, body: Record<string, unknown>, param: string) => AdminResult;
+type Route = (
+  context: HandlerContext,
+  body: Record<string, unknown>,
+  param: string,
+  query: URLSearchParams,
+) => AdminResult;
 
 const ok = (body: unknown): AdminResult => ({ status: 200, body });
 const created = (body: unknown): AdminResult => ({ status: 201, body });
@@ -30,6 +35,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
     state.setCredit(requireNumber(body.credit, "credit"));
     return ok({ credit: state.credit });
   },
+  "POST /top-up": ({ state }, body) => ok({ credit: state.topUp(body.amount as number) }),
   "POST /keys": ({ state }, body) => {
     // Like the console's create-key action (§5 rule 2): the full secret is shown once, here.
     const secret = body.secret ?? `sk-emu-${randomBytes(12).toString("hex")}`;
@@ -53,7 +59,13 @@ const ROUTES: Readonly<Record<string, Route>> = {
     return endpoint ? ok(endpoint) : notFound(`No endpoint with Service-Name "${serviceName}"`);
   },
   "POST /models": ({ state }, body) => created(state.addModel(body as unknown as ModelConfig)),
-  "GET /requests": ({ state }) => ok({ requests: state.requests() }),
+  "GET /requests": ({ state }, _body, _param, query) => {
+    // `?after=<request ID>`: only the newer entries, so a console polling every second stays
+    // cheap; `continued: false` says the log restarted and the whole of it follows.
+    const after = query.get("after");
+    const newer = after === null ? undefined : state.requestsAfter(after);
+    return ok({ requests: newer ?? state.requests(), continued: newer !== undefined });
+  },
   "DELETE /requests": ({ state }) => {
     state.clearRequests();
     return ok({ requests: [] });
@@ -93,7 +105,13 @@ function runAdmin(context: HandlerContext, request: EmulatorRequest, path: strin
   try {
     const body =
       request.body.trim() === "" ? {} : requireRecord(JSON.parse(request.body), "request body");
-    return route(context, body, param);
+    const search = request.url.indexOf("?");
+    return route(
+      context,
+      body,
+      param,
+      new URLSearchParams(search < 0 ? "" : request.url.slice(search)),
+    );
   } catch (error) {
     if (error instanceof EmulatorConfigError || error instanceof SyntaxError) {
       return adminError(400, "invalid_request", error.message);

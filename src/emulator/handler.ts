@@ -5,6 +5,7 @@
 
 import { handleAdmin } from "./admin.js";
 import { type CompletionIdentity, chatCompletionBody, textCompletionBody } from "./completions.js";
+import { consolePage } from "./console/index.js";
 import { INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
 import {
   badRequest,
@@ -21,7 +22,6 @@ import {
 import { type Fault, type FaultPlan, UnknownFaultError } from "./faults.js";
 import { generateChat, generateCompletion, type Usage } from "./generate.js";
 import type { HandlerContext } from "./handler_context.js";
-import { consolePage } from "./html.js";
 import {
   dropReply,
   type EmulatorReply,

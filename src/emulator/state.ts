@@ -192,6 +192,12 @@ export class EmulatorState {
     this.#credit = requireNumber(credit, "credit");
   }
 
+  /** Adds to the credit, as the console's top-up does; `amount` must be above zero. */
+  topUp(amount: number): number {
+    this.#credit += requireNumber(amount, "amount", Number.MIN_VALUE);
+    return this.#credit;
+  }
+
   /** Subtracts a call's cost; credit may go below zero (the call that does so still succeeds). */
   debit(cost: number): number {
     this.#credit -= cost;
@@ -325,6 +331,18 @@ export class EmulatorState {
   /** The request log, oldest first (at most `requestLogLimit` entries). */
   requests(): RequestLogEntry[] {
     return this.#log.slice(-this.#logLimit);
+  }
+
+  /**
+   * The entries logged after the one with `requestId`, oldest first; undefined when that entry is
+   * no longer in the log (cleared, reset or trimmed), so a poller knows to start over.
+   */
+  requestsAfter(requestId: string): RequestLogEntry[] | undefined {
+    const log = this.requests();
+    for (let i = log.length - 1; i >= 0; i--) {
+      if (log[i]!.requestId === requestId) return log.slice(i + 1);
+    }
+    return undefined;
   }
 
   /** The newest request log entry. */

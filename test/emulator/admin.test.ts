@@ -189,6 +189,31 @@ describe("the admin API", () => {
     expect(emulator.state.requests()).toEqual([]);
   });
 
+  it("returns only the entries after a request ID, or the whole log once that entry is gone", async () => {
+    await post(emulator, CHAT, chatBody("one"));
+    const first = emulator.state.lastRequest()!.requestId;
+    await post(emulator, CHAT, chatBody("two"));
+    const { body } = await admin(emulator, "GET", `/requests?after=${first}`);
+    expect(body).toEqual({
+      requests: [expect.objectContaining({ requestId: emulator.state.lastRequest()!.requestId })],
+      continued: true,
+    });
+    emulator.state.clearRequests();
+    expect((await admin(emulator, "GET", `/requests?after=${first}`)).body).toEqual({
+      requests: [],
+      continued: false,
+    });
+  });
+
+  it("tops up the Wallet by an amount, refusing one that is not above zero", async () => {
+    expect((await admin(emulator, "POST", "/top-up", { amount: 2.5 })).body).toEqual({
+      credit: 12.5,
+    });
+    const refused = await admin(emulator, "POST", "/top-up", { amount: -1 });
+    expect(refused.status).toBe(400);
+    expect(emulator.state.credit).toBe(12.5);
+  });
+
   it("replaces the fault settings at run time", async () => {
     const { body } = await admin(emulator, "PUT", "/faults", { rate: 1, kinds: ["503"] });
     expect(body).toEqual({ rate: 1, kinds: ["503"], retryAfterSeconds: 1 });

@@ -102,6 +102,13 @@ describe("EmulatorState", () => {
     });
   });
 
+  it("tops up the credit by a positive amount only", () => {
+    const state = new EmulatorState({ credit: 1 });
+    expect(state.topUp(2)).toBe(3);
+    expect(() => state.topUp(0)).toThrow(EmulatorConfigError);
+    expect(state.credit).toBe(3);
+  });
+
   it("keeps the newest requestLogLimit entries", () => {
     const state = new EmulatorState({}, { requestLogLimit: 3 });
     for (let i = 0; i < 10; i++) {

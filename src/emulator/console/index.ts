@@ -1,0 +1,3 @@
+/** @module The emulator's web console: the HTML page served outside the API. */
+
+export { consolePage } from "./page.js";
