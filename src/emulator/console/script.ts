@@ -5,6 +5,7 @@
  */
 
 // No template literals or `${` inside: this text is itself a template literal.
+// biome-ignore lint/complexity/noUselessStringRaw: keeps a future "\n" in the script a backslash escape
 export const CONSOLE_SCRIPT = String.raw`
 "use strict";
 (function () {
