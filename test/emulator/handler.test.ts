@@ -19,6 +19,14 @@ import {
 } from "./helpers.js";
 
 const requestIdOf = (response: Response) => response.headers.get("x-gateway-request-id") ?? "";
+/** The §7 401 body, with the response's own request ID. */
+const invalidTokenBody = (response: Response) => ({
+  error: {
+    code: "",
+    message: `Invalid token (request id: ${requestIdOf(response)})`,
+    type: "new_api_error",
+  },
+});
 
 describe.each(TRANSPORTS)("interface document §7 over the %s", (_name, make) => {
   const emulator = useEmulator(make);
@@ -52,13 +60,7 @@ describe.each(TRANSPORTS)("interface document §7 over the %s", (_name, make) =>
     );
     for (const response of [hosted, dedicated]) {
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({
-        error: {
-          code: "",
-          message: `Invalid token (request id: ${requestIdOf(response)})`,
-          type: "new_api_error",
-        },
-      });
+      expect(await response.json()).toEqual(invalidTokenBody(response));
     }
   });
 
@@ -70,13 +72,7 @@ describe.each(TRANSPORTS)("interface document §7 over the %s", (_name, make) =>
       { ...bearer(NO_PERMISSION_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
     );
     expect(dedicated.status).toBe(401);
-    expect(await dedicated.json()).toEqual({
-      error: {
-        code: "",
-        message: `Invalid token (request id: ${requestIdOf(dedicated)})`,
-        type: "new_api_error",
-      },
-    });
+    expect(await dedicated.json()).toEqual(invalidTokenBody(dedicated));
     const hosted = await post(emulator, CHAT, chatBody(), bearer(NO_PERMISSION_API_KEY));
     expect(hosted.status).toBe(200);
   });
@@ -257,13 +253,7 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
     for (const headers of [{}, bearer("sk-wrong"), bearer(EXPIRED_API_KEY)]) {
       const response = await list(headers);
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({
-        error: {
-          code: "",
-          message: `Invalid token (request id: ${requestIdOf(response)})`,
-          type: "new_api_error",
-        },
-      });
+      expect(await response.json()).toEqual(invalidTokenBody(response));
     }
     expect((await list(bearer(NO_PERMISSION_API_KEY))).status).toBe(200);
   });
