@@ -16,7 +16,8 @@ Checks a configuration against the service and says what to change: the base URL
 a hosted model ID and the account credit, and a dedicated endpoint's Service-Name and readiness.
 It sends at most four small requests: two chat completions and one completion with max_tokens 1
 (the model and endpoint checks are real calls and may cost a few tokens) and one free GET of the
-service's model list, whose IDs the model check names. Options default to the same variables as the models.
+service's model list, whose IDs the model check names. Options default to the same variables as
+the models.
 
 Options:
 ${CONNECTION_HELP}
