@@ -242,7 +242,7 @@ export class RedisStore implements UsageStore {
     args: string[],
   ): Promise<unknown | undefined> {
     try {
-      return await withTimeout(this.#eval(source, keys, args), this.#timeoutMs, operation);
+      return await this.#eval(operation, source, keys, args);
     } catch (cause) {
       const error = new UsageStoreError({ store: "redis", operation, cause });
       if (!this.#failOpen) throw error;
@@ -251,20 +251,29 @@ export class RedisStore implements UsageStore {
     }
   }
 
-  async #eval(source: string, keys: string[], args: string[]): Promise<unknown> {
+  /**
+   * Each command gets its own `timeoutMs`, timed from when it is sent: a timer started before
+   * the SHA's `await` would also count a stall of this process that happened before the command
+   * left it, and take it for an outage of Redis.
+   */
+  async #eval(operation: string, source: string, keys: string[], args: string[]): Promise<unknown> {
+    const within = <T>(command: () => Promise<T>) =>
+      withTimeout(command(), this.#timeoutMs, operation);
     let script = this.#scripts.get(source);
     if (script === undefined) {
       script = { source };
       this.#scripts.set(source, script);
     }
     script.sha ??= this.#client.script("LOAD", source) as Promise<string>;
+    const pending = script.sha;
     try {
-      return await this.#client.evalsha(await script.sha, keys.length, ...keys, ...args);
+      const sha = await within(() => pending);
+      return await within(() => this.#client.evalsha(sha, keys.length, ...keys, ...args));
     } catch (error) {
       // A failed load, or a Redis that restarted and forgot the script: load it again next time.
       script.sha = undefined;
       if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
-      return this.#client.eval(source, keys.length, ...keys, ...args);
+      return within(() => this.#client.eval(source, keys.length, ...keys, ...args));
     }
   }
 }
