@@ -1,9 +1,12 @@
 /** @module The one place that turns a failed service call into exactly one typed error. */
+import { APIConnectionError, APIError } from "openai";
 import { isAbortError, isTimeoutError } from "./abort.js";
 import { availableModelsText } from "./available_models.js";
 import { REQUEST_ID_HEADER } from "./constants.js";
 // The mapper picks among every class of errors.ts: the module is imported whole.
 import * as errors from "./errors.js";
+import { type ErrorRow, rowForCode } from "./gateway_codes.js";
+import { MIN_SECRET_LENGTH } from "./secrets.js";
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
 export interface FailureContext {
@@ -23,17 +26,39 @@ export interface FailureContext {
    * `ModelNotFoundError`'s hint then names them and the near misses of `model`.
    */
   availableModels?: readonly string[];
+  /** Headers of the response being read, so a failure after them keeps its request ID. */
+  responseHeaders?: Headers;
 }
 
-/** A failure as observed on the wire, before it has a class. */
+/**
+ * A failure as observed on the wire, before it has a class. `http` also covers a 2xx whose JSON
+ * body is an `{"error": …}` object; `timeout` is `response` (no response within `timeout`) or
+ * `idle` (no data for `ms` once the response had begun); `still-pending` ends a `waitForReady`.
+ */
 export type Failure =
   | { kind: "http"; status: number; body: string; headers?: Headers }
-  | { kind: "network"; cause: unknown; afterResponse?: boolean }
-  | { kind: "timeout"; cause?: unknown }
+  | { kind: "network"; cause: unknown; afterResponse?: boolean; headers?: Headers }
+  | {
+      kind: "timeout";
+      cause?: unknown;
+      phase?: "response" | "idle";
+      ms?: number;
+      headers?: Headers;
+    }
   | { kind: "empty"; status: number; headers?: Headers }
   | { kind: "non-json"; status: number; body: string; contentType: string; headers?: Headers }
   | { kind: "malformed"; detail: string; body?: unknown; headers?: Headers }
-  | { kind: "stream-error"; payload: unknown; headers?: Headers; partialOutput?: string };
+  | { kind: "stream-error"; payload: unknown; headers?: Headers; partialOutput?: string }
+  | {
+      kind: "redirect";
+      status: number;
+      /** Redirects followed before giving up. */
+      hops: number;
+      /** Set when the redirect leads to another origin, which is never followed. */
+      crossOrigin?: string;
+      headers?: Headers;
+    }
+  | { kind: "still-pending"; waitedMs: number; limitMs: number; last?: unknown };
 
 /** The `error` object of a service body (§7), read leniently: every field may be missing. */
 interface ErrorBody {
@@ -109,7 +134,9 @@ export function parseRetryAfter(value: string | null | undefined): number | unde
 function redact(text: string | undefined, secrets: readonly string[] = []): string | undefined {
   if (text === undefined) return undefined;
   let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join("[redacted]");
+  }
   return out;
 }
 
@@ -146,13 +173,15 @@ const NOT_READY_CODES = new Set([
   "UND_ERR_CLOSED",
 ]);
 
-type ErrorClass = new (init: errors.InferenceServiceErrorInit) => errors.InferenceServiceError;
-
-interface Row {
-  cls: ErrorClass;
-  summary: string;
-  hint: string;
+/** A row, plus the `code` this package sets for failures the service sends no code for. */
+interface Row extends ErrorRow {
+  code?: string;
 }
+
+const PENDING_HINT =
+  "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.";
+const TRANSIENT_HINT =
+  "This is usually temporary; it is retried automatically up to `maxRetries` times.";
 
 function who(ctx: FailureContext): string {
   return ctx.surface === "dedicated"
@@ -160,10 +189,30 @@ function who(ctx: FailureContext): string {
     : `model "${ctx.model ?? "?"}"`;
 }
 
-/** Picks the class for an HTTP status and service `code` (§7 table; §7 rules 1–3). */
+/** The service's message without its `(request id: …)` suffixes, for quoting in a summary. */
+function bareMessage(message: string | undefined): string | undefined {
+  const bare = message?.replace(REQUEST_ID_SUFFIX, "").trim();
+  return bare ? bare : undefined;
+}
+
+/**
+ * Picks the class for an HTTP status and service `code` (§7 table; §7 rules 1–3): a 401 is always
+ * the key; then a code the gateway documents decides (it sends request errors as 500 and passes
+ * the model server's own errors through); then the status. A 2xx that carries an error object is
+ * judged like an error event inside a stream.
+ */
 function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row {
   const dedicated = ctx.surface === "dedicated";
-  if (body.code === "model_not_found" && (status === 503 || status === 404 || status === 0)) {
+  if (status === 401) {
+    return {
+      cls: errors.AuthenticationError,
+      summary: "The service rejected the API key (missing, invalid or expired).",
+      hint: dedicated
+        ? "Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY)."
+        : "Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
+    };
+  }
+  if (body.code === "model_not_found") {
     return {
       cls: errors.ModelNotFoundError,
       summary: `The service does not know the ${who(ctx)} (the service is not down).`,
@@ -172,26 +221,24 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
       }`,
     };
   }
+  const byCode = rowForCode(body.code, bareMessage(body.message));
+  if (byCode) return byCode;
+  if (status >= 200 && status < 300) {
+    const implied = body.status !== undefined && body.status >= 300 ? body.status : undefined;
+    return rowForStatus(implied ?? statusForStreamCode(body), body, ctx);
+  }
   switch (status) {
-    case 401:
-      return {
-        cls: errors.AuthenticationError,
-        summary: "The service rejected the API key (missing, invalid or expired).",
-        hint: dedicated
-          ? "Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY)."
-          : "Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
-      };
     case 403:
-      return body.code === "insufficient_user_quota"
+      return body.code
         ? {
-            cls: errors.InsufficientCreditError,
-            summary: "The account has no credit left (Wallet at or below zero).",
-            hint: "Top up the account's credit; this is not a rate limit and retrying will not help.",
+            cls: errors.PermissionDeniedError,
+            summary: `The service refused the call with an unexpected 403 (code "${body.code}").`,
+            hint: "Check the key's permissions in the console and contact support with the request ID; retrying will not help.",
           }
         : {
             cls: errors.PermissionDeniedError,
-            summary: `The service refused the call with an unexpected 403 (code "${body.code ?? ""}").`,
-            hint: "Only insufficient_user_quota is documented for 403; check the key's permissions and contact support with the request ID.",
+            summary: `The service refused the call for this key with a 403${bareMessage(body.message) ? `: ${bareMessage(body.message)}` : ""}.`,
+            hint: "The key may not use this model or group (its model or group limits), or its user is disabled: check the key's settings in the console, or use another key.",
           };
     case 404:
       return dedicated
@@ -227,7 +274,7 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
     return {
       cls: errors.ServiceUnavailableError,
       summary: `The service failed to answer (HTTP ${status}).`,
-      hint: "This is usually temporary; it is retried automatically up to `maxRetries` times.",
+      hint: TRANSIENT_HINT,
     };
   }
   if (status >= 400) {
@@ -244,18 +291,15 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
   };
 }
 
-/** A code seen in a mid-stream error event, when the event has no status of its own. */
-function statusForStreamCode(code: string | undefined): number {
-  switch (code) {
-    case "model_not_found":
-      return 503;
-    case "insufficient_user_quota":
-      return 403;
-    case "rate_limit_exceeded":
-      return 429;
-    default:
-      return 500;
-  }
+/**
+ * The status an error object implies when it arrived without one of its own (an event inside a
+ * 200 stream, or a 200 JSON body): a rate limit is a 429, the OpenAI `invalid_request_error`
+ * type a 400, anything else a passing 500.
+ */
+function statusForStreamCode(body: ErrorBody): number {
+  if (body.code === "rate_limit_exceeded") return 429;
+  if (body.type === "invalid_request_error") return 400;
+  return 500;
 }
 
 function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): Row {
@@ -264,7 +308,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     case "http":
       return rowForStatus(failure.status, body, ctx);
     case "stream-error":
-      return rowForStatus(body.status ?? statusForStreamCode(body.code), body, ctx);
+      return rowForStatus(body.status ?? statusForStreamCode(body), body, ctx);
     case "network": {
       const code = networkCode(failure.cause);
       // The response had begun: the service was reached, so this is neither "unreachable" nor,
@@ -275,14 +319,14 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
           summary: `The connection was cut before the response was complete${code ? ` (${code})` : ""}.`,
           hint: ctx.midStream
             ? "The output received so far is in `partialOutput`; call again for the whole answer."
-            : "This is usually temporary; it is retried automatically up to `maxRetries` times.",
+            : TRANSIENT_HINT,
         };
       }
       if (dedicated && (code === undefined || NOT_READY_CODES.has(code))) {
         return {
           cls: errors.EndpointNotReadyError,
           summary: `The ${who(ctx)} refused the connection or closed it without answering${code ? ` (${code})` : ""}.`,
-          hint: "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.",
+          hint: PENDING_HINT,
         };
       }
       return {
@@ -291,18 +335,50 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         hint: "Check `baseURL` and the network; connection failures are retried automatically.",
       };
     }
-    case "timeout":
+    case "timeout": {
+      const after = failure.ms === undefined ? "" : ` after ${Math.round(failure.ms)} ms`;
+      return failure.phase === "idle"
+        ? {
+            cls: errors.ServiceTimeoutError,
+            code: "idle_timeout",
+            summary: `The response stalled: no data arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
+            hint: ctx.midStream
+              ? "The output received so far is in `partialOutput`; call again, or raise `idleTimeout` (default: `timeout`) if the model pauses this long."
+              : "It is retried automatically; raise `idleTimeout` (default: `timeout`) if the model pauses this long before answering.",
+          }
+        : {
+            cls: errors.ServiceTimeoutError,
+            code: "timeout",
+            summary: `The service did not answer before the timeout${after}.`,
+            hint: "Raise `timeout`, or retry; timeouts are retried automatically.",
+          };
+    }
+    case "redirect":
+      return failure.crossOrigin
+        ? {
+            cls: errors.BaseURLError,
+            code: "cross_origin_redirect",
+            summary: `The service redirected the call to another origin (${failure.crossOrigin}); the key is never sent there.`,
+            hint: "Set `baseURL` to the URL the service redirects to, if you trust it.",
+          }
+        : {
+            cls: errors.BaseURLError,
+            code: "too_many_redirects",
+            summary: `The service redirected the call ${failure.hops} times without answering (a redirect loop).`,
+            hint: "Set `baseURL` to the service's own …/inference/v1 URL, not one that redirects (a proxy or load balancer may be misconfigured).",
+          };
+    case "still-pending":
       return {
-        cls: errors.ServiceConnectionError,
-        summary: "The service did not answer before the timeout.",
-        hint: "Raise `timeout`, or retry; timeouts are retried automatically.",
+        cls: errors.EndpointNotReadyError,
+        summary: `The ${who(ctx)} was still not ready after waiting ${Math.round(failure.waitedMs)} ms (waitForReady: ${failure.limitMs} ms).`,
+        hint: "It is still Pending: check in the console that its Scaling shows every replica running (e.g. 1/1), then call again or raise `waitForReady`.",
       };
     case "empty":
       return dedicated
         ? {
             cls: errors.EndpointNotReadyError,
             summary: `The ${who(ctx)} answered with an empty response.`,
-            hint: "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.",
+            hint: PENDING_HINT,
           }
         : {
             cls: errors.MalformedResponseError,
@@ -324,6 +400,27 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
   }
 }
 
+/** Every error the mapper built, with the failure it came from, so a later context can type it again. */
+const failureOf = new WeakMap<object, Failure>();
+
+function statusOf(failure: Failure, body: ErrorBody): number | undefined {
+  switch (failure.kind) {
+    case "http":
+    case "empty":
+    case "non-json":
+    case "redirect":
+      return failure.status;
+    case "stream-error":
+      return body.status;
+    case "still-pending": {
+      const last = failure.last;
+      return errors.InferenceServiceError.isInstance(last) ? last.status : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /**
  * Turns one observed failure into exactly one typed error. This is the only function that
  * picks an error class; every layer (fetch, models, CLI) calls it.
@@ -336,37 +433,41 @@ export function toServiceError(
     failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : "";
   const body = parseErrorBody(rawBody);
   const row = rowForFailure(failure, ctx, body);
-  const headers = "headers" in failure ? failure.headers : undefined;
+  const headers = ("headers" in failure ? failure.headers : undefined) ?? ctx.responseHeaders;
   const serviceMessage = redact(body.message, ctx.secrets);
-  const requestIds = findRequestIds(headers, body.message);
-  const status =
-    failure.kind === "http" || failure.kind === "empty" || failure.kind === "non-json"
-      ? failure.status
-      : failure.kind === "stream-error"
-        ? body.status
-        : undefined;
+  const last =
+    failure.kind === "still-pending" && errors.InferenceServiceError.isInstance(failure.last)
+      ? failure.last
+      : undefined;
+  const requestIds = last ? [...last.requestIds] : findRequestIds(headers, body.message);
   const retryAfterMs =
     row.cls === errors.RateLimitError ? parseRetryAfter(headers?.get("retry-after")) : undefined;
-  return new row.cls({
+  const midStream = failure.kind === "stream-error" || ctx.midStream === true;
+  const error = new row.cls({
     summary: redact(row.summary, ctx.secrets) ?? row.summary,
     hint: row.hint,
     surface: ctx.surface,
-    status,
-    code: redact(body.code, ctx.secrets),
+    status: statusOf(failure, body),
+    code: row.code ?? redact(body.code, ctx.secrets),
     type: redact(body.type, ctx.secrets),
     param: redact(body.param, ctx.secrets),
     requestId: redact(requestIds[0], ctx.secrets),
     requestIds: requestIds.map((id) => redact(id, ctx.secrets) ?? id),
     serviceMessage,
     retryAfterMs,
-    midStream: failure.kind === "stream-error" || ctx.midStream === true,
-    partialOutput:
-      failure.kind === "stream-error" || ctx.midStream
-        ? ((failure.kind === "stream-error" ? failure.partialOutput : undefined) ??
-          ctx.partialOutput)
-        : undefined,
-    cause: failure.kind === "network" || failure.kind === "timeout" ? failure.cause : undefined,
+    midStream,
+    partialOutput: midStream
+      ? ((failure.kind === "stream-error" ? failure.partialOutput : undefined) ?? ctx.partialOutput)
+      : undefined,
+    cause:
+      failure.kind === "network" || failure.kind === "timeout"
+        ? failure.cause
+        : failure.kind === "still-pending"
+          ? failure.last
+          : undefined,
   });
+  failureOf.set(error, failure);
+  return error;
 }
 
 /**
@@ -385,21 +486,15 @@ export function asServiceError(error: unknown, ctx: FailureContext): unknown {
 function classify(error: unknown, ctx: FailureContext): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
-    if (errors.InferenceServiceError.isInstance(current)) return current;
+    if (errors.InferenceServiceError.isInstance(current)) return retyped(current, ctx);
     current = (current as { cause?: unknown }).cause;
   }
   if (typeof error !== "object" || error === null || isAbortError(error)) return error;
-  const e = error as {
-    name?: string;
-    status?: unknown;
-    error?: unknown;
-    headers?: unknown;
-    message?: string;
-  };
-  const headers = e.headers instanceof Headers ? e.headers : undefined;
   if (isTimeoutError(error)) {
-    return toServiceError({ kind: "timeout", cause: error }, ctx);
+    return toServiceError({ kind: "timeout", phase: "response", cause: error }, ctx);
   }
+  const e = error as { status?: unknown; error?: unknown; headers?: unknown; message?: string };
+  const headers = e.headers instanceof Headers ? e.headers : undefined;
   if (typeof e.status === "number") {
     return toServiceError(
       { kind: "http", status: e.status, body: safeJSON({ error: e.error ?? {} }), headers },
@@ -407,10 +502,10 @@ function classify(error: unknown, ctx: FailureContext): unknown {
     );
   }
   // The SDK raises an APIError without a status for an `{"error": …}` event inside a 200 stream.
-  if (e.name === "APIError" || (e.error !== undefined && e.status === undefined)) {
+  if (error instanceof APIError || (e.error !== undefined && e.status === undefined)) {
     return toServiceError({ kind: "stream-error", payload: { error: e.error }, headers }, ctx);
   }
-  if (e.name === "APIConnectionError") {
+  if (error instanceof APIConnectionError) {
     return toServiceError({ kind: "network", cause: (error as { cause?: unknown }).cause }, ctx);
   }
   if (error instanceof SyntaxError) {
@@ -427,4 +522,15 @@ function classify(error: unknown, ctx: FailureContext): unknown {
     return toServiceError({ kind: "network", cause: error, afterResponse }, ctx);
   }
   return error;
+}
+
+/**
+ * One of our errors, typed again when it reaches a stream's context after being typed without it
+ * (a body that stalled or was cut is typed in the fetch layer, which does not know the output
+ * already streamed).
+ */
+function retyped(error: errors.InferenceServiceError, ctx: FailureContext) {
+  const failure = failureOf.get(error);
+  if (!failure || error.midStream || !ctx.midStream) return error;
+  return toServiceError(failure, ctx);
 }

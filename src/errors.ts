@@ -39,7 +39,13 @@ export interface InferenceServiceErrorInit {
 
 const serviceNs = ns.sub("inference-service");
 
-function formatDetails(init: InferenceServiceErrorInit): string {
+/** The details an error's message ends with: `(status 503, code x, request id y, mid-stream)`. */
+export function formatDetails(init: {
+  status?: number;
+  code?: string;
+  requestId?: string;
+  midStream?: boolean;
+}): string {
   const parts: string[] = [];
   if (init.status !== undefined) parts.push(`status ${init.status}`);
   if (init.code) parts.push(`code ${init.code}`);
@@ -79,6 +85,8 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
   readonly requestIds: readonly string[];
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
+  /** What failed, in one sentence: the message without the hint and the details. */
+  readonly summary: string;
   readonly hint: string;
   readonly surface: Surface;
   readonly serviceMessage?: string;
@@ -96,6 +104,7 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
     this.requestIds = init.requestIds ?? (init.requestId ? [init.requestId] : []);
     this.retryable = init.retryable ?? (this.constructor as typeof InferenceServiceError).retryable;
     this.retryAfterMs = init.retryAfterMs;
+    this.summary = init.summary;
     this.hint = init.hint;
     this.surface = init.surface;
     this.serviceMessage = init.serviceMessage;
@@ -119,6 +128,7 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
       requestIds: this.requestIds,
       retryable: this.retryable,
       retryAfterMs: this.retryAfterMs,
+      summary: this.summary,
       hint: this.hint,
       surface: this.surface,
       serviceMessage: this.serviceMessage,
@@ -142,7 +152,23 @@ export class InsufficientCreditError extends serviceNs.brand(
   override readonly name = "InsufficientCreditError";
 }
 
-/** 403 with any code other than `insufficient_user_quota`, which the service does not document (§7 rule 2). */
+/**
+ * 403 `pre_consume_token_quota_failed`: the API key's own quota (a limit set on the key) is used
+ * up; the account's Wallet may still have credit. Not retryable: raise the key's quota or use
+ * another key.
+ */
+export class KeyQuotaExceededError extends serviceNs.brand(
+  InferenceServiceError,
+  "key-quota-exceeded",
+) {
+  override readonly name = "KeyQuotaExceededError";
+}
+
+/**
+ * 403 other than a credit or key quota: the gateway refused the call for this key — `access_denied`
+ * (the key's IP allow-list), an empty code (the key may not use this model or group), or a code
+ * §7 does not document (§7 rule 2).
+ */
 export class PermissionDeniedError extends serviceNs.brand(
   InferenceServiceError,
   "permission-denied",
@@ -150,7 +176,7 @@ export class PermissionDeniedError extends serviceNs.brand(
   override readonly name = "PermissionDeniedError";
 }
 
-/** 404 on the hosted surface: the request went to a path the service does not serve (§4.2 rule 1). */
+/** 404 on the hosted surface, or 501 `api_not_implemented`: the request went to a path the service does not serve (§4.2 rule 1). */
 export class InvalidURLError extends serviceNs.brand(InferenceServiceError, "invalid-url") {
   override readonly name = "InvalidURLError";
 }
@@ -166,7 +192,10 @@ export class ModelNotFoundError extends serviceNs.brand(InferenceServiceError, "
   override readonly lc_error_code = "MODEL_NOT_FOUND" as const;
 }
 
-/** A 200 whose body is HTML or other non-JSON: the base URL misses `/v1` (§4.2 rule 2, §7 rule 4). */
+/**
+ * The base URL does not reach the API: a 200 whose body is HTML or other non-JSON (it misses
+ * `/v1`, §4.2 rule 2, §7 rule 4), or it redirects more than 5 times or to another origin.
+ */
 export class BaseURLError extends serviceNs.brand(InferenceServiceError, "base-url") {
   override readonly name = "BaseURLError";
 }
@@ -186,7 +215,10 @@ export class RateLimitError extends serviceNs.brand(InferenceServiceError, "rate
   static override readonly retryable = true;
 }
 
-/** 408, 409 or a 5xx other than `model_not_found`: a passing fault on the service side. */
+/**
+ * 408, 409, or a 5xx whose code does not say otherwise (an overloaded gateway, a failed upstream
+ * request, no channel free): a passing fault on the service side.
+ */
 export class ServiceUnavailableError extends serviceNs.brand(
   InferenceServiceError,
   "service-unavailable",
@@ -195,9 +227,25 @@ export class ServiceUnavailableError extends serviceNs.brand(
   static override readonly retryable = true;
 }
 
-/** 400, 413, 422 and other 4xx: the request itself needs changing. */
+/**
+ * 400, 413, 422 and other 4xx, and the gateway's 500s about the request itself
+ * (`invalid_request`, `sensitive_words_detected`, …): the request needs changing.
+ */
 export class BadRequestError extends serviceNs.brand(InferenceServiceError, "bad-request") {
-  override readonly name = "BadRequestError";
+  override readonly name: "BadRequestError" | "ContextLengthExceededError" = "BadRequestError";
+}
+
+/**
+ * The prompt and `max_tokens` do not fit the model's context window (`context_length_exceeded`,
+ * passed through by the gateway from the model's server). Also a LangChain `ContextOverflowError`
+ * (`ContextOverflowError.isInstance(error)` is true), so LangChain's own handling applies.
+ */
+export class ContextLengthExceededError extends serviceNs.brand(
+  ns.brand(BadRequestError, "context-overflow"),
+  "context-length-exceeded",
+) {
+  override readonly name = "ContextLengthExceededError";
+  override readonly lc_error_code = "CONTEXT_OVERFLOW" as const;
 }
 
 /** The service could not be reached (DNS, refused, reset, timeout) on the hosted surface (§7 rule 9). */
@@ -205,8 +253,21 @@ export class ServiceConnectionError extends serviceNs.brand(
   InferenceServiceError,
   "service-connection",
 ) {
-  override readonly name = "ServiceConnectionError";
+  override readonly name: "ServiceConnectionError" | "ServiceTimeoutError" =
+    "ServiceConnectionError";
   static override readonly retryable = true;
+}
+
+/**
+ * An attempt ran out of time: no response within `timeout` (`code` "timeout"), or no data for
+ * `idleTimeout` once the response had begun (`code` "idle_timeout", a stalled stream or body).
+ * Retried automatically; still a `ServiceConnectionError`.
+ */
+export class ServiceTimeoutError extends serviceNs.brand(
+  ServiceConnectionError,
+  "service-timeout",
+) {
+  override readonly name = "ServiceTimeoutError";
 }
 
 /** A dedicated endpoint refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7). */

@@ -28,12 +28,19 @@ describe("isTimeoutError", () => {
     expect(isTimeoutError(new APIConnectionTimeoutError())).toBe(true);
   });
 
-  it('knows the SDK\'s errors from another copy of the SDK by class name (their `name` is "Error")', () => {
-    class APIConnectionTimeoutError extends Error {}
-    class APIUserAbortError extends Error {}
+  it('knows the SDK\'s errors by class, since their `name` is "Error" in openai 7.x', () => {
     expect(new APIConnectionTimeoutError().name).toBe("Error");
+    expect(new APIUserAbortError().name).toBe("Error");
     expect(isTimeoutError(new APIConnectionTimeoutError())).toBe(true);
     expect(isAbortError(new APIUserAbortError())).toBe(true);
+  });
+
+  it("judges no error by a class name it merely shares with the SDK's", () => {
+    class APIConnectionTimeoutError extends Error {}
+    class APIUserAbortError extends Error {}
+    expect(isTimeoutError(new APIConnectionTimeoutError())).toBe(false);
+    expect(isAbortError(new APIUserAbortError())).toBe(false);
+    expect(isAbortError(Object.assign(new Error("x"), { name: "APIUserAbortError" }))).toBe(false);
   });
 
   it("does not count a cancellation as a timeout", () => {

@@ -316,7 +316,7 @@ describe("diagnose: the base URL", () => {
     });
   });
 
-  it("fails a request that outlives `timeout` as a connection error", async () => {
+  it("fails a request that outlives `timeout` as a typed timeout", async () => {
     const silent: Fetch = (_input, init) =>
       new Promise((_resolve, reject) => {
         init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
@@ -329,8 +329,8 @@ describe("diagnose: the base URL", () => {
     });
     expect(checksOf(diagnosis).reachable).toMatchObject({
       status: "fail",
-      detail: "The service did not answer before the timeout.",
-      error: { name: "ServiceConnectionError" },
+      detail: "The service did not answer before the timeout. (code timeout)",
+      error: { name: "ServiceTimeoutError", code: "timeout" },
     });
   });
 

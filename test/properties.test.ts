@@ -116,8 +116,13 @@ describe("normalizeBaseURL", () => {
     fc.assert(fc.property(fc.oneof(urlish, webUrl), check), { numRuns: 2 * RUNS });
   });
 
-  it("accepts every http(s) URL without credentials, query or fragment", () => {
-    const clean = fc.webUrl({ authoritySettings: { withIPv4: true, withPort: true } });
+  it("accepts every http(s) URL without credentials, query, fragment, empty segment or other API version", () => {
+    const clean = fc
+      .webUrl({ authoritySettings: { withIPv4: true, withPort: true } })
+      .filter((url) => {
+        const path = new URL(url).pathname.replace(/\/+$/, "");
+        return !path.includes("//") && !/\/(inference|v\d+)(\/|$)/i.test(path);
+      });
     fc.assert(
       fc.property(clean, (input) => {
         expect(normalizeBaseURL(input).endsWith("/inference/v1")).toBe(true);
@@ -210,21 +215,73 @@ describe("the error mapper", () => {
     BaseURLError: false,
     MalformedResponseError: false,
     BadRequestError: false,
+    ContextLengthExceededError: false,
+    KeyQuotaExceededError: false,
     RateLimitError: true,
     ServiceUnavailableError: true,
     ServiceConnectionError: true,
+    ServiceTimeoutError: true,
     EndpointNotReadyError: true,
   };
 
-  /** The §7 table and §8 rules, written out independently of the mapper. */
-  function classForStatus(status: number, code: string | undefined, surface: string): string {
-    if (code === "model_not_found" && [0, 404, 503].includes(status)) return "ModelNotFoundError";
+  /** The gateway's codes (new-api) and the class each means, whatever the status. */
+  const BY_CODE: Record<string, string> = {
+    model_not_found: "ModelNotFoundError",
+    insufficient_user_quota: "InsufficientCreditError",
+    pre_consume_token_quota_failed: "KeyQuotaExceededError",
+    access_denied: "PermissionDeniedError",
+    entitlement_required: "PermissionDeniedError",
+    entitlement_inactive: "PermissionDeniedError",
+    entitlement_daily_limit_exceeded: "PermissionDeniedError",
+    entitlement_total_limit_exceeded: "PermissionDeniedError",
+    token_concurrency_limit_reached: "RateLimitError",
+    invalid_request: "BadRequestError",
+    bad_request_body: "BadRequestError",
+    read_request_body_failed: "BadRequestError",
+    sensitive_words_detected: "BadRequestError",
+    prompt_blocked: "BadRequestError",
+    "violation_fee.grok.csam": "BadRequestError",
+    count_token_failed: "BadRequestError",
+    model_price_error: "BadRequestError",
+    convert_request_failed: "BadRequestError",
+    json_marshal_failed: "BadRequestError",
+    invalid_api_type: "BadRequestError",
+    gen_relay_info_failed: "BadRequestError",
+    context_length_exceeded: "ContextLengthExceededError",
+    api_not_implemented: "InvalidURLError",
+    system_cpu_overloaded: "ServiceUnavailableError",
+    system_memory_overloaded: "ServiceUnavailableError",
+    system_disk_overloaded: "ServiceUnavailableError",
+    do_request_failed: "ServiceUnavailableError",
+    get_channel_failed: "ServiceUnavailableError",
+  };
+
+  /**
+   * The §7 table, §8 rules and the gateway's codes, written out independently of the mapper: a
+   * 401 is the key; a known code decides; a 2xx with an error object is judged as the status it
+   * implies (its own `status` from 300 up, 429 for a rate limit, 400 for an invalid request,
+   * else 500); then the status.
+   */
+  function classForStatus(
+    status: number,
+    body: { code?: string; type?: string; status?: number },
+    surface: string,
+  ): string {
+    const { code } = body;
     if (status === 401) return "AuthenticationError";
-    if (status === 403) {
-      return code === "insufficient_user_quota"
-        ? "InsufficientCreditError"
-        : "PermissionDeniedError";
+    if (code !== undefined && Object.hasOwn(BY_CODE, code)) return BY_CODE[code]!;
+    if (status >= 200 && status < 300) {
+      const implied =
+        body.status !== undefined && body.status >= 300
+          ? body.status
+          : code === "rate_limit_exceeded"
+            ? 429
+            : body.type === "invalid_request_error"
+              ? 400
+              : 500;
+      return classForStatus(implied, body, surface);
     }
+    if (status === 403) return "PermissionDeniedError";
     if (status === 404) return surface === "dedicated" ? "ServiceNameError" : "InvalidURLError";
     if (status === 429) return "RateLimitError";
     if (status === 408 || status === 409 || status >= 500) return "ServiceUnavailableError";
@@ -350,7 +407,7 @@ describe("the error mapper", () => {
         checkTyped(error, c.surface);
         if (f.kind === "http") {
           expect(error.status).toBe(f.status);
-          expect(error.name).toBe(classForStatus(f.status, parseErrorBody(f.body).code, c.surface));
+          expect(error.name).toBe(classForStatus(f.status, parseErrorBody(f.body), c.surface));
         }
       }),
       { numRuns: 2 * RUNS },
