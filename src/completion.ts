@@ -23,10 +23,27 @@ export interface RawChoice {
 export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureContext): T {
   const choices = (data as { choices?: unknown } | null | undefined)?.choices;
   if (Array.isArray(choices) && choices.length > 0) return data;
+  throwErrorObject(data, 200, headers, ctx);
   throw toServiceError(
-    { kind: "malformed", detail: "the JSON body has no non-empty `choices` array", headers },
+    {
+      kind: "malformed",
+      detail: "the JSON body has no non-empty `choices` array",
+      headers,
+      status: 200,
+    },
     ctx,
   );
+}
+
+/**
+ * A 2xx body without choices that holds an `{"error": …}` object (the gateway passes a model
+ * server's error on with the status it came with, 200 included) is that error, mapped by its code.
+ */
+function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: FailureContext) {
+  const error = (data as { error?: unknown } | null | undefined)?.error;
+  if ((typeof error === "object" && error !== null) || typeof error === "string") {
+    throw toServiceError({ kind: "http", status, body: JSON.stringify({ error }), headers }, ctx);
+  }
 }
 
 /** §4.1 shows no response body: the completions shape first, then the chat shape. */
@@ -61,6 +78,7 @@ export function parseCompletion(
     ? choices.map((choice: RawChoice) => textOfChoice(choice, "message"))
     : [];
   if (texts.length === 0 || texts.some((text) => text === undefined)) {
+    throwErrorObject(data, response.status, response.headers, ctx);
     // The mapper quotes the start of the body, redacting secrets before it cuts.
     throw toServiceError(
       {
@@ -68,6 +86,7 @@ export function parseCompletion(
         detail: "the JSON body has neither choices[].text nor choices[].message.content",
         body: data,
         headers: response.headers,
+        status: response.status,
       },
       ctx,
     );

@@ -47,7 +47,7 @@ export type Failure =
     }
   | { kind: "empty"; status: number; headers?: Headers }
   | { kind: "non-json"; status: number; body: string; contentType: string; headers?: Headers }
-  | { kind: "malformed"; detail: string; body?: unknown; headers?: Headers }
+  | { kind: "malformed"; detail: string; body?: unknown; headers?: Headers; status?: number }
   | { kind: "stream-error"; payload: unknown; headers?: Headers; partialOutput?: string }
   | {
       kind: "redirect";
@@ -349,7 +349,9 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         : {
             cls: errors.ServiceTimeoutError,
             code: "timeout",
-            summary: `The service did not answer before the timeout${after}.`,
+            summary: ctx.responseHeaders
+              ? `The response began but did not finish before the timeout${after}.`
+              : `The service did not answer before the timeout${after}.`,
             hint: "Raise `timeout`, or retry; timeouts are retried automatically.",
           };
     }
@@ -409,6 +411,7 @@ function statusOf(failure: Failure, body: ErrorBody): number | undefined {
     case "empty":
     case "non-json":
     case "redirect":
+    case "malformed":
       return failure.status;
     case "stream-error":
       return body.status;

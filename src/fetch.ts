@@ -1,9 +1,11 @@
 /** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
 import { isAbortError, isTimeoutError } from "./abort.js";
+import { guardBody, readErrorBody } from "./body.js";
 import { SERVICE_NAME_HEADER } from "./constants.js";
 import { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ModelNotFoundError } from "./errors.js";
 import { listModelIds } from "./model_list.js";
+import { secretHeaderValues } from "./secrets.js";
 
 /** The signature of `globalThis.fetch`, which the openai SDK accepts as its `fetch` option. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -20,12 +22,47 @@ export interface ServiceFetchOptions extends FailureContext {
    * near misses of the model ID, in the error's hint. @default false
    */
   lookUpModels?: boolean;
+  /**
+   * Milliseconds a response body may go without sending data — between two stream events, or
+   * inside a JSON body — before the attempt fails with a retryable `ServiceTimeoutError`.
+   * @default 600000 (the openai SDK's default `timeout`)
+   */
+  idleTimeout?: number;
 }
+
+/**
+ * What the fetch layer notes about one attempt: the headers of the response it got, so that a
+ * failure the SDK raises later (its own timeout while reading a body) keeps the request ID.
+ */
+export interface AttemptRecord {
+  headers?: Headers;
+}
+
+const ATTEMPT = Symbol("inference-service.attempt");
+
+/**
+ * `fetchOptions` for one SDK call that make the fetch layer fill `record`; the SDK passes them on
+ * to `fetch` as they are.
+ *
+ * @example
+ * const record: AttemptRecord = {};
+ * await client.chat.completions.create(body, { fetchOptions: recordAttempt(record) });
+ * record.headers?.get("x-gateway-request-id");
+ */
+export function recordAttempt(record: AttemptRecord): RequestInit {
+  return { [ATTEMPT]: record } as RequestInit;
+}
+
+/** The openai SDK's default `timeout`, the idle timeout when none is given. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+/** Redirects followed before a call fails as a redirect loop. */
+export const MAX_REDIRECTS = 5;
 
 // Lower case: compared with header names as given, which Headers would normalise.
 const SERVICE_NAME = SERVICE_NAME_HEADER.toLowerCase();
-// A successful body we can hand to the SDK untouched; anything else is read and classified.
-const PASS_THROUGH_TYPE = /json|event-stream/i;
+const JSON_TYPE = /json/i;
+const SSE_TYPE = /event-stream/i;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * The request's headers with the surface's added and, on the hosted surface, `Service-Name`
@@ -56,37 +93,72 @@ function hasServiceName(headers: HeadersInit | undefined): boolean {
  * typed error thrown from here (the SDK passes it on as the `cause` of its connection error).
  *
  * - adds the surface's headers; on the hosted surface removes `Service-Name` (§4.2);
- * - non-2xx: reads the (small) error body and throws the mapped error, so the SDK never retries it;
+ * - every header value the request carries, other than the protocol's own, is a secret its errors
+ *   never show (the key, configured and per-call headers);
+ * - follows at most {@link MAX_REDIRECTS} redirects, on the same origin only (the key is never
+ *   sent elsewhere), keeping the method and body; more is a redirect loop (`BaseURLError`);
+ * - non-2xx: reads at most 64 KiB of the error body and throws the mapped error, so the SDK never
+ *   retries it;
  * - 2xx HTML or other non-JSON: throws `BaseURLError` (§7 rule 4); an empty 2xx is mapped too;
- * - successful JSON and SSE bodies are returned as they are: never buffered, never cloned.
+ * - 2xx JSON and SSE bodies are passed on chunk by chunk, never buffered: a read that waits longer
+ *   than `idleTimeout` fails the attempt with a retryable `ServiceTimeoutError`, and an error
+ *   object, an HTML page or an empty or cut body found in them is typed with the request ID.
  */
 export function createServiceFetch(options: ServiceFetchOptions): Fetch {
-  const { fetch: baseFetch, headers: extra = {}, lookUpModels = false, ...ctx } = options;
+  const {
+    fetch: baseFetch,
+    headers: extra = {},
+    lookUpModels = false,
+    idleTimeout = DEFAULT_IDLE_TIMEOUT_MS,
+    ...ctx
+  } = options;
   const extraEntries = Object.entries(extra);
+  const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
-    const failureCtx: FailureContext =
-      ctx.surface === "dedicated"
-        ? { ...ctx, serviceName: (headers as Headers).get(SERVICE_NAME) ?? ctx.serviceName }
-        : ctx;
-    let response: Response;
-    try {
-      response = await (baseFetch ?? globalThis.fetch)(
-        input,
-        headers === init?.headers ? init : { ...init, headers },
-      );
-    } catch (error) {
-      // Not a network failure: a cancellation passes through as it is, and a timeout is left to
-      // the SDK and the mapper, which type it as one (here it would read as a Pending endpoint).
-      if (init?.signal?.aborted || isAbortError(error) || isTimeoutError(error)) throw error;
-      throw toServiceError({ kind: "network", cause: error }, failureCtx);
-    }
+    const failureCtx: FailureContext = {
+      ...ctx,
+      ...(ctx.surface === "dedicated"
+        ? { serviceName: new Headers(headers).get(SERVICE_NAME) ?? ctx.serviceName }
+        : {}),
+    };
+    // Read from the request only when a failure needs them: a successful call never pays.
+    let secrets: string[] | undefined;
+    Object.defineProperty(failureCtx, "secrets", {
+      enumerable: true,
+      get: () => {
+        secrets ??= [...baseSecrets, ...secretHeaderValues(headers)];
+        return secrets;
+      },
+    });
+    const aborted = () => init?.signal?.aborted === true;
+    const send = async (url: string | URL | Request): Promise<Response> => {
+      try {
+        return await (baseFetch ?? globalThis.fetch)(url, {
+          ...init,
+          headers,
+          // Followed here, so that a loop ends after a few hops and the key stays on this origin.
+          ...(url instanceof Request ? {} : { redirect: "manual" as const }),
+        });
+      } catch (error) {
+        // Not a network failure: a cancellation passes through as it is, and a timeout is left to
+        // the SDK and the mapper, which type it as one (here it would read as a Pending endpoint).
+        if (aborted() || isAbortError(error) || isTimeoutError(error)) throw error;
+        throw toServiceError({ kind: "network", cause: error }, failureCtx);
+      }
+    };
+    const response = await followRedirects(input, send, (failure) =>
+      toServiceError(failure, failureCtx),
+    );
+    const record = (init as { [ATTEMPT]?: AttemptRecord } | undefined)?.[ATTEMPT];
+    if (record) record.headers = response.headers;
+    const body = { idleMs: idleTimeout, ctx: failureCtx, aborted };
     if (!response.ok) {
-      const body = await response.text().catch(() => "");
+      const text = await readErrorBody(response, idleTimeout);
       const failure: Failure = {
         kind: "http",
         status: response.status,
-        body,
+        body: text,
         headers: response.headers,
       };
       const error = toServiceError(failure, failureCtx);
@@ -95,29 +167,34 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       throw availableModels ? toServiceError(failure, { ...failureCtx, availableModels }) : error;
     }
     const contentType = response.headers.get("content-type") ?? "";
-    if (PASS_THROUGH_TYPE.test(contentType)) {
+    const isSSE = SSE_TYPE.test(contentType);
+    if (isSSE || JSON_TYPE.test(contentType)) {
       if (response.headers.get("content-length") === "0") {
         throw toServiceError(
           { kind: "empty", status: response.status, headers: response.headers },
           failureCtx,
         );
       }
-      return response;
+      return guardBody(response, isSSE ? "sse" : "json", body);
     }
-    // Not labelled JSON: read it once. Tolerate JSON sent without a content type.
-    const body = await response.text().catch(() => "");
-    if (body.trim() === "") {
+    // Not labelled JSON: read it once (bounded). Tolerate JSON sent without a content type.
+    const text = await readErrorBody(response, idleTimeout);
+    if (text.trim() === "") {
       throw toServiceError(
         { kind: "empty", status: response.status, headers: response.headers },
         failureCtx,
       );
     }
-    if (!/^\s*</.test(body)) {
+    if (!/^\s*</.test(text)) {
       try {
-        JSON.parse(body);
+        JSON.parse(text);
         const fixed = new Headers(response.headers);
         fixed.set("content-type", "application/json");
-        return new Response(body, { status: response.status, headers: fixed });
+        return guardBody(
+          new Response(text, { status: response.status, headers: fixed }),
+          "json",
+          body,
+        );
       } catch {
         // fall through: not JSON either
       }
@@ -126,13 +203,46 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       {
         kind: "non-json",
         status: response.status,
-        body,
+        body: text,
         contentType: contentType.split(";")[0] ?? "",
         headers: response.headers,
       },
       failureCtx,
     );
   };
+}
+
+/**
+ * Sends the request, following same-origin redirects up to {@link MAX_REDIRECTS} times. A runtime
+ * that hides redirects (a browser's opaque redirect) or a redirect to another origin ends the call.
+ */
+async function followRedirects(
+  input: string | URL | Request,
+  send: (url: string | URL | Request) => Promise<Response>,
+  fail: (failure: Failure) => unknown,
+): Promise<Response> {
+  let url = input;
+  for (let hops = 0; ; hops++) {
+    const response = await send(url);
+    const redirected = response.type === "opaqueredirect" || REDIRECT_STATUSES.has(response.status);
+    if (!redirected || url instanceof Request) return response;
+    const { status, headers } = response;
+    await response.body?.cancel().catch(() => undefined);
+    const location = headers.get("location");
+    const from = new URL(String(url));
+    const to = location === null ? undefined : new URL(location, from);
+    if (to === undefined || to.origin !== from.origin) {
+      throw fail({
+        kind: "redirect",
+        status,
+        hops,
+        crossOrigin: to?.origin ?? "a hidden location",
+        headers,
+      });
+    }
+    if (hops >= MAX_REDIRECTS) throw fail({ kind: "redirect", status, hops, headers });
+    url = to.href;
+  }
 }
 
 const CHAT_PATH = /\/chat\/completions$/;

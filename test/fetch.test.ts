@@ -26,9 +26,11 @@ const URL_ = "https://svc.test/inference/v1/completions";
 
 describe("createServiceFetch", () => {
   it("adds the surface's headers unless the request sets its own", async () => {
-    const { fetch, calls } = stub(
-      new Response("{}", { headers: { "content-type": "application/json" } }),
-    );
+    const calls: Headers[] = [];
+    const fetch: Fetch = async (_input, init) => {
+      calls.push(new Headers(init?.headers));
+      return new Response("{}", { headers: { "content-type": "application/json" } });
+    };
     const wrapped = createServiceFetch({
       surface: "dedicated",
       fetch,
@@ -36,7 +38,7 @@ describe("createServiceFetch", () => {
     });
     await wrapped(URL_, { method: "POST" });
     await wrapped(URL_, { method: "POST", headers: { "Service-Name": "t.b" } });
-    expect(calls.map((c) => c.headers.get("service-name"))).toEqual(["t.a", "t.b"]);
+    expect(calls.map((c) => c.get("service-name"))).toEqual(["t.a", "t.b"]);
   });
 
   it("strips Service-Name on the hosted surface (§4.2)", async () => {
@@ -49,13 +51,35 @@ describe("createServiceFetch", () => {
     expect(calls[0]?.headers.has("service-name")).toBe(false);
   });
 
-  it("hands a successful JSON or SSE response through as the same object, unread", async () => {
-    for (const type of ["application/json", "text/event-stream; charset=utf-8"]) {
-      const response = new Response("data: {}\n\n", { headers: { "content-type": type } });
-      const { fetch } = stub(response);
+  it("hands a successful JSON or SSE body on unread, chunk by chunk and unchanged", async () => {
+    for (const [type, chunks] of [
+      ["application/json", ['{"id":"c1",', '"choices":[]}']],
+      ["text/event-stream; charset=utf-8", ["data: {}\n\n", "data: [DONE]\n\n"]],
+    ] as const) {
+      let pulled = 0;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            const chunk = chunks[pulled++];
+            if (chunk === undefined) controller.close();
+            else controller.enqueue(new TextEncoder().encode(chunk));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const { fetch } = stub(
+        new Response(body, { headers: { "content-type": type, "x-gateway-request-id": "r1" } }),
+      );
       const out = await createServiceFetch({ surface: "hosted", fetch })(URL_);
-      expect(out).toBe(response);
-      expect(out.bodyUsed).toBe(false);
+      // Nothing read before the SDK asks: a stream's first event is not awaited here.
+      expect(pulled).toBe(0);
+      expect(out.headers.get("x-gateway-request-id")).toBe("r1");
+      const seen: string[] = [];
+      const reader = out.body!.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        seen.push(new TextDecoder().decode(read.value));
+      }
+      expect(seen).toEqual(chunks);
     }
   });
 
