@@ -172,7 +172,9 @@ function errorObjectIn(text: string): unknown {
   try {
     const parsed = JSON.parse(text) as { error?: unknown } | null;
     const error = parsed?.error;
-    return typeof error === "object" || typeof error === "string" ? error : undefined;
+    return (typeof error === "object" && error !== null) || typeof error === "string"
+      ? error
+      : undefined;
   } catch {
     return undefined;
   }
@@ -188,7 +190,7 @@ function errorObjectIn(text: string): unknown {
  * - JSON that starts with `<`: an HTML page labelled JSON (§4.2 rule 2);
  * - JSON that opens with an `"error"` key, or SSE that is a JSON document instead of events: the
  *   error object it holds, mapped by its code like an HTTP error;
- * - JSON that ends before its closing brace: a cut body;
+ * - JSON that ends before its closing bracket: a cut connection (retryable);
  * - a read that waits longer than `idleMs`, or a connection that breaks: a retryable timeout or
  *   connection error.
  */
@@ -259,11 +261,9 @@ export function guardBody(response: Response, kind: "json" | "sse", body: BodyCo
           if (done) {
             if (!started) throw fail({ kind: "empty", status, headers });
             if (kind === "json" && closer !== undefined && last !== closer) {
-              throw fail({
-                kind: "malformed",
-                detail: "the JSON body ends before it is complete",
-                headers,
-              });
+              // The connection closed early: a passing fault, retried like a reset.
+              const cause = new Error("the JSON body ended before its closing bracket");
+              throw fail({ kind: "network", cause, afterResponse: true, headers });
             }
             controller.close();
             return;

@@ -265,5 +265,49 @@ describe("createServiceFetch with lookUpModels", () => {
     const { call, calls } = service(unauthorized, list(["emulator-chat"]));
     await expect(call()).rejects.toBeInstanceOf(AuthenticationError);
     expect(calls.map((c) => c.method)).toEqual(["POST"]);
+
+describe("secrets of the request", () => {
+  it("redacts every header value the request carries but the protocol's own", async () => {
+    const { fetch } = stub(
+      new Response(
+        '{"error":{"code":"","message":"saw hdr-call-9911 and sk-secret-123 as application/json (request id: r1)"}}',
+        { status: 401 },
+      ),
+    );
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_, {
+      headers: {
+        Authorization: "Bearer sk-secret-123",
+        "X-Call-Token": "hdr-call-9911",
+        "Content-Type": "application/json",
+      },
+    }).catch((e) => e);
+    expect(error.serviceMessage).toBe(
+      "saw [redacted] and [redacted] as application/json (request id: r1)",
+    );
+  });
+});
+
+describe("redirects", () => {
+  it("follows same-origin redirects itself, at most 5 times", async () => {
+    const urls: string[] = [];
+    const fetch: Fetch = async (input, init) => {
+      urls.push(String(input));
+      expect(init?.redirect).toBe("manual");
+      return new Response(null, { status: 302, headers: { location: "/loop" } });
+    };
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch((e) => e);
+    expect(BaseURLError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: "too_many_redirects", status: 302, retryable: false });
+    expect(urls).toEqual([URL_, ...Array.from({ length: 5 }, () => "https://svc.test/loop")]);
+  });
+
+  it("ends at a redirect the runtime hides (a browser's opaque redirect)", async () => {
+    const opaque = Object.defineProperty(new Response(null, { status: 200 }), "type", {
+      value: "opaqueredirect",
+    });
+    const error = await createServiceFetch({ surface: "hosted", fetch: stub(opaque).fetch })(
+      URL_,
+    ).catch((e) => e);
+    expect(error).toMatchObject({ name: "BaseURLError", code: "cross_origin_redirect" });
   });
 });
