@@ -30,13 +30,21 @@ import { registerContentBlockTranslator } from "./content_blocks.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ConfigurationError } from "./errors.js";
 import { estimateChatRequest, estimateTokens, StreamReading } from "./estimate.js";
-import { createServiceFetch, type Fetch } from "./fetch.js";
+import {
+  type AttemptRecord,
+  createServiceFetch,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type Fetch,
+  recordAttempt,
+} from "./fetch.js";
 import { validateChatOptions } from "./options.js";
 import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "./profiles.js";
 import { apiKeyId, type RateLimiter } from "./rate_limiter.js";
+import { RedactedBinding } from "./redacted_binding.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "./response_meta.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
-import { tagStream } from "./stream.js";
+import { redactCallOptions, secretHeaderValues } from "./secrets.js";
+import { openStream } from "./stream.js";
 import { tokenUsageFromMetadata, tokenUsageFromWire } from "./usage.js";
 import { VERSION } from "./version.js";
 
@@ -63,8 +71,21 @@ export interface ChatInferenceServiceFields
    * @default env `INFERENCE_SERVICE_BASE_URL`
    */
   baseURL?: string;
-  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors). @default 2 (§8) */
+  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors, timeouts). @default 2 (§8) */
   maxRetries?: number;
+  /**
+   * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt
+   * timeout); a timeout is a retryable `ServiceTimeoutError`. @default 600000 (no env variable)
+   */
+  timeout?: number;
+  /**
+   * Milliseconds a response may go without sending data once it has begun — between two stream
+   * events, or inside a JSON body — before the attempt fails with a retryable
+   * `ServiceTimeoutError` (code `idle_timeout`). A stream that stalls before its first event is
+   * retried; one that stalls later keeps what arrived in `partialOutput`.
+   * @default `timeout` (no env variable)
+   */
+  idleTimeout?: number;
   /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
   retry?: RetryOptions;
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
@@ -103,13 +124,6 @@ registerContentBlockTranslator();
 /** Where a call's meter rides from `_generate` / `_streamResponseChunks` to `completionWithRetry`. */
 const METER = Symbol("inference-service.call-meter");
 type MeterCarrier = { [METER]?: CallMeter };
-
-function headerValues(headers: unknown): string[] {
-  if (!headers || typeof headers !== "object") return [];
-  const entries =
-    headers instanceof Headers ? [...headers.values()] : Object.values(headers as object);
-  return entries.filter((v): v is string => typeof v === "string" && v.length >= 4);
-}
 
 /**
  * Chat model for the hosted models of the inference service — a drop-in for `ChatOpenAI` in any
@@ -255,11 +269,9 @@ export class ChatInferenceService<
   override toJSON() {
     const json = super.toJSON();
     if (json.type !== "constructor") return json;
-    const { openai_api_key, ...kwargs } = json.kwargs as Record<string, unknown>;
-    if (openai_api_key !== undefined) {
-      kwargs.api_key = { lc: 1, type: "secret", id: [ENV.apiKey] };
-    }
-    return { ...json, kwargs };
+    const { openai_api_key: _, ...kwargs } = json.kwargs as Record<string, unknown>;
+    // `lc_kwargs` never holds the key (see the constructor): it is written as a reference only.
+    return { ...json, kwargs: { ...kwargs, api_key: { lc: 1, type: "secret", id: [ENV.apiKey] } } };
   }
 
   override get lc_aliases(): Record<string, string> {
@@ -300,13 +312,14 @@ export class ChatInferenceService<
     const failureContext: FailureContext = {
       surface: "hosted",
       model,
-      secrets: [apiKey, ...headerValues(configuration.defaultHeaders)],
+      secrets: [apiKey, ...secretHeaderValues(configuration.defaultHeaders)],
     };
     const serviceFetch = createServiceFetch({
       ...failureContext,
       fetch: fetch ?? (configuration.fetch as Fetch | undefined),
       // An unknown model ID's error lists the IDs the service offers (docs/errors.md).
       lookUpModels: true,
+      idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
     });
     super({
       ...rest,
@@ -325,6 +338,9 @@ export class ChatInferenceService<
         project: null,
       },
     } as BaseChatOpenAIFields);
+    // The base class keeps its fields as `lc_kwargs`; the key must not be one of them (it would
+    // show wherever they are printed). Serialisation writes a reference instead (toJSON).
+    delete (this.lc_kwargs as Record<string, unknown>).apiKey;
     this.organization = undefined;
     this.baseURL = baseURL;
     this.profiles = fields.profiles;
@@ -355,6 +371,14 @@ export class ChatInferenceService<
 
   override _llmType(): string {
     return LS_PROVIDER;
+  }
+
+  /** @ignore What callbacks and LangSmith receive as the call's options: per-call header values redacted. */
+  protected override _getCallOptionsForTracing(
+    options: this["ParsedCallOptions"],
+    invocationParams: ReturnType<this["invocationParams"]>,
+  ): this["ParsedCallOptions"] {
+    return redactCallOptions(super._getCallOptionsForTracing(options, invocationParams));
   }
 
   /**
@@ -495,14 +519,29 @@ export class ChatInferenceService<
     | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
     | OpenAI.Chat.Completions.ChatCompletion
   > {
+    // The base class's stream passes the whole call options here, with the per-call request
+    // options (`options.headers`) one level down; invoke passes them spread. Both are sent.
     const {
       maxRetries,
       [METER]: carried,
-      ...sdkOptions
-    } = (requestOptions ?? {}) as OpenAI.RequestOptions & { maxRetries?: number } & MeterCarrier;
+      options: nested,
+      ...rest
+    } = (requestOptions ?? {}) as OpenAI.RequestOptions & {
+      maxRetries?: number;
+      options?: OpenAI.RequestOptions;
+    } & MeterCarrier;
+    const sdkOptions: OpenAI.RequestOptions =
+      nested && typeof nested === "object" ? { ...rest, ...nested } : rest;
     const clientOptions = this._getClientOptions(sdkOptions);
     const parse = !request.stream && request.response_format?.type === "json_schema";
-    const ctx = this.#failureContext;
+    const perCall = secretHeaderValues(sdkOptions.headers);
+    const ctx: FailureContext =
+      perCall.length === 0
+        ? this.#failureContext
+        : {
+            ...this.#failureContext,
+            secrets: [...(this.#failureContext.secrets ?? []), ...perCall],
+          };
     const signal = sdkOptions.signal ?? undefined;
     // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
     const meter = carried ?? this.#meter(undefined);
@@ -511,22 +550,33 @@ export class ChatInferenceService<
     return this.caller.callWithOptions({ maxRetries, signal }, async () => {
       // Here the request has left the concurrency queue: reserve, wait for the limiter, send.
       const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+      const record: AttemptRecord = {};
+      const options = {
+        ...clientOptions,
+        fetchOptions: {
+          ...clientOptions.fetchOptions,
+          ...recordAttempt(record),
+        } as OpenAI.RequestOptions["fetchOptions"],
+      };
       try {
         const call = parse
           ? this.client.chat.completions.parse(
               request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-              clientOptions,
+              options,
             )
-          : this.client.chat.completions.create(request, clientOptions);
+          : this.client.chat.completions.create(request, options);
         const { data, response } = await call.withResponse();
         attempt?.answered();
         if (request.stream) {
-          if (attempt) meter?.holdStream(attempt);
-          return tagStream(
+          // The first event is awaited inside the attempt: a stream that fails or stalls
+          // before it is retried like a failed request.
+          const events = await openStream(
             data as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
-            response.headers,
+            response,
             ctx,
           );
+          if (attempt) meter?.holdStream(attempt);
+          return events;
         }
         const completion = checkChatCompletion(
           data as OpenAI.Chat.Completions.ChatCompletion,
@@ -539,8 +589,11 @@ export class ChatInferenceService<
         );
         return tagResponse(completion, response.headers);
       } catch (error) {
-        await attempt?.fail(asServiceError(error, ctx));
-        throw error;
+        // Typed here, where this call's own header values are known secrets and the response
+        // (if one began) gives the request ID of a failure the SDK raises while reading it.
+        const typed = asServiceError(error, { ...ctx, responseHeaders: record.headers });
+        await attempt?.fail(typed);
+        throw typed;
       }
     });
   }
@@ -618,16 +671,22 @@ export class ChatInferenceService<
   }
 
   /**
-   * @ignore `@langchain/openai` traces the function-calling method as `"function_calling"`;
-   * LangChain's own name for it (the one `withStructuredOutput` takes, and its standard tests
-   * check in `ls_structured_output_format.kwargs.method`) is `"functionCalling"`.
+   * A binding with these call options. Per-call headers in it (`options.headers`) are sent but
+   * never serialised or printed: `JSON.stringify` and `console.log` of the binding show
+   * `[redacted]`, as for `defaultHeaders`.
+   *
+   * `@langchain/openai` traces the function-calling method as `"function_calling"`; LangChain's
+   * own name for it (the one `withStructuredOutput` takes, and its standard tests check in
+   * `ls_structured_output_format.kwargs.method`) is `"functionCalling"`, which is what is bound.
    */
   override withConfig(
     config: Partial<CallOptions>,
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions> {
-    return super.withConfig(
-      this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
-    );
+    return new RedactedBinding<BaseLanguageModelInput, AIMessageChunk, CallOptions>({
+      bound: this,
+      kwargs: {},
+      config: this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+    });
   }
 }
 

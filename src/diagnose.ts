@@ -9,6 +9,7 @@ import {
   BaseURLError,
   ConfigurationError,
   EndpointNotReadyError,
+  formatDetails,
   InferenceServiceError,
   InsufficientCreditError,
   InvalidURLError,
@@ -352,7 +353,12 @@ async function post(
   ctx: FailureContext,
   headers: Record<string, string> = {},
 ): Promise<Outcome> {
-  const serviceFetch = createServiceFetch({ ...ctx, fetch: target.fetch, headers });
+  const serviceFetch = createServiceFetch({
+    ...ctx,
+    fetch: target.fetch,
+    headers,
+    idleTimeout: target.timeout,
+  });
   try {
     const response = await serviceFetch(`${target.baseURL}${path}`, {
       method: "POST",
@@ -406,7 +412,7 @@ function secretsOf(target: Target): string[] {
 
 /** The error's message without its hint: what failed, then status, code and request ID. */
 export function errorSummary(error: InferenceServiceError): string {
-  return error.message.replace(` ${error.hint}`, "");
+  return `${error.summary}${formatDetails(error)}`;
 }
 
 function fromError(

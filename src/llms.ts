@@ -25,14 +25,20 @@ import {
   headerRequestId,
   toServiceError,
 } from "./error_mapper.js";
-import { EndpointNotReadyError, InferenceServiceError } from "./errors.js";
+import { EndpointNotReadyError } from "./errors.js";
 import { estimateCompletionRequest, estimateTokens, StreamReading } from "./estimate.js";
-import { createServiceFetch, type Fetch } from "./fetch.js";
+import {
+  type AttemptRecord,
+  createServiceFetch,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type Fetch,
+  recordAttempt,
+} from "./fetch.js";
 import { validateDedicatedEndpointOptions } from "./options.js";
 import { DEFAULT_DEDICATED_PROFILE, type ModelProfiles, resolveProfile } from "./profiles.js";
 import { apiKeyId, type RateLimiter } from "./rate_limiter.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
-import { tagStream } from "./stream.js";
+import { openStream } from "./stream.js";
 import { sumTokenUsage, tokenUsageFromWire } from "./usage.js";
 import { VERSION } from "./version.js";
 import { withoutUndefined } from "./without_undefined.js";
@@ -83,9 +89,18 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
   temperature?: number;
   /** Stop sequences sent as `stop`; a call's `stop` replaces them. @default none */
   stop?: string[];
-  /** Milliseconds one HTTP attempt may take. @default 600000 (the openai SDK's) */
+  /**
+   * Milliseconds one attempt may wait for the response to begin; a timeout is a retryable
+   * `ServiceTimeoutError`. @default 600000 (the openai SDK's)
+   */
   timeout?: number;
-  /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx). @default 2 (§8) */
+  /**
+   * Milliseconds a response may go without sending data once it has begun — between two stream
+   * events, or inside a JSON body — before the attempt fails with a retryable
+   * `ServiceTimeoutError` (code `idle_timeout`). @default `timeout`
+   */
+  idleTimeout?: number;
+  /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx, timeouts). @default 2 (§8) */
   maxRetries?: number;
   /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
   retry?: RetryOptions;
@@ -237,6 +252,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   temperature?: number;
   stop?: string[];
   timeout?: number;
+  idleTimeout?: number;
   maxRetries: number;
   maxConcurrency?: number;
   streaming: boolean;
@@ -283,6 +299,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       "temperature",
       "stop",
       "timeout",
+      "idleTimeout",
       "maxRetries",
       "maxConcurrency",
       "streaming",
@@ -323,6 +340,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     this.temperature = fields.temperature;
     this.stop = fields.stop;
     this.timeout = fields.timeout;
+    this.idleTimeout = fields.idleTimeout;
     this.maxRetries = maxRetries;
     this.maxConcurrency = fields.maxConcurrency;
     this.streaming = fields.streaming ?? false;
@@ -346,6 +364,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
         secrets: this.#secrets,
         headers: { [SERVICE_NAME_HEADER]: serviceName },
         fetch: fields.fetch,
+        idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
       }),
       // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
       organization: null,
@@ -365,7 +384,10 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
               ms: waitForReady,
               when: (error) => EndpointNotReadyError.isInstance(error),
               onDeadline: (error, waitedMs) =>
-                notReadyAfterWaiting(error, waitedMs, waitForReady, serviceName),
+                toServiceError(
+                  { kind: "still-pending", waitedMs, limitMs: waitForReady, last: error },
+                  this.#context(serviceNameOfFailure.get(error as object) ?? serviceName),
+                ),
             }
           : undefined,
     });
@@ -509,19 +531,22 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     const signal = options.signal ?? undefined;
     const estimate =
       meter && estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName);
-    // Sent per request, so the fetch layer keeps it instead of the model's default.
-    const request: OpenAI.RequestOptions = {
-      signal,
-      headers: { [SERVICE_NAME_HEADER]: serviceName },
-    };
     return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
       const metered = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+      const record: AttemptRecord = {};
+      // Sent per request, so the fetch layer keeps it instead of the model's default.
+      const request: OpenAI.RequestOptions = {
+        signal,
+        headers: { [SERVICE_NAME_HEADER]: serviceName },
+        fetchOptions: recordAttempt(record) as OpenAI.RequestOptions["fetchOptions"],
+      };
       try {
         const result = await attempt(request, ctx, metered);
         metered?.answered();
         return result;
       } catch (error) {
-        const mapped = asServiceError(error, ctx);
+        // A failure the SDK raises while reading a response keeps that response's request ID.
+        const mapped = asServiceError(error, { ...ctx, responseHeaders: record.headers });
         if (typeof mapped === "object" && mapped !== null)
           serviceNameOfFailure.set(mapped, serviceName);
         await metered?.fail(mapped);
@@ -552,7 +577,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   /**
    * Opens the SSE stream inside the retried attempt and reads its first event there, so a stream
    * that ends without any event counts as the empty response of a Pending endpoint (§3) and is
-   * retried like one; later events are never retried (they have been handed out).
+   * retried like one, as is one that fails or stalls before it; later events are never retried
+   * (they have been handed out).
    */
   async #openStream(prompt: string, options: this["ParsedCallOptions"], call: Call) {
     const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
@@ -560,16 +586,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       const { data, response } = await this.#client.completions
         .create(body, request)
         .withResponse();
-      const events = tagStream(data, response.headers, ctx);
-      const first = await events.next();
-      if (first.done) {
-        throw toServiceError(
-          { kind: "empty", status: response.status, headers: response.headers },
-          ctx,
-        );
-      }
-      const requestId = headerRequestId(response.headers);
-      return { first: first.value, rest: events, requestId, metered };
+      const events = await openStream(data, response, ctx);
+      return { events, requestId: headerRequestId(response.headers), metered };
     });
   }
 
@@ -580,12 +598,12 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     options: this["ParsedCallOptions"],
     call: Call,
   ): AsyncGenerator<GenerationChunk> {
-    const { first, rest, requestId, metered } = await this.#openStream(prompt, options, call);
+    const { events, requestId, metered } = await this.#openStream(prompt, options, call);
     const { runManager } = call;
     const reading = new StreamReading();
     let outcome: "ended" | "failed" | "left" = "left";
     try {
-      yield* this.#chunksOf(prepend(first, rest), requestId, index, reading, runManager);
+      yield* this.#chunksOf(events, requestId, index, reading, runManager);
       outcome = "ended";
     } catch (error) {
       outcome = "failed";
@@ -639,35 +657,4 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     for await (const chunk of chunks) whole = whole.concat(chunk);
     return [{ text: whole.text, generationInfo: whole.generationInfo }];
   }
-}
-
-async function* prepend<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> {
-  yield first;
-  yield* rest;
-}
-
-/**
- * The error once `waitForReady` has run out. Its class is already decided (the caller only
- * waits on `EndpointNotReadyError`); this adds how long it waited and keeps the last request IDs.
- */
-function notReadyAfterWaiting(
-  last: unknown,
-  waitedMs: number,
-  limitMs: number,
-  defaultServiceName: string,
-): EndpointNotReadyError {
-  const prior = InferenceServiceError.isInstance(last) ? last : undefined;
-  const serviceName =
-    (typeof last === "object" && last !== null ? serviceNameOfFailure.get(last) : undefined) ??
-    defaultServiceName;
-  return new EndpointNotReadyError({
-    summary: `The dedicated endpoint "${serviceName}" was still not ready after waiting ${Math.round(waitedMs)} ms (waitForReady: ${limitMs} ms).`,
-    // §3: Pending until Scaling shows every replica running.
-    hint: "It is still Pending: check in the console that its Scaling shows every replica running (e.g. 1/1), then call again or raise `waitForReady`.",
-    surface: "dedicated",
-    status: prior?.status,
-    requestId: prior?.requestId,
-    requestIds: prior?.requestIds,
-    cause: last,
-  });
 }

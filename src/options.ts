@@ -87,6 +87,7 @@ export interface CommonOptions {
   maxRetries?: number;
   maxConcurrency?: number;
   timeout?: number;
+  idleTimeout?: number;
   retry?: RetryOptions;
   profiles?: ModelProfiles;
   rateLimiter?: unknown;
@@ -120,6 +121,7 @@ const commonSchema = z.object({
     .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
     .optional(),
   timeout: z.number().positive().optional(),
+  idleTimeout: z.number().positive().optional(),
   retry: z
     .object({
       initialDelayMs: milliseconds.optional(),
@@ -136,6 +138,7 @@ const COMMON_EXPECTED = {
   maxRetries: "a whole number ≥ 0 (0 disables retries)",
   maxConcurrency: "a whole number ≥ 1, or Infinity",
   timeout: "a number of milliseconds > 0",
+  idleTimeout: "a number of milliseconds > 0",
   retry: "an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0)",
   "retry.*": "a number of milliseconds ≥ 0",
   ...PROFILES_EXPECTED,

@@ -41,13 +41,23 @@ const rethrow = (error: unknown): never => {
   throw error;
 };
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+/**
+ * The error a cancelled call ends with: the signal's reason when it is an Error (by default a
+ * DOMException "AbortError"), as LangChain's own callers reject with it.
+ */
+function abortError(signal: AbortSignal): unknown {
+  const { reason } = signal;
+  if (reason instanceof Error) return reason;
+  return new Error(typeof reason === "string" ? reason : "Aborted");
+}
+
+/** Waits `ms`, or rejects with the signal's abort error as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(abortError(signal));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      reject(signal ? abortError(signal) : undefined);
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
@@ -123,9 +133,13 @@ export class ServiceCaller extends AsyncCaller {
   private async retrying<T>(attempt: () => Promise<T>, retries: number, signal?: AbortSignal) {
     const started = Date.now();
     for (let retry = 0; ; retry++) {
+      // A cancelled call sends nothing more, and ends with what the signal says, whatever the
+      // attempt threw because of it: the same error on both surfaces, invoked or streamed.
+      if (signal?.aborted) throw abortError(signal);
       try {
         return await attempt();
       } catch (thrown) {
+        if (signal?.aborted) throw abortError(signal);
         const error = this.normalize(thrown);
         await this.userOnFailedAttempt?.(error);
         const delay = this.retryDelay(error, retry, retries, started);

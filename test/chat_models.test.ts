@@ -94,6 +94,8 @@ describe("ChatInferenceService configuration", () => {
     [{ maxRetries: -1 }, /`maxRetries` must be a whole number/],
     [{ maxRetries: 1.5 }, /`maxRetries`/],
     [{ timeout: 0 }, /`timeout` must be a number of milliseconds/],
+    [{ idleTimeout: 0 }, /`idleTimeout` must be a number of milliseconds/],
+    [{ idleTimeout: Number.POSITIVE_INFINITY }, /`idleTimeout` must be a number of milliseconds/],
     [{ maxConcurrency: 0 }, /`maxConcurrency`/],
     [
       { retry: { initialDelayMs: -5 } },

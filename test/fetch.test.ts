@@ -265,6 +265,8 @@ describe("createServiceFetch with lookUpModels", () => {
     const { call, calls } = service(unauthorized, list(["emulator-chat"]));
     await expect(call()).rejects.toBeInstanceOf(AuthenticationError);
     expect(calls.map((c) => c.method)).toEqual(["POST"]);
+  });
+});
 
 describe("secrets of the request", () => {
   it("redacts every header value the request carries but the protocol's own", async () => {

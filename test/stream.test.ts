@@ -55,7 +55,13 @@ describe("tagStream", () => {
       ),
     ).catch((e: unknown) => e);
     expect(ServiceUnavailableError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ midStream: true, partialOutput: "part", requestId: "rid-9" });
+    // The response's header first, then the event's own suffix (§7 rule 5).
+    expect(error).toMatchObject({
+      midStream: true,
+      partialOutput: "part",
+      requestId: "rid-1",
+      requestIds: ["rid-1", "rid-9"],
+    });
   });
 
   it("records the request ID and model on the chunks until a model has announced them", async () => {
