@@ -3,10 +3,14 @@ import { getEnvironmentVariable } from "@langchain/core/utils/env";
 import { API_PREFIX, ENV } from "./constants.js";
 import { ConfigurationError } from "./errors.js";
 
-/** Reads an env variable in any runtime (Node, Deno, Bun, workers); empty counts as unset. */
+/**
+ * Reads an env variable in any runtime (Node, Deno, Bun, workers), trimmed of surrounding
+ * whitespace (a pasted newline, a non-breaking space, a BOM) the same way for every variable;
+ * empty counts as unset.
+ */
 export function readEnv(name: string): string | undefined {
-  const value = getEnvironmentVariable(name);
-  return value === undefined || value.trim() === "" ? undefined : value;
+  const value = getEnvironmentVariable(name)?.trim();
+  return value === undefined || value === "" ? undefined : value;
 }
 
 // Paths users paste from docs or curl examples; the SDK appends the operation itself (§4.2 rule 1).
@@ -17,7 +21,10 @@ const OPERATION_SUFFIX = /\/(?:chat\/)?completions?$/;
  *
  * Accepted: the host root, `…/inference`, `…/inference/v1`, trailing slashes, and a base that
  * wrongly ends in `/chat/completions` or `/completions`. A path ending in a bare `/v1` is taken as
- * `/inference/v1`. Rejected (ConfigurationError): anything not http(s), credentials, query or fragment.
+ * `/inference/v1`. Rejected (ConfigurationError), because no repair is sure to be right: anything
+ * not http(s), credentials, query or fragment, an empty path segment (`//`), another API version
+ * (`/inference/v2`, a bare `/v2`), and `inference` or `v1` in other letter case (paths are
+ * case-sensitive).
  *
  * @example
  * normalizeBaseURL("https://host/inference/v1/chat/completions/") // "https://host/inference/v1"
@@ -44,6 +51,10 @@ export function normalizeBaseURL(input: string, option = "baseURL"): string {
   if (url.search || raw.includes("?")) return fail("must not contain a query string");
   if (url.hash || raw.includes("#")) return fail("must not contain a fragment");
   let path = url.pathname.replace(/\/+$/, "");
+  if (path.includes("//")) {
+    return fail(`has an empty path segment ("//" in "${path}"); remove the doubled slash`);
+  }
+  checkVersionSegments(path, fail);
   const at = path.indexOf(API_PREFIX);
   if (at >= 0 && (path.length === at + API_PREFIX.length || path[at + API_PREFIX.length] === "/")) {
     path = path.slice(0, at);
@@ -51,7 +62,43 @@ export function normalizeBaseURL(input: string, option = "baseURL"): string {
     path = path.replace(OPERATION_SUFFIX, "").replace(/\/+$/, "");
     path = path.replace(/\/inference(?:\/v1)?$/, "").replace(/\/v1$/, "");
   }
+  const stray = /(?:^|\/)inference(?:\/[^/]*)?/i.exec(path)?.[0];
+  if (stray !== undefined) {
+    // Appending /inference/v1 would give a second one: say so instead.
+    return fail(`has "${stray.replace(/^\//, "")}" where …/inference/v1 is expected`);
+  }
   return `${url.origin}${path}${API_PREFIX}`;
+}
+
+/**
+ * Rejects paths that name the API in a way this package cannot repair with certainty: another
+ * version after `inference`, a bare version segment other than `v1` at the end, and `inference`
+ * or `v1` spelled in other letter case (the service's paths are case-sensitive).
+ */
+function checkVersionSegments(path: string, fail: (why: string) => never): void {
+  const segments = path.split("/").filter((segment) => segment !== "");
+  segments.forEach((segment, i) => {
+    const next = segments[i + 1];
+    if (segment.toLowerCase() === "inference" && segment !== "inference") {
+      fail(
+        `spells "${segment}" in other letter case; paths are case-sensitive: write /inference/v1`,
+      );
+    }
+    const version = /^v\d+$/i.exec(segment);
+    if (!version) return;
+    const afterInference = segments[i - 1]?.toLowerCase() === "inference";
+    const last = i === segments.length - 1 || /^(chat|completions?)$/.test(next ?? "");
+    if (!afterInference && !last) return;
+    if (segment === "v1") return;
+    if (segment.toLowerCase() === "v1") {
+      fail(
+        `spells "${segment}" in other letter case; paths are case-sensitive: write /inference/v1`,
+      );
+    }
+    fail(
+      `asks for API version ${segment}, but this package speaks version 1 only (…/inference/v1)`,
+    );
+  });
 }
 
 /**
@@ -60,6 +107,7 @@ export function normalizeBaseURL(input: string, option = "baseURL"): string {
  */
 export function resolveApiKey(value: string | undefined, option = "apiKey"): string {
   const key = value ?? readEnv(ENV.apiKey);
+  const source = value === undefined ? ENV.apiKey : option;
   if (key === undefined || key.trim() === "") {
     throw new ConfigurationError(
       "apiKey",
@@ -67,8 +115,7 @@ export function resolveApiKey(value: string | undefined, option = "apiKey"): str
       ENV.apiKey,
     );
   }
-  if (/[\r\n]/.test(key)) {
-    const source = value === undefined ? ENV.apiKey : option;
+  if (/[\r\n]/.test(key.trim())) {
     throw new ConfigurationError(
       source,
       `\`${source}\` contains a line break; copy the key again without it.`,
@@ -122,21 +169,40 @@ export function validateServiceName(value: unknown, option = "serviceName"): str
   return value;
 }
 
-/** Builds the Service-Name from its parts, validating each part's own option. */
-export function buildServiceName(tenantId: string, jobAlias: string): string {
-  for (const [option, part] of [
-    ["tenantId", tenantId],
-    ["jobAlias", jobAlias],
+/** The env variable each part of a Service-Name was read from, when it was (errors name it). */
+export interface ServiceNameSources {
+  tenantId?: string;
+  jobAlias?: string;
+}
+
+/**
+ * Builds the Service-Name from its parts, validating each part on its own: one dot between them,
+ * none inside, no empty part, printable ASCII only (§4.1 rule 2). The error names the part's
+ * option (`tenantId`, `jobAlias`) and, when it came from the environment, its variable.
+ */
+export function buildServiceName(
+  tenantId: string,
+  jobAlias: string,
+  sources: ServiceNameSources = {},
+): string {
+  for (const [option, part, source] of [
+    ["tenantId", tenantId, sources.tenantId],
+    ["jobAlias", jobAlias, sources.jobAlias],
   ] as const) {
-    if (part.includes(".")) {
+    const fail = (why: string): never => {
       throw new ConfigurationError(
         option,
-        `\`${option}\` must not contain a dot: got ${JSON.stringify(part)}. Service-Name is <TENANT_ID>.<JOB_ALIAS_NAME> with exactly one dot.`,
+        `\`${source ?? option}\` ${why}: got ${JSON.stringify(part)}. Service-Name is <TENANT_ID>.<JOB_ALIAS_NAME> with exactly one dot — the tenant ID from the console sidebar, then the endpoint's job alias.`,
+        option === "tenantId" ? ENV.tenantId : ENV.jobAlias,
       );
+    };
+    if (part.includes(".")) fail("must not contain a dot");
+    if (part === "") fail("is empty");
+    if (!SERVICE_NAME_PART.test(part)) {
+      fail("may only contain printable ASCII without spaces or control characters");
     }
   }
-  const option = tenantId === "" ? "tenantId" : jobAlias === "" ? "jobAlias" : "tenantId/jobAlias";
-  return validateServiceName(`${tenantId}.${jobAlias}`, option);
+  return `${tenantId}.${jobAlias}`;
 }
 
 /** Where a dedicated endpoint's name can come from: `serviceName`, or `tenantId` and `jobAlias`. */
@@ -197,6 +263,10 @@ export function resolveServiceName(
   }
   const tenant = tenantId ?? readEnv(ENV.tenantId);
   const alias = jobAlias ?? readEnv(ENV.jobAlias);
+  const sources = {
+    tenantId: tenantId === undefined ? ENV.tenantId : undefined,
+    jobAlias: jobAlias === undefined ? ENV.jobAlias : undefined,
+  };
   if (!required && tenant === undefined && alias === undefined) return undefined;
   if (tenant === undefined || alias === undefined) {
     const [option, envVar] =
@@ -207,5 +277,9 @@ export function resolveServiceName(
       envVar,
     );
   }
-  return { serviceName: buildServiceName(tenant, alias), tenantId: tenant, jobAlias: alias };
+  return {
+    serviceName: buildServiceName(tenant, alias, sources),
+    tenantId: tenant,
+    jobAlias: alias,
+  };
 }

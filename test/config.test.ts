@@ -8,6 +8,7 @@ import {
   validateServiceName,
 } from "../src/config.js";
 import { ConfigurationError } from "../src/errors.js";
+import { configurationError } from "./helpers/errors.js";
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -31,6 +32,32 @@ describe("normalizeBaseURL", () => {
     ["https://host.example/gw", "https://host.example/gw/inference/v1"],
   ])("accepts %j as %j", (input, expected) => {
     expect(normalizeBaseURL(input)).toBe(expected);
+  });
+
+  it.each([
+    ["https://host.example/inference/v2", /asks for API version v2/],
+    ["https://host.example/inference/v2/chat/completions", /asks for API version v2/],
+    ["https://host.example/v2", /asks for API version v2/],
+    ["https://host.example/gw/v3/chat/completions", /asks for API version v3/],
+    ["https://host.example//inference/v1", /empty path segment/],
+    ["https://host.example/inference//v1", /empty path segment/],
+    ["https://host.example/gw//inference", /empty path segment/],
+    ["https://host.example/Inference/v1", /other letter case/],
+    ["https://host.example/INFERENCE", /other letter case/],
+    ["https://host.example/inference/V1", /other letter case/],
+    ["https://host.example/V1", /other letter case/],
+    ["https://host.example/inference/v1beta", /where …\/inference\/v1 is expected/],
+    [
+      "https://host.example/inference/latest/chat/completions",
+      /where …\/inference\/v1 is expected/,
+    ],
+  ])("rejects %j instead of appending a second /inference/v1", (input, why) => {
+    const error = configurationError(() => normalizeBaseURL(input));
+    expect(error.option).toBe("baseURL");
+    expect(error.message).toMatch(why);
+    // What to write instead, and no section numbers in the message.
+    expect(error.message).toContain("…/inference/v1");
+    expect(error.message).not.toMatch(/§/);
   });
 
   it.each([
@@ -83,6 +110,34 @@ describe("resolveApiKey / resolveBaseURL", () => {
 
   it("rejects a key with a line break, which could smuggle a header", () => {
     expect(() => resolveApiKey("sk-1\r\nX-Evil: 1")).toThrow(ConfigurationError);
+  });
+
+  it("trims every variable the same way: spaces, a pasted line break, a BOM, a no-break space", () => {
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "\ufeff sk-env-1\r\n");
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "\u00a0https://env.example/inference/v1\n");
+    vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", " t-env\n");
+    vi.stubEnv("INFERENCE_SERVICE_JOB_ALIAS", "\ta-env\r\n");
+    expect(resolveApiKey(undefined)).toBe("sk-env-1");
+    expect(resolveBaseURL(undefined)).toBe("https://env.example/inference/v1");
+    expect(resolveServiceName({}).serviceName).toBe("t-env.a-env");
+  });
+
+  it("names the variable a bad value came from, for every variable", () => {
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "sk-1\nX-Evil: 1");
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "https://env.example/inference/v2");
+    vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", "t env");
+    vi.stubEnv("INFERENCE_SERVICE_JOB_ALIAS", "job");
+    expect(configurationError(() => resolveApiKey(undefined)).message).toMatch(
+      /^`INFERENCE_SERVICE_API_KEY` contains a line break/,
+    );
+    expect(configurationError(() => resolveBaseURL(undefined)).message).toMatch(
+      /^`INFERENCE_SERVICE_BASE_URL` asks for API version v2/,
+    );
+    expect(configurationError(() => resolveServiceName({}))).toMatchObject({
+      option: "tenantId",
+      envVar: "INFERENCE_SERVICE_TENANT_ID",
+      message: expect.stringMatching(/^`INFERENCE_SERVICE_TENANT_ID` may only contain/),
+    });
   });
 });
 

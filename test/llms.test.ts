@@ -264,18 +264,30 @@ describe("a malformed Service-Name never reaches the wire", () => {
     ["tenantId", { tenantId: "", jobAlias: ALIAS }],
     ["jobAlias", { tenantId: TENANT, jobAlias: "job.alias" }],
     ["jobAlias", { tenantId: TENANT, jobAlias: "" }],
-    ["tenantId/jobAlias", { tenantId: TENANT, jobAlias: "job\r\nX-Evil: 1" }],
-    ["tenantId/jobAlias", { tenantId: "t\u00a0x", jobAlias: ALIAS }],
+    ["jobAlias", { tenantId: TENANT, jobAlias: "job\r\nX-Evil: 1" }],
+    ["tenantId", { tenantId: "t\u00a0x", jobAlias: ALIAS }],
   ])("rejects a malformed part, naming %s", (option, parts) => {
     expect(() => llm({ serviceName: undefined, ...parts })).toThrow(
       expect.objectContaining({ name: "ConfigurationError", option }),
     );
   });
 
-  it("rejects a malformed env variable (a pasted line break) naming the tenant/job alias", () => {
-    vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", TENANT);
+  it("trims a pasted line break from the env variables, as from every other variable", () => {
+    vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", ` ${TENANT}\r\n`);
     vi.stubEnv("INFERENCE_SERVICE_JOB_ALIAS", `${ALIAS}\n`);
-    expect(() => llm({ serviceName: undefined })).toThrow(ConfigurationError);
+    expect(llm({ serviceName: undefined }).serviceName).toBe(`${TENANT}.${ALIAS}`);
+  });
+
+  it("names the env variable a malformed part came from", () => {
+    vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", TENANT);
+    vi.stubEnv("INFERENCE_SERVICE_JOB_ALIAS", "job alias");
+    expect(() => llm({ serviceName: undefined })).toThrow(
+      expect.objectContaining({
+        option: "jobAlias",
+        envVar: "INFERENCE_SERVICE_JOB_ALIAS",
+        message: expect.stringMatching(/^`INFERENCE_SERVICE_JOB_ALIAS` may only contain/),
+      }),
+    );
   });
 
   it("names the missing part and its env variable when the endpoint is not named", () => {
@@ -718,6 +730,7 @@ describe("options are checked where they enter", () => {
     ["maxRetries", { maxRetries: -1 }],
     ["maxConcurrency", { maxConcurrency: 0 }],
     ["timeout", { timeout: 0 }],
+    ["idleTimeout", { idleTimeout: -5 }],
     ["apiKey", { apiKey: undefined }],
     ["baseURL", { baseURL: "ftp://svc.test" }],
   ])("rejects a bad %s with a ConfigurationError naming it", (option, fields) => {
