@@ -24,6 +24,8 @@ const PUBLIC_HEADERS = new Set([
   // The caller's own request IDs (§7 rule 6): theirs to quote.
   "x-client-request-id",
   "x-request-id",
+  // The emulator's fault switch: its values are fault names such as the gateway's codes.
+  "x-emulator-fault",
 ]);
 
 /** Values shorter than this are never treated as secrets: replacing them would mangle messages. */

@@ -12,6 +12,7 @@ describe("secretHeaderValues", () => {
         "X-Stainless-OS": "Linux",
         "Service-Name": "tenant.job",
         "X-Client-Request-Id": "mine-1",
+        "X-Emulator-Fault": "pre_consume_token_quota_failed",
         "X-Short": "abc",
         "X-Null": null,
       }),

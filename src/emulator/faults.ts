@@ -1,5 +1,6 @@
 /** @module Fault injection: per request with `X-Emulator-Fault`, or at random from a seeded generator. */
 
+import { GATEWAY_FAULTS } from "./gateway_faults.js";
 import {
   EmulatorConfigError,
   optionalArray,
@@ -12,12 +13,43 @@ import {
 export const FAULT_HEADER = "X-Emulator-Fault";
 
 /**
+ * The gateway's error replies beyond §7 (see `gateway_faults.ts` and docs/emulator.md), named
+ * after the gateway's code where there is one.
+ */
+export type GatewayFaultKind =
+  | "429-cn"
+  | "429-empty"
+  | "access_denied"
+  | "403-model"
+  | "pre_consume_token_quota_failed"
+  | "insufficient_user_quota"
+  | "invalid_request"
+  | "sensitive_words_detected"
+  | "model_price_error"
+  | "read_request_body_failed"
+  | "api_not_implemented"
+  | "system_cpu_overloaded"
+  | "system_memory_overloaded"
+  | "system_disk_overloaded"
+  | "do_request_failed"
+  | "context_length_exceeded"
+  | "200-error"
+  | "503-sse"
+  | "html-json";
+
+/**
  * - `429`: rate limited, with `Retry-After`;
  * - `500` / `502` / `503`: transient server errors, code `upstream_error` (never `model_not_found`);
  * - `latency=<ms>`: answer that much later (combines with the others);
  * - `reset`: close the connection with no response;
  * - `truncate`: cut the response in the middle (no `[DONE]`, or half a JSON body);
- * - `stream-error`: two chunks, then an SSE error event, then the end (a 500 on a non-streamed call).
+ * - `stream-error`: two chunks, then an SSE error event, then the end (a 500 on a non-streamed call);
+ * - `stall`: send the headers, then nothing, never ending; `stall-mid`: half the events (or half
+ *   the JSON), then nothing;
+ * - `empty`: a 200 with no body at all (no events on a stream);
+ * - `no-choices`: a 200 whose answer has no choices (`choices: []`; a stream of the usage chunk only);
+ * - `redirect-loop`: a 307 back to the same path, for ever;
+ * - the gateway's replies of {@link GatewayFaultKind}.
  */
 export type FaultKind =
   | "429"
@@ -27,6 +59,12 @@ export type FaultKind =
   | "reset"
   | "truncate"
   | "stream-error"
+  | "stall"
+  | "stall-mid"
+  | "empty"
+  | "no-choices"
+  | "redirect-loop"
+  | GatewayFaultKind
   | `latency=${number}`;
 
 /** Random faults; with `rate` 0 (the default) only the header injects any. */
@@ -45,7 +83,12 @@ export type Fault =
   | { type: "status"; status: 429 | 500 | 502 | 503 }
   | { type: "reset" }
   | { type: "truncate" }
-  | { type: "stream-error" };
+  | { type: "stream-error" }
+  | { type: "stall"; mid: boolean }
+  | { type: "empty" }
+  | { type: "no-choices" }
+  | { type: "redirect-loop" }
+  | { type: "gateway"; name: GatewayFaultKind };
 
 /** What to do to one request. */
 export interface FaultPlan {
@@ -66,7 +109,21 @@ const FIXED: Readonly<Record<string, Fault>> = {
   reset: { type: "reset" },
   truncate: { type: "truncate" },
   "stream-error": { type: "stream-error" },
+  stall: { type: "stall", mid: false },
+  "stall-mid": { type: "stall", mid: true },
+  empty: { type: "empty" },
+  "no-choices": { type: "no-choices" },
+  "redirect-loop": { type: "redirect-loop" },
+  ...Object.fromEntries(
+    Object.keys(GATEWAY_FAULTS).map((name) => [
+      name,
+      { type: "gateway", name: name as GatewayFaultKind },
+    ]),
+  ),
 };
+
+/** Every fault name the header takes, `latency=<ms>` aside. */
+export const FAULT_KINDS: readonly string[] = Object.keys(FIXED);
 
 /** Thrown for an `X-Emulator-Fault` value the emulator does not know (answered with 400). */
 export class UnknownFaultError extends Error {
@@ -113,7 +170,7 @@ function parseHeader(header: string): FaultPlan {
     const parsed = parseFault(item.trim());
     if (parsed === undefined) {
       throw new UnknownFaultError(
-        `Unknown ${FAULT_HEADER} value "${item.trim()}"; expected 429, 500, 502, 503, latency=<ms>, reset, truncate or stream-error`,
+        `Unknown ${FAULT_HEADER} value "${item.trim()}"; expected latency=<ms> or one of ${FAULT_KINDS.join(", ")}`,
       );
     }
     if (typeof parsed === "number") latencyMs += parsed;

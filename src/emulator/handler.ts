@@ -20,6 +20,7 @@ import {
   upstreamErrorBody,
 } from "./errors.js";
 import { type Fault, type FaultPlan, UnknownFaultError } from "./faults.js";
+import { GATEWAY_FAULTS, modelOfBody, redirectLoop } from "./gateway_faults.js";
 import { generateChat, generateCompletion, type Usage } from "./generate.js";
 import type { HandlerContext } from "./handler_context.js";
 import {
@@ -264,6 +265,13 @@ class Call {
           : upstreamError(this.#requestId, fault.status),
       );
     }
+    if (fault?.type === "gateway") {
+      const model = modelOfBody(this.#request.body);
+      return this.finish(GATEWAY_FAULTS[fault.name]!({ requestId: this.#requestId, model }));
+    }
+    if (fault?.type === "redirect-loop") {
+      return this.finish(redirectLoop(this.#requestId, this.#request.url));
+    }
     return undefined;
   }
 
@@ -297,13 +305,35 @@ class Call {
   }
 }
 
-/** The reply as a `truncate` or `stream-error` fault leaves it (the same object when untouched). */
+/**
+ * The reply as a `truncate`, `stream-error`, `stall`, `empty` or `no-choices` fault leaves it (the
+ * same object when untouched).
+ */
 function damage(
   reply: EmulatorResponse,
   fault: Fault | undefined,
   requestId: string,
 ): EmulatorResponse {
   const { body } = reply;
+  if (fault?.type === "stall") {
+    // The headers, then (stall-mid) half the answer, then nothing until the client gives up.
+    const kept = !fault.mid
+      ? typeof body === "string"
+        ? ""
+        : []
+      : typeof body === "string"
+        ? body.slice(0, body.length >> 1)
+        : body.slice(0, Math.max(1, body.length >> 1));
+    return { ...reply, body: kept, stall: true };
+  }
+  if (fault?.type === "empty") return { ...reply, body: typeof body === "string" ? "" : [] };
+  if (fault?.type === "no-choices") {
+    if (typeof body === "string") {
+      return { ...reply, body: JSON.stringify({ ...JSON.parse(body), choices: [] }) };
+    }
+    // The usage chunk (`choices: []`) and [DONE] stay.
+    return { ...reply, body: body.filter((event) => !/"choices":\[\{/.test(event)) };
+  }
   if (fault?.type === "truncate") {
     // Half the events (never [DONE]) or half the JSON, then the connection dies.
     const cut =

@@ -96,9 +96,13 @@ async function readBody(request: Request, limit: number): Promise<string | undef
 }
 
 function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSignal): Response {
-  const { body, abort, status, headers } = reply;
-  if (typeof body === "string" && !abort) return new Response(body, { status, headers });
-  const chunks = typeof body === "string" ? [body] : body;
+  const { body, abort, stall, status, headers } = reply;
+  if (typeof body === "string" && !abort && !stall) {
+    // No body at all, as on the wire: `new Response("")` would add a text/plain content type.
+    return new Response(body === "" ? null : body, { status, headers });
+  }
+  // Empty items are nothing on the wire: a stalled reply with no body sends no chunk at all.
+  const chunks = (typeof body === "string" ? [body] : body).filter((chunk) => chunk !== "");
   const encoder = new TextEncoder();
   let next = 0;
   // Pull-driven, one chunk per read: an error raised after the last chunk must not discard
@@ -113,6 +117,11 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
       } else if (abort) {
         // A cut connection surfaces in the body, as undici reports it: TypeError("terminated").
         controller.error(new TypeError("terminated", { cause: connectionReset() }));
+      } else if (stall) {
+        // Nothing more, ever: the read waits until the client cancels the body or aborts.
+        await new Promise<never>((_resolve, reject) => {
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        });
       } else {
         controller.close();
       }

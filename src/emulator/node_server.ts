@@ -135,14 +135,27 @@ function writeReply(
   later: (ms: number, run: () => void) => void,
 ): void {
   if (response.destroyed) return;
-  const { status, headers, body, abort } = reply;
-  if (typeof body === "string" && !abort) {
+  const { status, headers, body, abort, stall } = reply;
+  if (typeof body === "string" && !abort && !stall) {
     response.writeHead(status, headers);
     response.end(body);
     return;
   }
   response.writeHead(status, headers);
+  if (stall) {
+    // The headers (and any partial body) go out now; then nothing until the client hangs up.
+    response.flushHeaders();
+    for (const chunk of typeof body === "string" ? [body] : body) {
+      if (chunk !== "") response.write(chunk);
+    }
+    return;
+  }
   const chunks = typeof body === "string" ? [body] : body;
+  if (chunks.length === 0) {
+    // A stream of no events (the `empty` fault): the headers, then the end.
+    response.end();
+    return;
+  }
   const write = (index: number) => {
     const chunk = chunks[index]!;
     // Kill the socket only once the partial body has reached it, so the client sees the cut.

@@ -20,6 +20,8 @@ export interface EmulatorResponse {
   body: string | readonly string[];
   /** Kill the connection after writing `body` instead of finishing the response (truncation faults). */
   abort: boolean;
+  /** Leave the response open after writing `body`, sending nothing more (stall faults). */
+  stall?: boolean;
   /** Wait this long before answering (latency fault). */
   delayMs: number;
 }

@@ -129,6 +129,163 @@ describe.each(TRANSPORTS)("X-Emulator-Fault over the %s", (_name, make) => {
     expect(response.status).toBe(401);
   });
 
+  it.each([
+    ["429-cn", 429, "", "new_api_error", /^您已达到请求数限制.* \(request id: \d{32}\)$/],
+    ["access_denied", 403, "access_denied", "new_api_error", /IP .* \(request id: \d{32}\)$/],
+    [
+      "403-model",
+      403,
+      "",
+      "new_api_error",
+      /^This token has no access to model emulator-chat \(request id/,
+    ],
+    [
+      "pre_consume_token_quota_failed",
+      403,
+      "pre_consume_token_quota_failed",
+      "new_api_error",
+      /^token quota is not enough/,
+    ],
+    ["insufficient_user_quota", 403, "insufficient_user_quota", "new_api_error", /^预扣费额度失败/],
+    ["invalid_request", 500, "invalid_request", "new_api_error", /^field messages is required/],
+    ["sensitive_words_detected", 500, "sensitive_words_detected", "new_api_error", /\(request id/],
+    ["model_price_error", 400, "model_price_error", "new_api_error", /^model emulator-chat ratio/],
+    ["read_request_body_failed", 413, "read_request_body_failed", "new_api_error", /too large/],
+    ["api_not_implemented", 501, "api_not_implemented", "new_api_error", /^API not implemented$/],
+    ["system_cpu_overloaded", 503, "system_cpu_overloaded", "new_api_error", /负载过高/],
+    ["system_memory_overloaded", 503, "system_memory_overloaded", "new_api_error", /负载过高/],
+    ["system_disk_overloaded", 503, "system_disk_overloaded", "new_api_error", /负载过高/],
+    ["do_request_failed", 500, "do_request_failed", "do_request_failed", /do request failed/],
+    [
+      "context_length_exceeded",
+      400,
+      "context_length_exceeded",
+      "invalid_request_error",
+      /maximum context length/,
+    ],
+    ["200-error", 200, "upstream_error", "upstream_error", /\(request id: \d{32}\)$/],
+  ] as const)(
+    "answers %s as the gateway does: HTTP %i, code %j, type %s",
+    async (kind, status, code, type, message) => {
+      const response = await post(emulator, CHAT, chatBody(), fault(kind));
+      expect(response.status).toBe(status);
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(response.headers.get("x-gateway-request-id")).toMatch(/^\d{32}$/);
+      const { error } = (await response.json()) as { error: Record<string, string> };
+      expect(error).toMatchObject({ code, type, message: expect.stringMatching(message) });
+      // Not metered: the call failed.
+      expect(emulator.state.lastRequest()).toMatchObject({ status, fault: kind, cost: 0 });
+    },
+  );
+
+  it("answers 429-empty with the status alone", async () => {
+    const response = await post(emulator, CHAT, chatBody(), fault("429-empty"));
+    expect(response.status).toBe(429);
+    expect(response.headers.get("content-type")).toBeNull();
+    expect(await response.text()).toBe("");
+  });
+
+  it("answers 503-sse with a JSON error labelled text/event-stream", async () => {
+    const response = await post(emulator, CHAT, chatBody("Hi", { stream: true }), fault("503-sse"));
+    expect(response.status).toBe(503);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("");
+  });
+
+  it("answers html-json with the console page labelled application/json", async () => {
+    const response = await post(emulator, CHAT, chatBody(), fault("html-json"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await response.text()).toMatch(/^<!doctype html>/);
+  });
+
+  it("answers redirect-loop with a 307 back to the same path", async () => {
+    const response = await emulator.fetch(`${emulator.url}${CHAT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fault("redirect-loop") },
+      body: JSON.stringify(chatBody()),
+      redirect: "manual",
+    });
+    expect(response.status).toBe(307);
+    expect(response.headers.get("location")).toBe(CHAT);
+  });
+
+  it.each([
+    ["a stream", true],
+    ["a JSON answer", false],
+  ])("sends the headers of %s and then nothing for stall", async (_what, stream) => {
+    const controller = new AbortController();
+    const response = await emulator.fetch(`${emulator.url}${CHAT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fault("stall") },
+      body: JSON.stringify(chatBody("Hi", { stream })),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const first = reader.read().then(
+      () => "data",
+      () => "aborted",
+    );
+    const waited = await Promise.race([
+      first,
+      new Promise((resolve) => setTimeout(() => resolve("nothing"), 100)),
+    ]);
+    expect(waited).toBe("nothing");
+    controller.abort();
+    await reader.cancel().catch(() => {});
+  });
+
+  it("sends half the events and then nothing for stall-mid", async () => {
+    const controller = new AbortController();
+    const response = await emulator.fetch(`${emulator.url}${CHAT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...fault("stall-mid") },
+      body: JSON.stringify(chatBody("Hello there, world", { stream: true })),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let text = "";
+    const decoder = new TextDecoder();
+    for (;;) {
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<"stalled">((resolve) => setTimeout(() => resolve("stalled"), 100)),
+      ]);
+      if (next === "stalled") break;
+      if (next.done) throw new Error("the stream ended");
+      text += decoder.decode(next.value);
+    }
+    expect(parseSse(text).length).toBeGreaterThan(0);
+    expect(text).not.toContain("[DONE]");
+    controller.abort();
+    await reader.cancel().catch(() => {});
+  });
+
+  it("answers empty with a 200 and no body, streamed or not", async () => {
+    for (const stream of [true, false]) {
+      const response = await post(emulator, CHAT, chatBody("Hi", { stream }), fault("empty"));
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe("");
+    }
+  });
+
+  it("answers no-choices with choices: [] or a stream of the usage chunk alone", async () => {
+    const json = await post(emulator, CHAT, chatBody(), fault("no-choices"));
+    expect(((await json.json()) as { choices: unknown[] }).choices).toEqual([]);
+    const streamed = await post(
+      emulator,
+      CHAT,
+      chatBody("Hi", { stream: true, stream_options: { include_usage: true } }),
+      fault("no-choices"),
+    );
+    const events = parseSse(await streamed.text());
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.slice(0, -1)).toEqual([
+      expect.objectContaining({ choices: [], usage: expect.any(Object) }),
+    ]);
+  });
+
   it("answers 400 for an unknown fault name", async () => {
     const response = await post(emulator, CHAT, chatBody(), fault("teapot"));
     expect(response.status).toBe(400);
