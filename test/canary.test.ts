@@ -1,13 +1,16 @@
 /**
- * Secret canary (issue 8): a recognisable API key and a custom header value are sent on every
- * call, and must never come back out — not in errors (message, `String`, stack, `JSON.stringify`,
- * `toJSON`, `util.inspect` as `console.error` prints it), not in the JSON of the models or of
- * bound models, not in what LangSmith receives (run inputs, params, metadata, errors), not in
- * logs — on every error row of §7 and §8, on both surfaces, invoked and streamed, from the
- * emulator as it is and from a service that echoes the secrets back in its messages. Any eight
- * characters of a secret count, so a secret cut short by a preview is a leak too.
+ * Secret canary (issues 8, 12): a recognisable API key, a configured header value and a per-call
+ * header value are sent on every call, and must never come back out — not in errors (message,
+ * `String`, stack, `JSON.stringify`, `toJSON`, `util.inspect` as `console.error` prints it), not
+ * in the JSON or `util.inspect` of the models, of bound models or of their `lc_kwargs`, not in
+ * what LangSmith and callbacks receive (run inputs, params, metadata, `extraParams`, errors), not
+ * in logs, not in what `diagnose()` reports — on every error row of §7 and §8 and the gateway's
+ * own, on both surfaces, invoked and streamed, from the emulator as it is and from a service that
+ * echoes the secrets back in its messages. Any eight characters of a secret count, so a secret cut
+ * short by a preview is a leak too.
  *
- * What is secret: the API key and `configuration.defaultHeaders` values. The Service-Name
+ * What is secret: the API key, `configuration.defaultHeaders` values and per-call header values
+ * (`options.headers`). The Service-Name
  * (tenant ID and job alias) is not: it routes a call but grants nothing without a key, and errors
  * name it on purpose so the user can see which endpoint failed (§7 rule 7), as LangSmith does
  * (`ls_model_name`). So this test does not look for it.
@@ -26,12 +29,21 @@ import {
   FAULT_HEADER,
   PENDING_SERVICE_NAME,
 } from "../src/emulator/index.js";
-import { ChatInferenceService, DedicatedEndpointLLM, type Fetch } from "../src/index.js";
+import {
+  ChatInferenceService,
+  DedicatedEndpointLLM,
+  type Diagnosis,
+  diagnose,
+  type Fetch,
+} from "../src/index.js";
 
 const API_KEY = "sk-CANARY-7f3a9c2e5b1d4086e2a1";
 const HEADER_VALUE = "hdr-CANARY-b8e1f04d9a27c3";
+const CALL_HEADER_VALUE = "call-CANARY-5d0c93e7a4f1b6";
+/** Per-call request options, as a program passes them to `invoke` or `withConfig`. */
+const CALL_OPTIONS = { options: { headers: { "X-Call-Token": CALL_HEADER_VALUE } } };
 /** Any 8 characters of a secret, so that a cut or partly masked secret counts as a leak too. */
-const FRAGMENTS = [API_KEY, HEADER_VALUE].flatMap((secret) =>
+const FRAGMENTS = [API_KEY, HEADER_VALUE, CALL_HEADER_VALUE].flatMap((secret) =>
   Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8)),
 );
 
@@ -163,12 +175,39 @@ const ROWS: Row[] = [
     hosted: ["ServiceUnavailableError"],
     dedicated: ["ServiceUnavailableError"],
   },
+  ...(
+    [
+      ["403 access_denied", "access_denied", "PermissionDeniedError"],
+      [
+        "403 pre_consume_token_quota_failed",
+        "pre_consume_token_quota_failed",
+        "KeyQuotaExceededError",
+      ],
+      ["500 sensitive_words_detected", "sensitive_words_detected", "BadRequestError"],
+      ["400 context_length_exceeded", "context_length_exceeded", "ContextLengthExceededError"],
+      ["503 system_cpu_overloaded", "system_cpu_overloaded", "ServiceUnavailableError"],
+      ["200 with an error object", "200-error", "ServiceUnavailableError"],
+      ["503 JSON labelled text/event-stream", "503-sse", "ServiceUnavailableError"],
+      ["200 HTML labelled JSON", "html-json", "BaseURLError"],
+      ["redirect loop", "redirect-loop", "BaseURLError"],
+    ] as const
+  ).map(
+    ([name, fault, cls]): Row => ({
+      name,
+      fault,
+      hosted: [cls],
+      dedicated: [cls],
+      // Neither has a message an echo could go into.
+      silent: fault === "html-json" || fault === "redirect-loop",
+    }),
+  ),
 ];
 
 /** What the service saw of one request: proof that the secrets really went out. */
 interface Sent {
   authorization: string | null;
   orgToken: string | null;
+  callToken: string | null;
 }
 
 /**
@@ -181,8 +220,11 @@ function service(row: Row, echo: boolean, sent: Sent[]): Fetch {
     const request = new Request(input, init);
     const authorization = request.headers.get("authorization");
     const orgToken = request.headers.get("x-org-token");
-    sent.push({ authorization, orgToken });
-    const echoed = echo ? ` [echo: Authorization: ${authorization}; X-Org-Token: ${orgToken}]` : "";
+    const callToken = request.headers.get("x-call-token");
+    sent.push({ authorization, orgToken, callToken });
+    const echoed = echo
+      ? ` [echo: Authorization: ${authorization}; X-Org-Token: ${orgToken}; X-Call-Token: ${callToken}]`
+      : "";
     if (row.reply) return row.reply(echoed);
     const url = new URL(request.url);
     if (row.path) url.pathname = row.path(url.pathname);
@@ -202,7 +244,8 @@ function service(row: Row, echo: boolean, sent: Sent[]): Fetch {
 async function withEcho(response: Response, echoed: string): Promise<Response> {
   const type = response.headers.get("content-type") ?? "";
   const isStreamError = type.includes("event-stream") && response.ok;
-  if (response.ok && !type.includes("html") && !isStreamError) return response;
+  const isErrorObject = response.ok && type.includes("json") && !isStreamError;
+  if (response.ok && !type.includes("html") && !isStreamError && !isErrorObject) return response;
   let text = await response.text();
   const quoted = JSON.stringify(echoed).slice(1, -1);
   if (type.includes("html")) text = `<p>${echoed}</p>${text}`;
@@ -322,8 +365,9 @@ describe.each([
       try {
         if (surface === "hosted") {
           const model = chatModel(fetch, row.model);
-          if (mode === "invoke") outputs.push(await model.invoke("Hello there", { callbacks }));
-          else await drain(await model.stream("Hello there", { callbacks }));
+          const options = { callbacks, ...CALL_OPTIONS };
+          if (mode === "invoke") outputs.push(await model.invoke("Hello there", options));
+          else await drain(await model.stream("Hello there", options));
         } else {
           const model = endpointModel(fetch, row.serviceName);
           if (mode === "invoke") outputs.push(await model.invoke("Hello there", { callbacks }));
@@ -340,7 +384,10 @@ describe.each([
       else expect(expected, String(error)).toContain((error as Error | undefined)?.name);
       // The secrets did go out on the wire, so their absence below means something.
       expect(sent[0]?.authorization).toBe(`Bearer ${API_KEY}`);
-      if (surface === "hosted") expect(sent[0]?.orgToken).toBe(HEADER_VALUE);
+      if (surface === "hosted") {
+        expect(sent[0]?.orgToken).toBe(HEADER_VALUE);
+        expect(sent[0]?.callToken).toBe(CALL_HEADER_VALUE);
+      }
       expect(counts()).toEqual({ runs: 1, events: error === undefined ? 1 : 2 });
       const run = views()["LangSmith runs (JSON)"];
       expect(run).toContain('"ls_provider":"inference-service"');
@@ -354,6 +401,57 @@ describe.each([
       });
     },
   );
+});
+
+describe("diagnose()", () => {
+  const diagnosable = ROWS.filter((row) => row.fault !== "stream-error" && !row.body);
+
+  it.each(
+    [false, true].flatMap((echo) =>
+      diagnosable.map(
+        (row) => [echo ? "an echoing service" : "the emulator", row.name, row, echo] as const,
+      ),
+    ),
+  )("against %s, %s: the key is in no check, fix or detail", async (_service, _name, row, echo) => {
+    row.setup?.(emulator.state);
+    const sent: Sent[] = [];
+    const logs = spyOnConsole();
+    const diagnosis: Diagnosis = await diagnose({
+      apiKey: API_KEY,
+      baseURL: emulator.baseURL,
+      fetch: service(row, echo, sent),
+      model: row.model ?? DEFAULT_MODEL,
+      serviceName: row.serviceName ?? DEFAULT_SERVICE_NAME,
+      timeout: 2_000,
+    });
+    vi.restoreAllMocks();
+    // The key did go out, so its absence below means something.
+    expect(sent.map((s) => s.authorization)).toContain(`Bearer ${API_KEY}`);
+    expectNoCanary({
+      diagnosis: JSON.stringify(diagnosis),
+      inspect: inspect(diagnosis, { depth: 8 }),
+      logs: logs.join("\n"),
+    });
+  });
+});
+
+describe("diagnose() on answers that quote the key", () => {
+  it.each([
+    ["a /completions answer without choices", { note: `Bearer ${API_KEY}` }],
+    ["a chat answer without choices", { choices: [], note: `Bearer ${API_KEY}` }],
+  ])("keeps the key out of the check of %s", async (_name, body) => {
+    const row: Row = { name: "quoting", reply: () => json(200, body) };
+    const diagnosis = await diagnose({
+      apiKey: API_KEY,
+      baseURL: emulator.baseURL,
+      fetch: service(row, false, []),
+      model: DEFAULT_MODEL,
+      serviceName: DEFAULT_SERVICE_NAME,
+    });
+    const endpoint = diagnosis.checks.find((check) => check.id === "endpoint");
+    expect(endpoint?.error?.name).toBe("MalformedResponseError");
+    expectNoCanary({ diagnosis: JSON.stringify(diagnosis) });
+  });
 });
 
 describe("serialised models", () => {
@@ -374,10 +472,33 @@ describe("serialised models", () => {
       "withStructuredOutput (jsonSchema)",
       chat.withStructuredOutput(z.object({ a: z.number() }), { method: "jsonSchema" }),
     ],
+    ["withConfig with per-call headers", chat.withConfig(CALL_OPTIONS)],
+    ["bindTools with per-call headers", chat.bindTools([tool], CALL_OPTIONS)],
+    [
+      "withStructuredOutput on a model bound with per-call headers",
+      chat.withConfig(CALL_OPTIONS).withConfig({ tags: ["t"] }),
+    ],
     ["the LLM", llm],
     ["LLM withConfig", llm.withConfig({ tags: ["t"] })],
-  ])("JSON.stringify of %s holds neither the key nor the header value", (_name, runnable) => {
-    expectNoCanary({ json: JSON.stringify(runnable) });
+  ])("JSON.stringify and util.inspect of %s hold no key or header value", (_name, runnable) => {
+    expectNoCanary({ json: JSON.stringify(runnable), inspect: inspect(runnable, { depth: 12 }) });
+  });
+
+  it("keeps the key out of both models' lc_kwargs", () => {
+    for (const model of [chat, llm]) {
+      expectNoCanary({
+        json: JSON.stringify(model.lc_kwargs),
+        inspect: inspect(model.lc_kwargs, { depth: 12 }),
+      });
+    }
+  });
+
+  it("still sends per-call headers bound with withConfig", async () => {
+    const sent: Sent[] = [];
+    await chatModel(service(ROWS[0]!, false, sent))
+      .withConfig(CALL_OPTIONS)
+      .invoke("Hello there");
+    expect(sent[0]?.callToken).toBe(CALL_HEADER_VALUE);
   });
 
   it("serialises the key of both models as a reference to INFERENCE_SERVICE_API_KEY", () => {
