@@ -16,7 +16,12 @@ export {
   PENDING_SERVICE_NAME,
   REASONING_MODEL,
 } from "./defaults.js";
-export { FAULT_HEADER, type FaultKind, type FaultOptions } from "./faults.js";
+export {
+  FAULT_HEADER,
+  type FaultKind,
+  type FaultOptions,
+  type GatewayFaultKind,
+} from "./faults.js";
 export { createEmulator, type InProcessEmulator } from "./in_process.js";
 export { type RunningEmulator, startEmulator } from "./node_server.js";
 export type {
