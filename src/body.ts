@@ -153,17 +153,10 @@ export async function readErrorBody(response: Response, idleMs: number): Promise
 // JSON whitespace, as bytes.
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 const ERROR_OBJECT = /^\s*\{\s*"error"\s*:/;
-/** Bytes enough to see whether a JSON body opens with an `"error"` key. */
-const PROBE_BYTES = 64;
 
 /** The first byte that is not whitespace, or undefined. */
 function firstSignificant(chunk: Uint8Array): number | undefined {
   for (const byte of chunk) if (!isSpace(byte)) return byte;
-  return undefined;
-}
-
-function lastSignificant(chunk: Uint8Array): number | undefined {
-  for (let i = chunk.length - 1; i >= 0; i--) if (!isSpace(chunk[i]!)) return chunk[i];
   return undefined;
 }
 
@@ -181,10 +174,9 @@ function errorObjectIn(text: string): unknown {
 }
 
 /**
- * A 2xx JSON (`kind` "json") or SSE (`kind` "sse") response whose body is read through
- * {@link IdleReader} and checked as it passes, without buffering it: the chunks come out as they
- * came in unless the body turns out to be one of these, each typed with the response's status
- * and request ID —
+ * A 2xx JSON (`kind` "json") or SSE (`kind` "sse") response, returned as the same object with its
+ * body read through {@link IdleReader} and checked; the failures a body can hide become typed
+ * errors with the response's status and request ID —
  *
  * - no bytes at all: the `empty` failure (a Pending endpoint on the dedicated surface);
  * - JSON that starts with `<`: an HTML page labelled JSON (§4.2 rule 2);
@@ -193,87 +185,146 @@ function errorObjectIn(text: string): unknown {
  * - JSON that ends before its closing bracket: a cut connection (retryable);
  * - a read that waits longer than `idleMs`, or a connection that breaks: a retryable timeout or
  *   connection error.
+ *
+ * The response object is kept, and given own `text`/`json` (JSON) or `body` (SSE) in place of the
+ * prototype's: building a new `Response` costs more than the rest of this layer together.
  */
 export function guardBody(response: Response, kind: "json" | "sse", body: BodyContext): Response {
   const { status, headers } = response;
-  const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
   const fail = (failure: Failure) => toServiceError(failure, body.ctx);
-  if (!response.body) return bodyless(response, fail({ kind: "empty", status, headers }));
+  if (!response.body) {
+    const error = fail({ kind: "empty", status, headers });
+    return kind === "json"
+      ? withText(response, () => Promise.reject(error))
+      : bodyless(response, error);
+  }
   const reader = new IdleReader(response.body, body.idleMs);
+  if (kind === "json") {
+    return withText(response, async () => {
+      try {
+        return checkJSON(await readAll(reader), response, fail);
+      } catch (error) {
+        throw typed(error, body, fail, headers);
+      }
+    });
+  }
+  Object.defineProperty(response, "body", { value: guardedEvents(response, reader, body, fail) });
+  return response;
+}
+
+/** Every chunk of a body, decoded. A success body is read whole by the SDK anyway. */
+async function readAll(reader: IdleReader): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(concat(chunks));
+}
+
+/** The text of a JSON body, or the typed error it holds. */
+function checkJSON(text: string, response: Response, fail: (failure: Failure) => unknown): string {
+  const { status, headers } = response;
+  const start = text.trimStart();
+  if (start === "") throw fail({ kind: "empty", status, headers });
+  if (start.startsWith("<")) {
+    const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
+    throw fail({ kind: "non-json", status, body: text, contentType, headers });
+  }
+  if (ERROR_OBJECT.test(start)) {
+    const error = errorObjectIn(text);
+    // `"error": null` opens some success bodies: only an error object is one.
+    if (error !== undefined) {
+      throw fail({ kind: "http", status, body: JSON.stringify({ error }), headers });
+    }
+  }
+  const closer = start.startsWith("{") ? "}" : start.startsWith("[") ? "]" : undefined;
+  if (closer !== undefined && !text.trimEnd().endsWith(closer)) {
+    // The connection closed early: a passing fault, retried like a reset.
+    const cause = new Error("the JSON body ended before its closing bracket");
+    throw fail({ kind: "network", cause, afterResponse: true, headers });
+  }
+  return text;
+}
+
+/**
+ * The response with `text()`, `json()` and `body` reading its body once, through `read`. `body`
+ * is there for a stream request answered with JSON (an error object instead of events): it is
+ * built only when asked for, and fails with the same typed error.
+ */
+function withText(response: Response, read: () => Promise<string>): Response {
+  let text: Promise<string> | undefined;
+  const once = () => {
+    text ??= read();
+    return text;
+  };
+  let stream: ReadableStream<Uint8Array> | undefined;
+  Object.defineProperty(response, "text", { value: once });
+  Object.defineProperty(response, "json", { value: async () => JSON.parse(await once()) });
+  Object.defineProperty(response, "body", {
+    get: () => {
+      stream ??= new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            controller.enqueue(new TextEncoder().encode(await once()));
+            controller.close();
+          } catch (error) {
+            controller.error(error);
+          }
+        },
+      });
+      return stream;
+    },
+  });
+  return response;
+}
+
+/**
+ * An SSE body passed on chunk by chunk as it came in, unless it is empty or a JSON document
+ * (an error object written after the stream's headers were set).
+ */
+function guardedEvents(
+  response: Response,
+  reader: IdleReader,
+  body: BodyContext,
+  fail: (failure: Failure) => unknown,
+): ReadableStream<Uint8Array> {
+  const { status, headers } = response;
   let started = false;
   let probed = false;
-  /** The closing byte the body must end with: `}` or `]` for an object or array, else none. */
-  let closer: number | undefined;
-  let last: number | undefined;
 
   /** Decides from the start of the body; returns the chunks to hand on, or throws the error it holds. */
   const probe = async (first: Uint8Array): Promise<Uint8Array[]> => {
     const opening = firstSignificant(first);
     if (opening === undefined) return [first];
     probed = true;
-    closer = opening === 0x7b ? 0x7d : opening === 0x5b ? 0x5d : undefined;
-    if (kind === "json" && opening === 0x3c /* < */) {
-      const { text } = await readBounded(reader, [first]);
-      throw fail({ kind: "non-json", status, body: text, contentType, headers });
-    }
     if (opening !== 0x7b /* { */) return [first];
-    const chunks = [first];
-    if (kind === "json") {
-      // Enough of the start to see the first key; a success body opens with another one.
-      let size = first.byteLength;
-      while (size < PROBE_BYTES) {
-        const next = await reader.read();
-        if (next.done) break;
-        chunks.push(next.value);
-        size += next.value.byteLength;
-      }
-      const start = new TextDecoder().decode(concat(chunks).subarray(0, PROBE_BYTES));
-      if (!ERROR_OBJECT.test(start)) return chunks;
-    }
-    const { text, complete } = await readBounded(reader, chunks);
+    const { text } = await readBounded(reader, [first]);
     const error = errorObjectIn(text);
-    if (error !== undefined || (kind === "json" && !complete)) {
-      // An error object, or one too large to read whole: mapped like an HTTP error body.
-      throw fail({
-        kind: "http",
-        status,
-        body: error === undefined ? text : JSON.stringify({ error }),
-        headers,
-      });
+    if (error !== undefined) {
+      throw fail({ kind: "http", status, body: JSON.stringify({ error }), headers });
     }
-    if (kind === "sse") {
-      throw fail({
-        kind: "malformed",
-        detail: "the event stream holds a JSON document instead of events",
-        body: text,
-        headers,
-      });
-    }
-    // An `"error"` key without an error object (`"error": null`): an ordinary body after all.
-    return [new TextEncoder().encode(text)];
+    throw fail({
+      kind: "malformed",
+      detail: "the event stream holds a JSON document instead of events",
+      body: text,
+      headers,
+    });
   };
 
-  const stream = new ReadableStream<Uint8Array>(
+  return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
           const { done, value } = await reader.read();
           if (done) {
             if (!started) throw fail({ kind: "empty", status, headers });
-            if (kind === "json" && closer !== undefined && last !== closer) {
-              // The connection closed early: a passing fault, retried like a reset.
-              const cause = new Error("the JSON body ended before its closing bracket");
-              throw fail({ kind: "network", cause, afterResponse: true, headers });
-            }
             controller.close();
             return;
           }
           started = true;
-          const chunks = probed ? [value] : await probe(value);
-          for (const chunk of chunks) {
-            last = lastSignificant(chunk) ?? last;
-            controller.enqueue(chunk);
-          }
+          for (const chunk of probed ? [value] : await probe(value)) controller.enqueue(chunk);
         } catch (error) {
           controller.error(typed(error, body, fail, headers));
         }
@@ -284,7 +335,6 @@ export function guardBody(response: Response, kind: "json" | "sse", body: BodyCo
     },
     { highWaterMark: 0 },
   );
-  return new Response(stream, { status, statusText: response.statusText, headers });
 }
 
 /** A read failure as the error the consumer should see. */
@@ -303,15 +353,15 @@ function typed(
   return fail({ kind: "network", cause: error, afterResponse: true, headers });
 }
 
-/** A response whose body, once read, fails with `error`. */
+/** The response with a body that, once read, fails with `error`. */
 function bodyless(response: Response, error: unknown): Response {
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {
       controller.error(error);
     },
   });
-  const { status, statusText, headers } = response;
-  return new Response(stream, { status, statusText, headers });
+  Object.defineProperty(response, "body", { value: stream });
+  return response;
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {

@@ -49,8 +49,15 @@ const ctx = (surface: "hosted" | "dedicated" = "hosted", idleMs = 5_000) => ({
   aborted: () => false,
 });
 
+/** The body as a program reads it: a JSON body with `text()`, an SSE body from `body`. */
 async function readAll(out: Response): Promise<string> {
-  return out.text();
+  if (!/event-stream/.test(out.headers.get("content-type") ?? "")) return out.text();
+  const reader = out.body!.getReader();
+  let text = "";
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    text += new TextDecoder().decode(read.value);
+  }
+  return text;
 }
 
 describe("readErrorBody", () => {
@@ -76,7 +83,19 @@ describe("readErrorBody", () => {
 });
 
 describe("guardBody", () => {
-  it("hands a JSON body on chunk by chunk, the bytes unchanged", async () => {
+  it("keeps the response object, and gives a stream request's JSON body the same checks", async () => {
+    const { stream } = source(['{"error":{"code":"do_request_failed","message":"m"}}']);
+    const given = response(stream, "application/json");
+    const out = guardBody(given, "json", ctx());
+    expect(out).toBe(given);
+    const error = await out
+      .body!.getReader()
+      .read()
+      .catch((e: unknown) => e);
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+  });
+
+  it("hands a JSON body on whole, the bytes unchanged", async () => {
     const chunks = ['{"id":"c","choices":[', '{"index":0}', "]}"];
     const { stream } = source(chunks);
     expect(await readAll(guardBody(response(stream, "application/json"), "json", ctx()))).toBe(
