@@ -1,8 +1,9 @@
 /**
- * @module Benchmark 3, time to a typed error for each non-retryable row of the interface document
- * (§7, §8): `ChatInferenceService` with its defaults vs `ChatOpenAI`, whose retries are capped
- * (`maxRetries` 0 for the time of one attempt, 1 to measure one backoff); the time of its default
- * configuration (6 retries) is computed from those, not waited out.
+ * @module Benchmark 3, time to a typed error for each non-retryable row: those of the interface
+ * document (§7, §8) and the gateway's own (a 500 `invalid_request`, a 403 `access_denied`, a
+ * redirect loop, …): `ChatInferenceService` with its defaults vs `ChatOpenAI`, whose retries are
+ * capped (`maxRetries` 0 for the time of one attempt, 1 to measure one backoff); the time of its
+ * default configuration (6 retries) is computed from those, not waited out.
  */
 
 import type { Fetch } from "../src/index.js";
@@ -36,6 +37,30 @@ const singularPath: Fetch = (input, init) => {
   return fetch(new Request(rewrite(input.url), input), init);
 };
 
+/** The gateway's non-retryable replies: row label → the emulator's fault (and fixed route `g-<fault>`). */
+const GATEWAY_ROWS: ReadonlyArray<[string, string]> = [
+  ["403 access_denied", "access_denied"],
+  ["403 empty code (model not allowed)", "403-model"],
+  ["403 pre_consume_token_quota_failed", "pre_consume_token_quota_failed"],
+  ["403 insufficient_user_quota (pre-charge)", "insufficient_user_quota"],
+  ["500 invalid_request", "invalid_request"],
+  ["500 sensitive_words_detected", "sensitive_words_detected"],
+  ["400 model_price_error", "model_price_error"],
+  ["413 read_request_body_failed", "read_request_body_failed"],
+  ["501 api_not_implemented", "api_not_implemented"],
+  ["400 context_length_exceeded", "context_length_exceeded"],
+  ["200 HTML labelled JSON", "html-json"],
+];
+
+/** A fetch that asks the emulator for `fault` on every request (both contenders use it). */
+function withFault(fault: string): Fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("X-Emulator-Fault", fault);
+    return fetch(input, { ...init, headers });
+  };
+}
+
 function emulatorRows(): Row[] {
   return [
     {
@@ -61,6 +86,14 @@ function emulatorRows(): Row[] {
         baseURL: c.servers.emulatorBaseURL.replace("/inference/v1", "/console/inference/v1"),
       }),
     },
+    ...GATEWAY_ROWS.map(([label, fault]): Row => ({
+      label,
+      target: (c) => ({ ...emulatorTarget(c.servers), fetch: withFault(fault) }),
+    })),
+    {
+      label: "redirect loop",
+      target: (c) => ({ ...emulatorTarget(c.servers), fetch: withFault("redirect-loop") }),
+    },
   ];
 }
 
@@ -71,6 +104,8 @@ function fixedRows(): Row[] {
     ["404 invalid URL", "e404"],
     ["503 model_not_found", "e503"],
     ["200 HTML", "html"],
+    ...GATEWAY_ROWS.map(([label, fault]) => [label, `g-${fault}`]),
+    ["redirect loop", "loop"],
   ].map(([label, route]) => ({ label: label!, target: (c) => fixedTarget(c.servers, route!) }));
 }
 
@@ -172,6 +207,14 @@ async function measureRow(ctx: BenchContext, row: Row, server: string): Promise<
   };
 }
 
+/** How many requests ours made: one, save the redirect loop's hops, said as such. */
+function requestsSaid(rows: RowResult[]): string {
+  const more = rows.filter((r) => r.oursAttempts !== 1);
+  if (more.length === 0) return "1 request";
+  const labels = [...new Set(more.map((r) => `${r.label}: ${r.oursAttempts}`))];
+  return `1 request (${labels.join(", ")} — the first request and its 5 redirect hops)`;
+}
+
 /** `ChatOpenAI`'s default configuration, computed: 7 attempts and 6 backoffs, or 1 attempt. */
 function computedDefault(r: RowResult): { expected: number; low: number; high: number } {
   if (r.baselineAttempts <= 1)
@@ -235,7 +278,7 @@ export async function timeToError(ctx: BenchContext): Promise<Section> {
       .join(" / ");
   const retried = all.filter((r) => r.baselineAttempts > 1);
   const summary = [
-    `Time to error: ours ${oursRange} on every non-retryable row, after 1 request, with a typed error; ` +
+    `Time to error: ours ${oursRange} on every non-retryable row, with a typed error, after ${requestsSaid(all)}; ` +
       `ours ÷ one ChatOpenAI attempt (emulator / fixed): ${[...new Set(all.map((r) => r.label))]
         .map((label) => `${label} ${perRow(label)}`)
         .join(", ")}.`,
@@ -262,7 +305,7 @@ export async function timeToError(ctx: BenchContext): Promise<Section> {
           `${seconds(LC_BACKOFF_BASE_MS)}–${seconds(2 * LC_BACKOFF_BASE_MS)}. Ratios: ours ÷ one ChatOpenAI ` +
           "attempt (the cost of typing the error; < 1 = ours faster), then how many times longer " +
           "ChatOpenAI takes to give up, capped and at its defaults.",
-        goal: "every row fails on the first response with a typed error (one HTTP request).",
+        goal: "every row fails on the first response with a typed error (one HTTP request; a redirect loop after 5 hops).",
         summary,
         headers: [
           "server",
@@ -286,6 +329,10 @@ export async function timeToError(ctx: BenchContext): Promise<Section> {
           "The emulator's 404 row goes through a fetch that drops the final `s` of the path (as a " +
             "misconfigured proxy would), used by both sides: our base-URL normalisation fixes every " +
             "404 a base URL alone can cause. Its HTML row uses the base `…/console/inference/v1` on both sides.",
+          "The gateway's rows (403 access_denied to 200 HTML labelled JSON, and the redirect loop) come " +
+            "from the emulator's `X-Emulator-Fault` replies and from the fixed server's `g-<fault>` " +
+            "routes, which send the same bytes. ChatOpenAI's request count on the redirect loop counts " +
+            "its calls to fetch: undici follows up to 20 redirects inside each of them.",
         ],
       },
       {

@@ -6,11 +6,14 @@
  *
  * Routes: `json` (a `chat.completion`), `sse-<events>-<chars>` (a chat stream of `<events>`
  * content events of `<chars>` characters each, written with back-pressure), `e401`, `e403`,
- * `e404`, `e503` (the interface document's §7 bodies), `html` (a 200 `text/html` page).
+ * `e404`, `e503` (the interface document's §7 bodies), `html` (a 200 `text/html` page),
+ * `g-<fault>` (the gateway reply the emulator's fault of that name sends, e.g. `g-access_denied`),
+ * `loop` (a 307 back to the same path, for ever).
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { GATEWAY_FAULTS } from "../../src/emulator/gateway_faults.js";
 
 export const FIXED_MODEL = "bench-model";
 const REQUEST_ID = "20250101000000000123456700000001";
@@ -94,6 +97,16 @@ const ERRORS: Record<string, { status: number; body: string }> = {
     }),
   },
 };
+/** The gateway's replies, precomputed once with this server's request ID and model. */
+const GATEWAY: Record<string, { status: number; headers: Record<string, string>; body: string }> =
+  Object.fromEntries(
+    Object.entries(GATEWAY_FAULTS).map(([name, build]) => {
+      const reply = build({ requestId: REQUEST_ID, model: FIXED_MODEL });
+      const body = typeof reply.body === "string" ? reply.body : reply.body.join("");
+      return [`g-${name}`, { status: reply.status, headers: reply.headers, body }];
+    }),
+  );
+
 const HTML =
   "<!doctype html><html><head><title>Inference Service Console</title></head>" +
   '<body><div id="root">Loading…</div></body></html>';
@@ -152,12 +165,23 @@ function stream(res: ServerResponse, events: number, chars: number): void {
   pump();
 }
 
-function reply(route: string, res: ServerResponse): void {
+function reply(route: string, res: ServerResponse, path: string): void {
   const error = ERRORS[route];
+  const gateway = GATEWAY[route];
   const sse = /^sse-(\d+)-(\d+)$/.exec(route);
   if (route === "json") send(res, 200, "application/json", COMPLETION);
   else if (route === "html") send(res, 200, "text/html; charset=utf-8", HTML);
   else if (error) send(res, error.status, "application/json", error.body);
+  else if (gateway) {
+    res.writeHead(gateway.status, {
+      ...gateway.headers,
+      "content-length": Buffer.byteLength(gateway.body),
+    });
+    res.end(gateway.body);
+  } else if (route === "loop") {
+    res.writeHead(307, { location: path, "content-length": 0, "x-gateway-request-id": REQUEST_ID });
+    res.end();
+  }
   else if (sse) stream(res, Number(sse[1]), Number(sse[2]));
   else
     send(res, 400, "application/json", errorBody({ code: "bench", message: `no route ${route}` }));
@@ -178,7 +202,7 @@ export async function startFixedServer(): Promise<FixedServer> {
     res.on("error", () => {});
     // Drain the request body first, so keep-alive connections stay usable.
     req.resume();
-    req.on("end", () => reply(route, res));
+    req.on("end", () => reply(route, res, req.url ?? "/"));
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
