@@ -150,7 +150,7 @@ export async function readErrorBody(response: Response, idleMs: number): Promise
   return (await readBounded(new IdleReader(response.body, idleMs))).text;
 }
 
-// JSON whitespace, as bytes.
+// JSON whitespace, as bytes or as char codes (the same values).
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 const ERROR_OBJECT = /^\s*\{\s*"error"\s*:/;
 
@@ -226,21 +226,26 @@ async function readAll(reader: IdleReader): Promise<string> {
 /** The text of a JSON body, or the typed error it holds. */
 function checkJSON(text: string, response: Response, fail: (failure: Failure) => unknown): string {
   const { status, headers } = response;
-  const start = text.trimStart();
-  if (start === "") throw fail({ kind: "empty", status, headers });
-  if (start.startsWith("<")) {
+  // Index scans, not trimmed copies: this runs on every answer.
+  let first = 0;
+  while (first < text.length && isSpace(text.charCodeAt(first))) first++;
+  if (first === text.length) throw fail({ kind: "empty", status, headers });
+  const opening = text[first];
+  if (opening === "<") {
     const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
     throw fail({ kind: "non-json", status, body: text, contentType, headers });
   }
-  if (ERROR_OBJECT.test(start)) {
+  if (opening === "{" && ERROR_OBJECT.test(text.slice(first, first + 32))) {
     const error = errorObjectIn(text);
     // `"error": null` opens some success bodies: only an error object is one.
     if (error !== undefined) {
       throw fail({ kind: "http", status, body: JSON.stringify({ error }), headers });
     }
   }
-  const closer = start.startsWith("{") ? "}" : start.startsWith("[") ? "]" : undefined;
-  if (closer !== undefined && !text.trimEnd().endsWith(closer)) {
+  let last = text.length - 1;
+  while (last > first && isSpace(text.charCodeAt(last))) last--;
+  const closer = opening === "{" ? "}" : opening === "[" ? "]" : undefined;
+  if (closer !== undefined && text[last] !== closer) {
     // The connection closed early: a passing fault, retried like a reset.
     const cause = new Error("the JSON body ended before its closing bracket");
     throw fail({ kind: "network", cause, afterResponse: true, headers });

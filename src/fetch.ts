@@ -116,21 +116,18 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
+    let secrets: string[] | undefined;
     const failureCtx: FailureContext = {
       ...ctx,
       ...(ctx.surface === "dedicated"
         ? { serviceName: new Headers(headers).get(SERVICE_NAME) ?? ctx.serviceName }
         : {}),
-    };
-    // Read from the request only when a failure needs them: a successful call never pays.
-    let secrets: string[] | undefined;
-    Object.defineProperty(failureCtx, "secrets", {
-      enumerable: true,
-      get: () => {
+      // Read from the request only when a failure needs them: a successful call never pays.
+      get secrets() {
         secrets ??= [...baseSecrets, ...secretHeaderValues(headers)];
         return secrets;
       },
-    });
+    };
     const aborted = () => init?.signal?.aborted === true;
     const send = async (url: string | URL | Request): Promise<Response> => {
       try {
@@ -147,9 +144,12 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
         throw toServiceError({ kind: "network", cause: error }, failureCtx);
       }
     };
-    const response = await followRedirects(input, send, (failure) =>
-      toServiceError(failure, failureCtx),
-    );
+    let response = await send(input);
+    if (isRedirect(response)) {
+      response = await followRedirects(input, response, send, (failure) =>
+        toServiceError(failure, failureCtx),
+      );
+    }
     const record = (init as { [ATTEMPT]?: AttemptRecord } | undefined)?.[ATTEMPT];
     if (record) record.headers = response.headers;
     const body = { idleMs: idleTimeout, ctx: failureCtx, aborted };
@@ -212,20 +212,26 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   };
 }
 
+function isRedirect(response: Response): boolean {
+  return REDIRECT_STATUSES.has(response.status) || response.type === "opaqueredirect";
+}
+
 /**
- * Sends the request, following same-origin redirects up to {@link MAX_REDIRECTS} times. A runtime
- * that hides redirects (a browser's opaque redirect) or a redirect to another origin ends the call.
+ * Follows same-origin redirects from `first`, the answer to `input`, up to {@link MAX_REDIRECTS}
+ * times. A runtime that hides redirects (a browser's opaque redirect) or a redirect to another
+ * origin ends the call.
  */
 async function followRedirects(
   input: string | URL | Request,
+  first: Response,
   send: (url: string | URL | Request) => Promise<Response>,
   fail: (failure: Failure) => unknown,
 ): Promise<Response> {
   let url = input;
+  let response = first;
   for (let hops = 0; ; hops++) {
-    const response = await send(url);
-    const redirected = response.type === "opaqueredirect" || REDIRECT_STATUSES.has(response.status);
-    if (!redirected || url instanceof Request) return response;
+    if (hops > 0) response = await send(url);
+    if (!isRedirect(response) || url instanceof Request) return response;
     const { status, headers } = response;
     await response.body?.cancel().catch(() => undefined);
     const location = headers.get("location");
