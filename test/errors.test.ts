@@ -21,7 +21,16 @@ import {
 } from "../src/errors.js";
 import { DedicatedEndpointLLM } from "../src/llms.js";
 import { bodies, HTML_PAGE, RID, withRequestId } from "./helpers/fixtures.js";
-import { BASE, chatCompletion, intercept, KEY, SSE_HEADERS, sse } from "./helpers/wire.js";
+import {
+  BASE,
+  type Cls,
+  chatCompletion,
+  intercept,
+  KEY,
+  type Reply,
+  SSE_HEADERS,
+  sse,
+} from "./helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";
 const COMPLETIONS = "/inference/v1/completions";
@@ -37,9 +46,6 @@ const timing = {
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-
-type Cls = { isInstance(x: unknown): boolean; name: string };
-type Reply = [number, string | Record<string, unknown>, Record<string, string>?];
 
 interface Row {
   name: string;

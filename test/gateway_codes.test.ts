@@ -36,7 +36,16 @@ import {
   ServiceUnavailableError,
 } from "../src/index.js";
 import { RID } from "./helpers/fixtures.js";
-import { BASE, chatCompletion, intercept, KEY, SSE_HEADERS, sse } from "./helpers/wire.js";
+import {
+  BASE,
+  type Cls,
+  chatCompletion,
+  intercept,
+  KEY,
+  type Reply,
+  SSE_HEADERS,
+  sse,
+} from "./helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";
 const COMPLETIONS = "/inference/v1/completions";
@@ -45,9 +54,6 @@ const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
 
 beforeAll(() => nock.disableNetConnect());
 afterEach(() => nock.cleanAll());
-
-type Cls = { isInstance(x: unknown): boolean; name: string };
-type Reply = [number, string | Record<string, unknown>, Record<string, string>?];
 
 /** One way a call can fail, and what both surfaces must make of it. */
 interface Row {
@@ -596,44 +602,29 @@ describe("stalls and cuts after the headers, over real HTTP", () => {
     },
   );
 
-  it.each(["hosted", "dedicated"] as const)(
-    "%s stream: a stall after the first events keeps what arrived, its request ID, and is not retried",
-    async (surface) => {
-      const { fetch, counter } = faulty("stall-mid");
+  it.each([
+    ["hosted", "stall-mid", ServiceTimeoutError, "idle_timeout"],
+    ["dedicated", "stall-mid", ServiceTimeoutError, "idle_timeout"],
+    ["hosted", "truncate", ServiceConnectionError, undefined],
+    ["dedicated", "truncate", ServiceConnectionError, undefined],
+  ] as const)(
+    "%s stream, %s after the first events: keeps what arrived and the request ID, not retried",
+    async (surface, fault, cls, code) => {
+      const { fetch, counter } = faulty(fault);
       const received: string[] = [];
       const error = await caught(async () => {
         for await (const chunk of await models(fetch)[surface]().stream("Hello there, world")) {
           received.push(typeof chunk === "string" ? chunk : chunk.text);
         }
       });
-      expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
+      expect(cls.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({
-        code: "idle_timeout",
+        code,
         midStream: true,
         partialOutput: received.join(""),
         requestId: expect.stringMatching(/^\d{32}$/),
       });
       expect(received.join("")).not.toBe("");
-      expect(counter.attempts).toBe(1);
-    },
-  );
-
-  it.each(["hosted", "dedicated"] as const)(
-    "%s stream: a connection cut mid-stream keeps its request ID and partial output",
-    async (surface) => {
-      const { fetch, counter } = faulty("truncate");
-      const received: string[] = [];
-      const error = await caught(async () => {
-        for await (const chunk of await models(fetch)[surface]().stream("Hello there, world")) {
-          received.push(typeof chunk === "string" ? chunk : chunk.text);
-        }
-      });
-      expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
-      expect(error).toMatchObject({
-        midStream: true,
-        partialOutput: received.join(""),
-        requestId: expect.stringMatching(/^\d{32}$/),
-      });
       expect(counter.attempts).toBe(1);
     },
   );

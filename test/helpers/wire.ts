@@ -11,7 +11,11 @@ export interface Recorded {
   body: Record<string, unknown>;
 }
 
-type Reply = [number, string | Record<string, unknown>, Record<string, string>?];
+/** A reply nock sends: status, body, headers. */
+export type Reply = [number, string | Record<string, unknown>, Record<string, string>?];
+
+/** An error class as the table tests name it: a brand check and a name. */
+export type Cls = { isInstance(x: unknown): boolean; name: string };
 
 /**
  * Intercepts POSTs to `path` (any number of times) and records each one. `replies` are used in
