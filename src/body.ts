@@ -1,9 +1,9 @@
 /**
- * @module Reading a response body without trusting it: every read waits at most `idleMs` for the
- * next chunk, an error body is read up to a bound (never buffered whole), and a 2xx JSON or SSE
- * body is handed on chunk by chunk while the failures hidden in it — an error object sent with
- * a 200, an HTML page labelled JSON, a JSON error labelled SSE, an empty or cut body, a stall —
- * become typed errors that keep the response's request ID.
+ * @module Reading a response body without trusting it: a stream's reads wait at most `idleMs` for
+ * the next chunk, an error body is read up to a bound (never buffered whole), and a 2xx JSON or
+ * SSE body is handed on (a stream chunk by chunk) while the failures hidden in it — an error
+ * object sent with a 200, an HTML page labelled JSON, a JSON error labelled SSE, an empty or cut
+ * body, a stall — become typed errors that keep the response's request ID.
  */
 import { isAbortError } from "./abort.js";
 import { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
@@ -87,10 +87,10 @@ class IdleReader {
 
 /** What the body readers need to type a failure. */
 export interface BodyContext {
-  /** Milliseconds a read may wait for the next chunk. */
+  /** Milliseconds a read of a stream may wait for the next chunk. */
   idleMs: number;
-  /** The context errors are typed in (surface, secrets). */
-  ctx: FailureContext;
+  /** The context errors are typed in (surface, secrets); built only when one is. */
+  ctx: () => FailureContext;
   /** Whether the caller cancelled the request: its abort then passes through as it is. */
   aborted: () => boolean;
 }
@@ -175,52 +175,45 @@ function errorObjectIn(text: string): unknown {
 
 /**
  * A 2xx JSON (`kind` "json") or SSE (`kind` "sse") response, returned as the same object with its
- * body read through {@link IdleReader} and checked; the failures a body can hide become typed
- * errors with the response's status and request ID —
+ * body checked as it is read (an SSE body through {@link IdleReader}); the failures a body can
+ * hide become typed errors with the response's status and request ID —
  *
  * - no bytes at all: the `empty` failure (a Pending endpoint on the dedicated surface);
  * - JSON that starts with `<`: an HTML page labelled JSON (§4.2 rule 2);
  * - JSON that opens with an `"error"` key, or SSE that is a JSON document instead of events: the
  *   error object it holds, mapped by its code like an HTTP error;
  * - JSON that ends before its closing bracket: a cut connection (retryable);
- * - a read that waits longer than `idleMs`, or a connection that breaks: a retryable timeout or
- *   connection error.
+ * - a stream read that waits longer than `idleMs`, or a connection that breaks: a retryable
+ *   timeout or connection error.
  *
- * The response object is kept, and given own `text`/`json` (JSON) or `body` (SSE) in place of the
- * prototype's: building a new `Response` costs more than the rest of this layer together.
+ * The response object is kept, and given an own `text` (JSON) or `body` (SSE) in place of the
+ * prototype's: building a new `Response` costs more than the rest of this layer together. A
+ * stream request answered with JSON is guarded as `sse`, so its error object is typed too.
  */
 export function guardBody(response: Response, kind: "json" | "sse", body: BodyContext): Response {
   const { status, headers } = response;
-  const fail = (failure: Failure) => toServiceError(failure, body.ctx);
+  const fail = (failure: Failure) => toServiceError(failure, body.ctx());
   if (!response.body) {
     const error = fail({ kind: "empty", status, headers });
     return kind === "json"
       ? withText(response, () => Promise.reject(error))
       : bodyless(response, error);
   }
-  const reader = new IdleReader(response.body, body.idleMs);
   if (kind === "json") {
+    // Read natively, in one go: the openai SDK bounds the read of a JSON body by what is left of
+    // the attempt's `timeout`, so no idle timer is needed here.
+    const text = Response.prototype.text;
     return withText(response, async () => {
       try {
-        return checkJSON(await readAll(reader), response, fail);
+        return checkJSON(await text.call(response), response, fail);
       } catch (error) {
         throw typed(error, body, fail, headers);
       }
     });
   }
+  const reader = new IdleReader(response.body, body.idleMs);
   Object.defineProperty(response, "body", { value: guardedEvents(response, reader, body, fail) });
   return response;
-}
-
-/** Every chunk of a body, decoded. A success body is read whole by the SDK anyway. */
-async function readAll(reader: IdleReader): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(concat(chunks));
 }
 
 /** The text of a JSON body, or the typed error it holds. */
@@ -254,40 +247,22 @@ function checkJSON(text: string, response: Response, fail: (failure: Failure) =>
 }
 
 /**
- * The response with `text()`, `json()` and `body` reading its body once, through `read`. `body`
- * is there for a stream request answered with JSON (an error object instead of events): it is
- * built only when asked for, and fails with the same typed error.
+ * The response with its own `text()` reading its body once, through `read` (the openai SDK reads
+ * a JSON body with `text()`; `json()` and `body` stay the prototype's). One plain assignment: an
+ * own property costs a few µs of every later access to the response, more with descriptors.
  */
 function withText(response: Response, read: () => Promise<string>): Response {
   let text: Promise<string> | undefined;
-  const once = () => {
+  (response as { text: () => Promise<string> }).text = () => {
     text ??= read();
     return text;
   };
-  let stream: ReadableStream<Uint8Array> | undefined;
-  Object.defineProperty(response, "text", { value: once });
-  Object.defineProperty(response, "json", { value: async () => JSON.parse(await once()) });
-  Object.defineProperty(response, "body", {
-    get: () => {
-      stream ??= new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          try {
-            controller.enqueue(new TextEncoder().encode(await once()));
-            controller.close();
-          } catch (error) {
-            controller.error(error);
-          }
-        },
-      });
-      return stream;
-    },
-  });
   return response;
 }
 
 /**
- * An SSE body passed on chunk by chunk as it came in, unless it is empty or a JSON document
- * (an error object written after the stream's headers were set).
+ * An SSE body passed on chunk by chunk as it came in, unless it is empty, an HTML page, or a JSON
+ * document (an error object written after the stream's headers were set).
  */
 function guardedEvents(
   response: Response,
@@ -304,6 +279,12 @@ function guardedEvents(
     const opening = firstSignificant(first);
     if (opening === undefined) return [first];
     probed = true;
+    if (opening === 0x3c /* < */) {
+      // An HTML page where events or JSON were expected (a console page, a proxy's).
+      const { text } = await readBounded(reader, [first]);
+      const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
+      throw fail({ kind: "non-json", status, body: text, contentType, headers });
+    }
     if (opening !== 0x7b /* { */) return [first];
     const { text } = await readBounded(reader, [first]);
     const error = errorObjectIn(text);
@@ -367,15 +348,4 @@ function bodyless(response: Response, error: unknown): Response {
   });
   Object.defineProperty(response, "body", { value: stream });
   return response;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }

@@ -79,10 +79,10 @@ export interface ChatInferenceServiceFields
    */
   timeout?: number;
   /**
-   * Milliseconds a response may go without sending data once it has begun — between two stream
-   * events, or inside a JSON body — before the attempt fails with a retryable
-   * `ServiceTimeoutError` (code `idle_timeout`). A stream that stalls before its first event is
-   * retried; one that stalls later keeps what arrived in `partialOutput`.
+   * Milliseconds a stream may go without sending data — before its first event, or between two —
+   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
+   * stream that stalls before its first event is retried; one that stalls later keeps what
+   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole.
    * @default `timeout` (no env variable)
    */
   idleTimeout?: number;
@@ -532,7 +532,13 @@ export class ChatInferenceService<
     } & MeterCarrier;
     const sdkOptions: OpenAI.RequestOptions =
       nested && typeof nested === "object" ? { ...rest, ...nested } : rest;
+    const record: AttemptRecord = { stream: request.stream === true };
+    // `_getClientOptions` returns a fresh object: the fetch layer's note rides in it, per call.
     const clientOptions = this._getClientOptions(sdkOptions);
+    clientOptions.fetchOptions = recordAttempt(
+      record,
+      clientOptions.fetchOptions,
+    ) as OpenAI.RequestOptions["fetchOptions"];
     const parse = !request.stream && request.response_format?.type === "json_schema";
     const perCall = secretHeaderValues(sdkOptions.headers);
     const ctx: FailureContext =
@@ -550,21 +556,14 @@ export class ChatInferenceService<
     return this.caller.callWithOptions({ maxRetries, signal }, async () => {
       // Here the request has left the concurrency queue: reserve, wait for the limiter, send.
       const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
-      const record: AttemptRecord = {};
-      const options = {
-        ...clientOptions,
-        fetchOptions: {
-          ...clientOptions.fetchOptions,
-          ...recordAttempt(record),
-        } as OpenAI.RequestOptions["fetchOptions"],
-      };
+      record.headers = undefined;
       try {
         const call = parse
           ? this.client.chat.completions.parse(
               request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-              options,
+              clientOptions,
             )
-          : this.client.chat.completions.create(request, options);
+          : this.client.chat.completions.create(request, clientOptions);
         const { data, response } = await call.withResponse();
         attempt?.answered();
         if (request.stream) {

@@ -372,7 +372,7 @@ async function post(
     });
     // Read as the openai SDK reads it for the models: an empty body was typed by the fetch
     // layer, and a body that is not JSON is typed by the mapper.
-    const data: unknown = await response.json();
+    const data: unknown = JSON.parse(await response.text());
     return { ok: true, data, response, ctx, requestId: headerRequestId(response.headers) };
   } catch (thrown) {
     const error = asServiceError(thrown, ctx);

@@ -23,8 +23,9 @@ export interface ServiceFetchOptions extends FailureContext {
    */
   lookUpModels?: boolean;
   /**
-   * Milliseconds a response body may go without sending data — between two stream events, or
-   * inside a JSON body — before the attempt fails with a retryable `ServiceTimeoutError`.
+   * Milliseconds a stream (or an error body) may go without sending data — between two events —
+   * before the attempt fails with a retryable `ServiceTimeoutError`. A JSON answer is bounded by
+   * the SDK's own `timeout`, which covers reading it.
    * @default 600000 (the openai SDK's default `timeout`)
    */
   idleTimeout?: number;
@@ -36,21 +37,25 @@ export interface ServiceFetchOptions extends FailureContext {
  */
 export interface AttemptRecord {
   headers?: Headers;
+  /** Set by the model for a streamed call: a JSON answer to it is read as a stream would be. */
+  stream?: boolean;
 }
 
 const ATTEMPT = Symbol("inference-service.attempt");
 
 /**
- * `fetchOptions` for one SDK call that make the fetch layer fill `record`; the SDK passes them on
- * to `fetch` as they are.
+ * `fetchOptions` for one SDK call (the given ones, if any, plus a note) that make the fetch layer
+ * fill `record`; the SDK passes them on to `fetch` as they are.
  *
  * @example
  * const record: AttemptRecord = {};
  * await client.chat.completions.create(body, { fetchOptions: recordAttempt(record) });
  * record.headers?.get("x-gateway-request-id");
  */
-export function recordAttempt(record: AttemptRecord): RequestInit {
-  return { [ATTEMPT]: record } as RequestInit;
+export function recordAttempt(record: AttemptRecord, fetchOptions?: RequestInit): RequestInit {
+  return (
+    fetchOptions ? { ...fetchOptions, [ATTEMPT]: record } : { [ATTEMPT]: record }
+  ) as RequestInit;
 }
 
 /** The openai SDK's default `timeout`, the idle timeout when none is given. */
@@ -100,9 +105,9 @@ function hasServiceName(headers: HeadersInit | undefined): boolean {
  * - non-2xx: reads at most 64 KiB of the error body and throws the mapped error, so the SDK never
  *   retries it;
  * - 2xx HTML or other non-JSON: throws `BaseURLError` (§7 rule 4); an empty 2xx is mapped too;
- * - 2xx JSON and SSE bodies are passed on chunk by chunk, never buffered: a read that waits longer
- *   than `idleTimeout` fails the attempt with a retryable `ServiceTimeoutError`, and an error
- *   object, an HTML page or an empty or cut body found in them is typed with the request ID.
+ * - 2xx JSON and SSE bodies are passed on, an SSE body chunk by chunk: a stream read that waits
+ *   longer than `idleTimeout` fails the attempt with a retryable `ServiceTimeoutError`, and an
+ *   error object, an HTML page or an empty or cut body found in them is typed with the request ID.
  */
 export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const {
@@ -116,43 +121,31 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
-    let secrets: string[] | undefined;
-    const failureCtx: FailureContext = {
-      ...ctx,
-      ...(ctx.surface === "dedicated"
-        ? { serviceName: new Headers(headers).get(SERVICE_NAME) ?? ctx.serviceName }
-        : {}),
-      // Read from the request only when a failure needs them: a successful call never pays.
-      get secrets() {
-        secrets ??= [...baseSecrets, ...secretHeaderValues(headers)];
-        return secrets;
-      },
+    const body = new RequestContext(ctx, baseSecrets, headers, init?.signal, idleTimeout);
+    const sent = {
+      ...init,
+      headers,
+      // Followed here, so that a loop ends after a few hops and the key stays on this origin.
+      ...(input instanceof Request ? {} : { redirect: "manual" as const }),
     };
-    const aborted = () => init?.signal?.aborted === true;
-    const send = async (url: string | URL | Request): Promise<Response> => {
-      try {
-        return await (baseFetch ?? globalThis.fetch)(url, {
-          ...init,
-          headers,
-          // Followed here, so that a loop ends after a few hops and the key stays on this origin.
-          ...(url instanceof Request ? {} : { redirect: "manual" as const }),
-        });
-      } catch (error) {
-        // Not a network failure: a cancellation passes through as it is, and a timeout is left to
-        // the SDK and the mapper, which type it as one (here it would read as a Pending endpoint).
-        if (aborted() || isAbortError(error) || isTimeoutError(error)) throw error;
-        throw toServiceError({ kind: "network", cause: error }, failureCtx);
+    let response: Response;
+    try {
+      response = await (baseFetch ?? globalThis.fetch)(input, sent);
+    } catch (error) {
+      throw untypedOrNetwork(error, body);
+    }
+    const { status } = response;
+    // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
+    if ((status >= 300 && status < 400) || status === 0) {
+      if (isRedirect(response)) {
+        const send = (url: string | URL | Request) => sendTyped(baseFetch, url, sent, body);
+        response = await followRedirects(input, response, send, (failure) =>
+          toServiceError(failure, body.ctx()),
+        );
       }
-    };
-    let response = await send(input);
-    if (isRedirect(response)) {
-      response = await followRedirects(input, response, send, (failure) =>
-        toServiceError(failure, failureCtx),
-      );
     }
     const record = (init as { [ATTEMPT]?: AttemptRecord } | undefined)?.[ATTEMPT];
     if (record) record.headers = response.headers;
-    const body = { idleMs: idleTimeout, ctx: failureCtx, aborted };
     if (!response.ok) {
       const text = await readErrorBody(response, idleTimeout);
       const failure: Failure = {
@@ -161,10 +154,10 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
         body: text,
         headers: response.headers,
       };
-      const error = toServiceError(failure, failureCtx);
+      const error = toServiceError(failure, body.ctx());
       if (!lookUpModels || !ModelNotFoundError.isInstance(error)) throw error;
       const availableModels = await lookUp(input, headers, baseFetch, init?.signal);
-      throw availableModels ? toServiceError(failure, { ...failureCtx, availableModels }) : error;
+      throw availableModels ? toServiceError(failure, { ...body.ctx(), availableModels }) : error;
     }
     const contentType = response.headers.get("content-type") ?? "";
     const isSSE = SSE_TYPE.test(contentType);
@@ -172,17 +165,17 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       if (response.headers.get("content-length") === "0") {
         throw toServiceError(
           { kind: "empty", status: response.status, headers: response.headers },
-          failureCtx,
+          body.ctx(),
         );
       }
-      return guardBody(response, isSSE ? "sse" : "json", body);
+      return guardBody(response, isSSE || record?.stream ? "sse" : "json", body);
     }
     // Not labelled JSON: read it once (bounded). Tolerate JSON sent without a content type.
     const text = await readErrorBody(response, idleTimeout);
     if (text.trim() === "") {
       throw toServiceError(
         { kind: "empty", status: response.status, headers: response.headers },
-        failureCtx,
+        body.ctx(),
       );
     }
     if (!/^\s*</.test(text)) {
@@ -207,9 +200,65 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
         contentType: contentType.split(";")[0] ?? "",
         headers: response.headers,
       },
-      failureCtx,
+      body.ctx(),
     );
   };
+}
+
+/**
+ * What one request's failures are typed with, built only when a failure needs it: a successful
+ * call never pays for reading the request's headers.
+ */
+class RequestContext {
+  #built?: FailureContext;
+
+  constructor(
+    private readonly base: FailureContext,
+    private readonly baseSecrets: readonly string[],
+    private readonly headers: HeadersInit | undefined,
+    private readonly signal: AbortSignal | null | undefined,
+    readonly idleMs: number,
+  ) {}
+
+  ctx(): FailureContext {
+    this.#built ??= {
+      ...this.base,
+      ...(this.base.surface === "dedicated"
+        ? { serviceName: new Headers(this.headers).get(SERVICE_NAME) ?? this.base.serviceName }
+        : {}),
+      secrets: [...this.baseSecrets, ...secretHeaderValues(this.headers)],
+    };
+    return this.#built;
+  }
+
+  /** Whether the caller cancelled the request: its abort then passes through as it is. */
+  aborted(): boolean {
+    return this.signal?.aborted === true;
+  }
+}
+
+/** Sends one request (a redirect's); a failure before any response is typed, a cancellation or timeout not. */
+async function sendTyped(
+  baseFetch: Fetch | undefined,
+  url: string | URL | Request,
+  init: RequestInit,
+  request: RequestContext,
+): Promise<Response> {
+  try {
+    return await (baseFetch ?? globalThis.fetch)(url, init);
+  } catch (error) {
+    throw untypedOrNetwork(error, request);
+  }
+}
+
+/**
+ * What a failed send throws: not a network failure, a cancellation passes through as it is, and
+ * a timeout is left to the SDK and the mapper, which type it as one (here it would read as a
+ * Pending endpoint); anything else is a typed network failure.
+ */
+function untypedOrNetwork(error: unknown, request: RequestContext): unknown {
+  if (request.aborted() || isAbortError(error) || isTimeoutError(error)) return error;
+  return toServiceError({ kind: "network", cause: error }, request.ctx());
 }
 
 function isRedirect(response: Response): boolean {

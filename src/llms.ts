@@ -95,9 +95,9 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
    */
   timeout?: number;
   /**
-   * Milliseconds a response may go without sending data once it has begun — between two stream
-   * events, or inside a JSON body — before the attempt fails with a retryable
-   * `ServiceTimeoutError` (code `idle_timeout`). @default `timeout`
+   * Milliseconds a stream may go without sending data — before its first event, or between two —
+   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
+   * non-streamed answer is bounded by `timeout` as a whole. @default `timeout`
    */
   idleTimeout?: number;
   /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx, timeouts). @default 2 (§8) */
@@ -533,7 +533,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       meter && estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName);
     return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
       const metered = meter && estimate ? await meter.begin(estimate, signal) : undefined;
-      const record: AttemptRecord = {};
+      const record: AttemptRecord = { stream: body.stream === true };
       // Sent per request, so the fetch layer keeps it instead of the model's default.
       const request: OpenAI.RequestOptions = {
         signal,

@@ -45,7 +45,7 @@ function response(body: ReadableStream<Uint8Array>, type: string, status = 200) 
 
 const ctx = (surface: "hosted" | "dedicated" = "hosted", idleMs = 5_000) => ({
   idleMs,
-  ctx: { surface, model: "m", serviceName: "t.a", secrets: ["sk-secret-42"] },
+  ctx: () => ({ surface, model: "m", serviceName: "t.a", secrets: ["sk-secret-42"] }),
   aborted: () => false,
 });
 
@@ -83,16 +83,25 @@ describe("readErrorBody", () => {
 });
 
 describe("guardBody", () => {
-  it("keeps the response object, and gives a stream request's JSON body the same checks", async () => {
+  it("keeps the response object, and reads a stream request's JSON answer as a stream", async () => {
     const { stream } = source(['{"error":{"code":"do_request_failed","message":"m"}}']);
     const given = response(stream, "application/json");
-    const out = guardBody(given, "json", ctx());
+    const out = guardBody(given, "sse", ctx());
     expect(out).toBe(given);
     const error = await out
       .body!.getReader()
       .read()
       .catch((e: unknown) => e);
     expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+  });
+
+  it("types an HTML page where events were expected as BaseURLError", async () => {
+    const { stream } = source(["<!doctype html><p>console</p>"]);
+    const error = await readAll(
+      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
+    ).catch((e: unknown) => e);
+    expect(BaseURLError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: RID });
   });
 
   it("hands a JSON body on whole, the bytes unchanged", async () => {
@@ -112,10 +121,10 @@ describe("guardBody", () => {
     }
   });
 
-  it("fails a read that waits longer than idleMs as a retryable ServiceTimeoutError with the request ID", async () => {
-    const { stream, counter } = source(['{"id":'], "stall");
+  it("fails a stream read that waits longer than idleMs as a retryable ServiceTimeoutError with the request ID", async () => {
+    const { stream, counter } = source(['data: {"id":"c"}\n\n'], "stall");
     const error = await readAll(
-      guardBody(response(stream, "application/json"), "json", ctx("hosted", 30)),
+      guardBody(response(stream, "text/event-stream"), "sse", ctx("hosted", 30)),
     ).catch((e: unknown) => e);
     expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
     expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });

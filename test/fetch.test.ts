@@ -309,8 +309,10 @@ describe("redirects", () => {
   });
 
   it("ends at a redirect the runtime hides (a browser's opaque redirect)", async () => {
-    const opaque = Object.defineProperty(new Response(null, { status: 200 }), "type", {
-      value: "opaqueredirect",
+    // What a browser gives for redirect "manual": type opaqueredirect, status 0, no headers.
+    const opaque = Object.defineProperties(new Response(null, { status: 200 }), {
+      type: { value: "opaqueredirect" },
+      status: { value: 0 },
     });
     const error = await createServiceFetch({ surface: "hosted", fetch: stub(opaque).fetch })(
       URL_,
