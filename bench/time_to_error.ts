@@ -86,10 +86,12 @@ function emulatorRows(): Row[] {
         baseURL: c.servers.emulatorBaseURL.replace("/inference/v1", "/console/inference/v1"),
       }),
     },
-    ...GATEWAY_ROWS.map(([label, fault]): Row => ({
-      label,
-      target: (c) => ({ ...emulatorTarget(c.servers), fetch: withFault(fault) }),
-    })),
+    ...GATEWAY_ROWS.map(
+      ([label, fault]): Row => ({
+        label,
+        target: (c) => ({ ...emulatorTarget(c.servers), fetch: withFault(fault) }),
+      }),
+    ),
     {
       label: "redirect loop",
       target: (c) => ({ ...emulatorTarget(c.servers), fetch: withFault("redirect-loop") }),

@@ -181,8 +181,7 @@ function reply(route: string, res: ServerResponse, path: string): void {
   } else if (route === "loop") {
     res.writeHead(307, { location: path, "content-length": 0, "x-gateway-request-id": REQUEST_ID });
     res.end();
-  }
-  else if (sse) stream(res, Number(sse[1]), Number(sse[2]));
+  } else if (sse) stream(res, Number(sse[1]), Number(sse[2]));
   else
     send(res, 400, "application/json", errorBody({ code: "bench", message: `no route ${route}` }));
 }
