@@ -213,8 +213,14 @@ async function measureRow(ctx: BenchContext, row: Row, server: string): Promise<
 function requestsSaid(rows: RowResult[]): string {
   const more = rows.filter((r) => r.oursAttempts !== 1);
   if (more.length === 0) return "1 request";
-  const labels = [...new Set(more.map((r) => `${r.label}: ${r.oursAttempts}`))];
-  return `1 request (${labels.join(", ")} — the first request and its 5 redirect hops)`;
+  const why = (label: string) =>
+    label === "redirect loop"
+      ? "the first request and its 5 redirect hops"
+      : label.includes("model_not_found")
+        ? "the call and its one GET …/models for the hint"
+        : "";
+  const labels = [...new Set(more.map((r) => `${r.label}: ${r.oursAttempts}, ${why(r.label)}`))];
+  return `1 request (${labels.join("; ")})`;
 }
 
 /** `ChatOpenAI`'s default configuration, computed: 7 attempts and 6 backoffs, or 1 attempt. */
