@@ -6,7 +6,7 @@
 
 import { randomBytes } from "node:crypto";
 import { refuseAdmin } from "./admin_guard.js";
-import { FaultInjector, type FaultOptions } from "./faults.js";
+import { FAULT_KINDS, FaultInjector, type FaultOptions } from "./faults.js";
 import type { HandlerContext } from "./handler_context.js";
 import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
 import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
@@ -125,5 +125,11 @@ function stateView({ state, faults }: HandlerContext): object {
 }
 
 function faultsView(faults: FaultInjector): object {
-  return { rate: faults.rate, kinds: faults.kinds, retryAfterSeconds: faults.retryAfterSeconds };
+  return {
+    rate: faults.rate,
+    kinds: faults.kinds,
+    retryAfterSeconds: faults.retryAfterSeconds,
+    // Every kind `kinds` and the X-Emulator-Fault header take; the console builds its switches from it.
+    available: FAULT_KINDS,
+  };
 }

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FAULT_KINDS } from "../../src/emulator/faults.js";
 import { DEFAULT_API_KEY, DEFAULT_SERVICE_NAME } from "../../src/emulator/index.js";
 import {
   bearer,
@@ -96,7 +97,12 @@ describe("the admin API", () => {
         },
       ],
       requestCount: 0,
-      faults: { rate: 0, kinds: ["429", "502", "503", "reset", "truncate"], retryAfterSeconds: 1 },
+      faults: {
+        rate: 0,
+        kinds: ["429", "502", "503", "reset", "truncate"],
+        retryAfterSeconds: 1,
+        available: FAULT_KINDS,
+      },
     });
     expect(JSON.stringify(body)).not.toContain(DEFAULT_API_KEY);
   });
@@ -216,7 +222,9 @@ describe("the admin API", () => {
 
   it("replaces the fault settings at run time", async () => {
     const { body } = await admin(emulator, "PUT", "/faults", { rate: 1, kinds: ["503"] });
-    expect(body).toEqual({ rate: 1, kinds: ["503"], retryAfterSeconds: 1 });
+    expect(body).toEqual({ rate: 1, kinds: ["503"], retryAfterSeconds: 1, available: FAULT_KINDS });
+    // Every fault the header takes, the gateway's replies included, so the console lists them all.
+    expect(body.available).toEqual(expect.arrayContaining(["stall", "redirect-loop", "503"]));
     expect((await post(emulator, CHAT, chatBody())).status).toBe(503);
     await admin(emulator, "PUT", "/faults", {});
     expect((await post(emulator, CHAT, chatBody())).status).toBe(200);

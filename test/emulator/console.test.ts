@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consolePage } from "../../src/emulator/console/index.js";
+import { FAULT_KINDS } from "../../src/emulator/faults.js";
 import {
   DEFAULT_SERVICE_NAME,
   PENDING_SERVICE_NAME,
@@ -175,6 +176,17 @@ describe.skipIf(!available)("the console page in Chromium", () => {
     await expect
       .poll(async () => (await (await fetch(`${emulator.url}/_emulator/state`)).json()).faults)
       .toMatchObject({ rate: 0 });
+  });
+
+  it("offers a switch for every fault kind the emulator knows", async () => {
+    await page.locator('input[data-fault="503"]').waitFor();
+    const shown = await page.$$eval("input[data-fault]", (boxes) =>
+      boxes.map((box) => (box as HTMLInputElement).dataset.fault),
+    );
+    expect(shown).toEqual([...FAULT_KINDS]);
+    expect(shown).toEqual(
+      expect.arrayContaining(["stall", "redirect-loop", "system_cpu_overloaded"]),
+    );
   });
 
   it("revokes a key from its row", async () => {

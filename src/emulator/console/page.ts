@@ -9,13 +9,6 @@ import { type EmulatorResponse, REQUEST_ID_HEADER } from "../reply.js";
 import { CONSOLE_SCRIPT } from "./script.js";
 import { CONSOLE_STYLE } from "./style.js";
 
-const FAULT_SWITCHES = ["429", "500", "502", "503", "reset", "truncate", "stream-error"]
-  .map(
-    (kind) =>
-      `<label class="switch"><input type="checkbox" data-fault="${kind}"> <code>${kind}</code></label>`,
-  )
-  .join("\n");
-
 const BODY = `
 <aside>
   <h1>Inference Service</h1>
@@ -56,7 +49,8 @@ const BODY = `
 
   <section id="faults">
     <h3>Fault injection</h3>
-    <div>${FAULT_SWITCHES}</div>
+    <!-- One switch per fault kind, built by the script from the admin API's list. -->
+    <div id="fault-switches"></div>
     <label class="muted">Rate <input id="fault-rate" type="number" min="0" max="1" step="0.05" value="0.5"></label>
     <p class="muted" id="fault-summary"></p>
   </section>

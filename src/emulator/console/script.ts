@@ -9,7 +9,8 @@
 export const CONSOLE_SCRIPT = String.raw`
 "use strict";
 (function () {
-  var FAULT_KINDS = ["429", "500", "502", "503", "reset", "truncate", "stream-error"];
+  // Filled from the admin API's list on the first state, so the switches never lag behind it.
+  var FAULT_KINDS = [];
   var POLL_MS = 1000;
   var state = null;
   var log = [];
@@ -130,7 +131,16 @@ export const CONSOLE_SCRIPT = String.raw`
     ]);
   }
 
+  function buildFaultSwitches(kinds) {
+    FAULT_KINDS = kinds.slice();
+    byId("fault-switches").replaceChildren.apply(byId("fault-switches"), FAULT_KINDS.map(function (kind) {
+      var box = el("input", { type: "checkbox", dataset: { fault: kind }, onchange: applyFaults });
+      return el("label", { className: "switch" }, [box, " ", el("code", { text: kind })]);
+    }));
+  }
+
   function renderFaults(faults) {
+    if (FAULT_KINDS.length === 0) buildFaultSwitches(faults.available || []);
     var on = faults.rate > 0;
     FAULT_KINDS.forEach(function (kind) {
       var box = document.querySelector('input[data-fault="' + kind + '"]');
@@ -294,9 +304,6 @@ export const CONSOLE_SCRIPT = String.raw`
   byId("reset").addEventListener("click", function () {
     byId("new-secret").hidden = true;
     act(api("POST", "/reset"));
-  });
-  FAULT_KINDS.forEach(function (kind) {
-    document.querySelector('input[data-fault="' + kind + '"]').addEventListener("change", applyFaults);
   });
   byId("fault-rate").addEventListener("change", applyFaults);
   window.addEventListener("resize", drawChart);
