@@ -1,15 +1,26 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
 // The built package, imported by its own name exactly as a user would (package self-reference).
+// Built here when missing or older than a source file, so a stale local dist/ is never tested.
 beforeAll(() => {
-  if (!existsSync("dist/index.js") || !existsSync("dist/index.cjs")) {
+  if (!existsSync("dist/index.cjs") || builtAt("dist/index.js") < newestSource("src")) {
     execFileSync("npx", ["--no-install", "tsup", "--silent"], { stdio: "inherit" });
   }
 }, 120_000);
+
+function builtAt(file: string): number {
+  return existsSync(file) ? statSync(file).mtimeMs : 0;
+}
+
+function newestSource(dir: string): number {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((name) => statSync(join(dir, name)).mtimeMs)
+    .reduce((a, b) => Math.max(a, b), 0);
+}
 
 function run(args: string[]): string {
   return execFileSync(process.execPath, args, { encoding: "utf8" }).trim();
