@@ -3,9 +3,10 @@
  * worst-case cost with the run's usage trackers, wait for its turn at the rate limiter, then
  * settle the reservations to what the request really used.
  */
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { TokenUsage } from "@langchain/core/language_models/base";
 import { RateLimitError } from "./errors.js";
-import type { RequestEstimate, StreamReading } from "./estimate.js";
+import { type RequestEstimate, StreamReading } from "./estimate.js";
 import type { RateLimiter, RatePermit } from "./rate_limiter.js";
 import {
   type SpendGuard,
@@ -90,6 +91,30 @@ export class CallMeter {
     if (abandoned) await this.abandon();
   }
 
+  /**
+   * Passes a stream through, reading each item with `read`; when the stream ends, fails or is
+   * left early, the held attempt settles to what was read ({@link endStream}).
+   */
+  async *meterStream<T>(
+    source: AsyncIterable<T>,
+    read: (reading: StreamReading, item: T) => void,
+  ): AsyncGenerator<T> {
+    const reading = new StreamReading();
+    let outcome: "ended" | "failed" | "left" = "left";
+    try {
+      for await (const item of source) {
+        read(reading, item);
+        yield item;
+      }
+      outcome = "ended";
+    } catch (error) {
+      outcome = "failed";
+      throw error;
+    } finally {
+      await this.endStream(reading, outcome === "left");
+    }
+  }
+
   /** The run's stream was left before its end: its run gets no end callback, so count it now. */
   async abandon(): Promise<void> {
     const runId = this.#runId;
@@ -148,6 +173,33 @@ export function createCallMeter(setup: MeterSetup): CallMeter | undefined {
   const guards = spendGuardsOf(setup.run?.handlers);
   if (setup.limiter === undefined && guards.length === 0) return undefined;
   return new CallMeter(setup, guards);
+}
+
+/**
+ * The run of a chat-model call that LangChain may send down its chat-model stream-events path:
+ * when a handler prefers those events (e.g. LangGraph's v3 messages protocol), core calls the
+ * model's stream without the run manager, so the model must carry the run to its meter itself.
+ * The run ID is fixed here (core would otherwise make one up later), so the trackers see the
+ * same ID at the run's start and at its reservation. Undefined when no handler prefers them.
+ */
+export function streamEventsRun(
+  callbacks: Callbacks | undefined,
+  local: Callbacks | undefined,
+  runId: string | undefined,
+): MeteredRun | undefined {
+  const handlers = [...handlersOf(callbacks), ...handlersOf(local)];
+  const prefersEvents = handlers.some(
+    (handler) =>
+      (handler as { lc_prefer_chat_model_stream_events?: unknown })
+        .lc_prefer_chat_model_stream_events === true,
+  );
+  if (!prefersEvents) return undefined;
+  return { runId: runId ?? globalThis.crypto.randomUUID(), handlers };
+}
+
+function handlersOf(callbacks: Callbacks | undefined): readonly unknown[] {
+  if (callbacks === undefined) return [];
+  return Array.isArray(callbacks) ? callbacks : callbacks.handlers;
 }
 
 /** LangChain's `TokenUsage` as the counts a reservation settles to; undefined when it has neither. */

@@ -5,31 +5,41 @@ import type {
   BaseLanguageModelInput,
   StructuredOutputMethodOptions,
 } from "@langchain/core/language_models/base";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type {
   AIMessageChunk,
   BaseMessage,
   BaseMessageChunk,
+  BaseMessageLike,
   MessageContent,
 } from "@langchain/core/messages";
-import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
-import type { Runnable } from "@langchain/core/runnables";
+import type { ChatGenerationChunk, ChatResult, LLMResult } from "@langchain/core/outputs";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
 import type { InteropZodType } from "@langchain/core/utils/types";
 import {
   type BaseChatOpenAIFields,
   ChatOpenAICompletions,
   type ChatOpenAICompletionsCallOptions,
   type ClientOptions,
+  convertMessagesToCompletionsMessageParams,
+  convertOpenAICompletionsStream,
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
-import { type CallMeter, createCallMeter, tokenCountOf } from "./call_meter.js";
+import {
+  type CallMeter,
+  createCallMeter,
+  type MeteredRun,
+  streamEventsRun,
+  tokenCountOf,
+} from "./call_meter.js";
 import { checkChatCompletion } from "./completion.js";
 import { resolveConnection } from "./connection.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "./constants.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { asServiceError, type FailureContext, toServiceError } from "./error_mapper.js";
 import { ConfigurationError } from "./errors.js";
-import { estimateChatRequest, estimateTokens, StreamReading } from "./estimate.js";
+import { estimateChatRequest, estimateTokens, type StreamReading } from "./estimate.js";
 import {
   type AttemptRecord,
   createServiceFetch,
@@ -124,6 +134,13 @@ registerContentBlockTranslator();
 /** Where a call's meter rides from `_generate` / `_streamResponseChunks` to `completionWithRetry`. */
 const METER = Symbol("inference-service.call-meter");
 type MeterCarrier = { [METER]?: CallMeter };
+/** A chunk as core's OpenAI stream converter types it. */
+type StreamChunk =
+  Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
+
+/** Where the run rides to `_streamResponseChunks` on core's stream-events path (no run manager). */
+const RUN = Symbol("inference-service.run");
+type RunCarrier = { [RUN]?: MeteredRun };
 
 /**
  * Chat model for the hosted models of the inference service — a drop-in for `ChatOpenAI` in any
@@ -452,6 +469,82 @@ export class ChatInferenceService<
   }
 
   /**
+   * Core's chat-model stream-events path calls the stream without its run manager; when a handler
+   * may send the call down that path, the run (its ID fixed here) rides in the options so the
+   * request is still reserved before it is sent.
+   */
+  override async _generateUncached(
+    messages: BaseMessageLike[][],
+    parsedOptions: this["ParsedCallOptions"],
+    handledOptions: RunnableConfig,
+    startedRunManagers?: CallbackManagerForLLMRun[],
+  ): Promise<LLMResult> {
+    const started = startedRunManagers?.[0];
+    const run: MeteredRun | undefined = started
+      ? streamEventsRun(started.handlers, undefined, started.runId)
+      : streamEventsRun(handledOptions.callbacks, this.callbacks, handledOptions.runId);
+    if (run === undefined) {
+      return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
+    }
+    const carried: RunCarrier = { [RUN]: run };
+    return super._generateUncached(
+      messages,
+      { ...parsedOptions, ...carried },
+      { ...handledOptions, runId: run.runId },
+      startedRunManagers,
+    );
+  }
+
+  /**
+   * LangChain's chat-model stream-events protocol (`model.streamEvents(input)`, and the path core
+   * takes when a handler prefers these events, e.g. LangGraph's messages streaming). Built as
+   * `@langchain/openai` builds it (core's OpenAI stream converter: reasoning, tool calls and
+   * finish reasons as typed blocks), with the request made through this class's
+   * `completionWithRetry` under the call's meter, and the request ID in the message's metadata.
+   * Core passes no run manager here: the run rides in the options (see `_generateUncached`).
+   */
+  override async *_streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatModelStreamEvent> {
+    const request: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
+      ...this.invocationParams(options, { streaming: true }),
+      messages: convertMessagesToCompletionsMessageParams({ messages, model: this.model }),
+      stream: true,
+    };
+    const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
+    const carried: MeterCarrier = meter ? { [METER]: meter } : {};
+    const stream = await this.completionWithRetry(request, { ...options, ...carried });
+    let meta: RequestMeta | undefined;
+    const signal = options.signal;
+    async function* read(
+      source: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+    ): AsyncGenerator<StreamChunk> {
+      for await (const data of source) {
+        if (signal?.aborted) return; // core raises the abort once the events stop
+        meta ??= requestMetaOf(data);
+        yield data as StreamChunk; // the SDK's type also allows `custom` tool calls
+      }
+    }
+    const events = convertOpenAICompletionsStream(
+      read(meter ? meter.meterStream(stream, readRawChunk) : stream),
+      { streamUsage: this.streamUsage, provider: LS_PROVIDER },
+    );
+    for await (const event of events) {
+      if (event.event !== "message-finish") yield event;
+      else {
+        const responseMetadata = {
+          ...event.responseMetadata,
+          model_provider: LS_PROVIDER,
+          ...metadataFields(meta),
+        };
+        yield { ...event, responseMetadata };
+      }
+    }
+  }
+
+  /**
    * Streams through the base class, reading each chunk so the call's reservations settle to the
    * usage chunk — or, if the stream fails or is left with `break` before it, to an estimate of
    * what was streamed — and so a stream left early is still counted.
@@ -461,31 +554,18 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const meter = this.#meter(runManager);
+    const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
     if (meter === undefined) {
       yield* super._streamResponseChunks(messages, options, runManager);
       return;
     }
-    const reading = new StreamReading();
-    let outcome: "ended" | "failed" | "left" = "left";
-    try {
-      const metered = { ...options, [METER]: meter };
-      for await (const chunk of super._streamResponseChunks(messages, metered, runManager)) {
-        readChunk(reading, chunk);
-        yield chunk;
-      }
-      outcome = "ended";
-    } catch (error) {
-      outcome = "failed";
-      throw error;
-    } finally {
-      await meter.endStream(reading, outcome === "left");
-    }
+    const metered = { ...options, [METER]: meter };
+    yield* meter.meterStream(super._streamResponseChunks(messages, metered, runManager), readChunk);
   }
 
   /** A meter when the call has usage trackers or this model a rate limiter. */
-  #meter(runManager: CallbackManagerForLLMRun | undefined): CallMeter | undefined {
-    return createCallMeter({ run: runManager, limiter: this.rateLimiter, keyId: this.#keyId });
+  #meter(run: MeteredRun | undefined): CallMeter | undefined {
+    return createCallMeter({ run, limiter: this.rateLimiter, keyId: this.#keyId });
   }
 
   /**
@@ -727,6 +807,21 @@ function readChunk(reading: StreamReading, chunk: ChatGenerationChunk): void {
   if (usage !== undefined) {
     reading.usage = { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
   }
+}
+
+/** Counts one raw stream chunk's output (content, reasoning, tool-call arguments) and usage. */
+function readRawChunk(
+  reading: StreamReading,
+  data: OpenAI.Chat.Completions.ChatCompletionChunk,
+): void {
+  for (const choice of data.choices ?? []) {
+    const delta = choice.delta as { content?: unknown; reasoning_content?: unknown } | undefined;
+    if (typeof delta?.content === "string") reading.addText(delta.content);
+    if (typeof delta?.reasoning_content === "string") reading.addText(delta.reasoning_content);
+    for (const call of choice.delta?.tool_calls ?? []) reading.addText(call.function?.arguments);
+  }
+  const usage = tokenCountOf(tokenUsageFromWire(data.usage));
+  if (usage !== undefined) reading.usage = usage;
 }
 
 /** A non-streamed reply's output as text, for an estimate when the service reports no usage. */

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ChatInferenceService, type ChatInferenceServiceFields } from "../src/chat_models.js";
 import { createEmulator } from "../src/emulator/index.js";
-import { ConfigurationError, ModelNotFoundError } from "../src/errors.js";
+import { ConfigurationError, ModelNotFoundError, ServiceUnavailableError } from "../src/errors.js";
 import {
   BASE,
   chatChunk,
@@ -443,6 +443,43 @@ describe("ChatInferenceService streaming", () => {
       input_tokens: 4,
       output_tokens: 1,
       total_tokens: 5,
+    });
+  });
+  it("reads LangChain's events API through this model's stream: reasoning, request id, typed errors", async () => {
+    intercept(
+      CHAT,
+      [
+        200,
+        sse([
+          chunk({ role: "assistant", content: "", reasoning_content: "think" }),
+          chunk({ content: "Hi" }),
+          { ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        ]),
+        { ...SSE_HEADERS, "X-Gateway-Request-Id": "req-events-1" },
+      ],
+      [
+        200,
+        sse([
+          chunk({ role: "assistant", content: "par" }),
+          { error: { code: "", message: "Upstream stream interrupted" } },
+        ]),
+        { ...SSE_HEADERS, "X-Gateway-Request-Id": "req-events-2" },
+      ],
+    );
+    const events = model({ maxRetries: 0 }).streamEvents("hi");
+    expect(await events.reasoning).toBe("think");
+    const reply = await events.output;
+    expect(reply.text).toBe("Hi");
+    expect(reply.response_metadata).toMatchObject({ requestId: "req-events-1" });
+
+    const error = await model({ maxRetries: 0 })
+      .streamEvents("hi")
+      .output.then(undefined, (e: unknown) => e);
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      midStream: true,
+      partialOutput: "par",
+      requestId: "req-events-2",
     });
   });
 });

@@ -322,6 +322,23 @@ const OUTPUT_ONLY = { "test-model": { input: 0, output: 10_000 } };
 /** `n` prompts, each a distinct call. */
 const prompts = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
 
+/**
+ * 20 calls of 40 output tokens (0.4 credit each) against a budget of 3 that holds three
+ * worst cases (100 tokens): 3 sent, 17 refused unsent, spend settled to the real 1.2.
+ */
+async function expectThreeOfTwenty(seen: unknown[], results: unknown[], usage: UsageTracker) {
+  expect(seen).toHaveLength(3);
+  expect(results.filter((r) => r instanceof BudgetExceededError)).toHaveLength(17);
+  expect(usage.spent).toBeCloseTo(3 * 0.4, 12); // settled to the real 40 tokens each
+  expect(await usage.budgetStatus()).toEqual({
+    budget: 3,
+    spent: expect.closeTo(1.2, 12),
+    reserved: 0,
+    remaining: expect.closeTo(1.8, 12),
+  });
+  expect(usage.inFlight).toBe(0);
+}
+
 describe("UsageTracker budget: reservations", () => {
   it("sends 3 of 20 parallel calls when the budget holds 3 worst cases, the rest refused unsent", async () => {
     const seen = intercept(CHAT, [200, reply(5, 40), JSON_HEADERS]);
@@ -331,16 +348,7 @@ describe("UsageTracker budget: reservations", () => {
       { callbacks: [usage] },
       { returnExceptions: true },
     );
-    expect(seen).toHaveLength(3);
-    expect(results.filter((r) => r instanceof BudgetExceededError)).toHaveLength(17);
-    expect(usage.spent).toBeCloseTo(3 * 0.4, 12); // settled to the real 40 tokens each
-    expect(await usage.budgetStatus()).toEqual({
-      budget: 3,
-      spent: expect.closeTo(1.2, 12),
-      reserved: 0,
-      remaining: expect.closeTo(1.8, 12),
-    });
-    expect(usage.inFlight).toBe(0);
+    await expectThreeOfTwenty(seen, results, usage);
   });
 
   it("holds the limit with maxConcurrency 1 too: the reservation is made as each request leaves the queue", async () => {
@@ -349,6 +357,34 @@ describe("UsageTracker budget: reservations", () => {
     const model = chat("test-model", { maxTokens: 100, maxConcurrency: 1 });
     await model.batch(prompts(20), { callbacks: [usage] }, { returnExceptions: true });
     expect(seen).toHaveLength(3);
+  });
+
+  it("reserves on LangChain's chat-model stream events path too (a handler that prefers them)", async () => {
+    // Core calls the model's stream-events generator without the run (e.g. LangGraph's v3
+    // messages protocol); the reservation must still be made before each request is sent.
+    const seen = intercept(CHAT, [
+      200,
+      sse([
+        chatChunk({ role: "assistant", content: "ok" }),
+        chatChunk({}, { usage: { prompt_tokens: 5, completion_tokens: 40, total_tokens: 45 } }),
+      ]),
+      SSE_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 3, currency: "credit" });
+    const events: string[] = [];
+    const listener = {
+      lc_prefer_chat_model_stream_events: true,
+      handleChatModelStreamEvent(event: { event: string }) {
+        events.push(event.event);
+      },
+    };
+    const results = await chat("test-model", { maxTokens: 100 }).batch(
+      prompts(20),
+      { callbacks: [usage, listener] },
+      { returnExceptions: true },
+    );
+    expect(events).toContain("message-start"); // the stream-events path was taken
+    await expectThreeOfTwenty(seen, results, usage);
   });
 
   it("refuses with one typed error, from the call path: nothing on the console", async () => {
