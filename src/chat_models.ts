@@ -138,7 +138,7 @@ type MeterCarrier = { [METER]?: CallMeter };
 type StreamChunk =
   Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
 
-/** Where the run rides to `_streamResponseChunks` on core's stream-events path (no run manager). */
+/** Where the run rides to `_streamChatModelEvents`, which core calls without its run manager. */
 const RUN = Symbol("inference-service.run");
 type RunCarrier = { [RUN]?: MeteredRun };
 
@@ -554,7 +554,7 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
+    const meter = this.#meter(runManager);
     if (meter === undefined) {
       yield* super._streamResponseChunks(messages, options, runManager);
       return;
