@@ -187,14 +187,18 @@ export function streamEventsRun(
   local: Callbacks | undefined,
   runId: string | undefined,
 ): MeteredRun | undefined {
-  const handlers = [...handlersOf(callbacks), ...handlersOf(local)];
-  const prefersEvents = handlers.some(
-    (handler) =>
-      (handler as { lc_prefer_chat_model_stream_events?: unknown })
-        .lc_prefer_chat_model_stream_events === true,
+  const given = handlersOf(callbacks);
+  const own = handlersOf(local);
+  // Runs on every chat call: nothing is allocated unless a handler prefers the events.
+  if (!given.some(prefersStreamEvents) && !own.some(prefersStreamEvents)) return undefined;
+  return { runId: runId ?? globalThis.crypto.randomUUID(), handlers: [...given, ...own] };
+}
+
+function prefersStreamEvents(handler: unknown): boolean {
+  return (
+    (handler as { lc_prefer_chat_model_stream_events?: unknown } | undefined)
+      ?.lc_prefer_chat_model_stream_events === true
   );
-  if (!prefersEvents) return undefined;
-  return { runId: runId ?? globalThis.crypto.randomUUID(), handlers };
 }
 
 function handlersOf(callbacks: Callbacks | undefined): readonly unknown[] {
