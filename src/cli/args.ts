@@ -15,7 +15,7 @@ export interface Writers {
 }
 
 /** The writers of `io`, defaulting to `process.stdout` and `process.stderr`. */
-function writers(io: CommandIO): Writers {
+export function writers(io: CommandIO): Writers {
   return {
     out: io.stdout ?? ((text) => process.stdout.write(text)),
     err: io.stderr ?? ((text) => process.stderr.write(text)),

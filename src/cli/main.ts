@@ -1,6 +1,6 @@
 /** @module The `inference-service` command's dispatcher: one module per subcommand (Node only). */
 import { VERSION } from "../version.js";
-import { type CommandIO, PROGRAM, usageErrorLine } from "./args.js";
+import { type CommandIO, PROGRAM, usageErrorLine, writers } from "./args.js";
 import { closestName } from "./suggest.js";
 
 type Command = (argv: string[], io: CommandIO) => Promise<number>;
@@ -40,8 +40,7 @@ Run '${PROGRAM} <command> --help' for a command's options.`;
  * process.exitCode = await main(["doctor", "--model", "emulator-chat"]);
  */
 export async function main(argv: string[], io: CommandIO = {}): Promise<number> {
-  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
-  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  const { out, err } = writers(io);
   const [name, ...rest] = argv;
   if (name === "help" || name === "--help" || name === "-h") {
     out(`${USAGE}\n`);

@@ -16,26 +16,7 @@ export const FAULT_HEADER = "X-Emulator-Fault";
  * The gateway's error replies beyond §7 (see `gateway_faults.ts` and docs/emulator.md), named
  * after the gateway's code where there is one.
  */
-export type GatewayFaultKind =
-  | "429-cn"
-  | "429-empty"
-  | "access_denied"
-  | "403-model"
-  | "pre_consume_token_quota_failed"
-  | "insufficient_user_quota"
-  | "invalid_request"
-  | "sensitive_words_detected"
-  | "model_price_error"
-  | "read_request_body_failed"
-  | "api_not_implemented"
-  | "system_cpu_overloaded"
-  | "system_memory_overloaded"
-  | "system_disk_overloaded"
-  | "do_request_failed"
-  | "context_length_exceeded"
-  | "200-error"
-  | "503-sse"
-  | "html-json";
+export type GatewayFaultKind = keyof typeof GATEWAY_FAULTS;
 
 /**
  * - `429`: rate limited, with `Retry-After`;

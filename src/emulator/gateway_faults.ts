@@ -49,7 +49,7 @@ const overloaded =
     gatewayError(503, code, `系统${what}负载过高，请稍后重试`, requestId);
 
 /** Every gateway reply the emulator can inject, by fault name. */
-export const GATEWAY_FAULTS: Readonly<Record<string, Build>> = {
+export const GATEWAY_FAULTS = {
   // Model rate limit middleware: a Chinese message and an empty code.
   "429-cn": ({ requestId }) =>
     gatewayError(429, "", `您已达到请求数限制：1分钟内最多请求60次${suffix(requestId)}`, requestId),
@@ -173,7 +173,7 @@ export const GATEWAY_FAULTS: Readonly<Record<string, Build>> = {
       headers: { ...page.headers, "Content-Type": "application/json; charset=utf-8" },
     };
   },
-};
+} as const satisfies Readonly<Record<string, Build>>;
 
 /** A redirect to the request's own path: a client that follows it never gets an answer. */
 export function redirectLoop(requestId: string, path: string): EmulatorResponse {

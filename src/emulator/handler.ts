@@ -267,7 +267,7 @@ class Call {
     }
     if (fault?.type === "gateway") {
       const model = modelOfBody(this.#request.body);
-      return this.finish(GATEWAY_FAULTS[fault.name]!({ requestId: this.#requestId, model }));
+      return this.finish(GATEWAY_FAULTS[fault.name]({ requestId: this.#requestId, model }));
     }
     if (fault?.type === "redirect-loop") {
       return this.finish(redirectLoop(this.#requestId, this.#request.url));
@@ -317,16 +317,9 @@ function damage(
   const { body } = reply;
   if (fault?.type === "stall") {
     // The headers, then (stall-mid) half the answer, then nothing until the client gives up.
-    const kept = !fault.mid
-      ? typeof body === "string"
-        ? ""
-        : []
-      : typeof body === "string"
-        ? body.slice(0, body.length >> 1)
-        : body.slice(0, Math.max(1, body.length >> 1));
-    return { ...reply, body: kept, stall: true };
+    return { ...reply, body: fault.mid ? half(body) : none(body), stall: true };
   }
-  if (fault?.type === "empty") return { ...reply, body: typeof body === "string" ? "" : [] };
+  if (fault?.type === "empty") return { ...reply, body: none(body) };
   if (fault?.type === "no-choices") {
     if (typeof body === "string") {
       return { ...reply, body: JSON.stringify({ ...JSON.parse(body), choices: [] }) };
@@ -336,11 +329,7 @@ function damage(
   }
   if (fault?.type === "truncate") {
     // Half the events (never [DONE]) or half the JSON, then the connection dies.
-    const cut =
-      typeof body === "string"
-        ? body.slice(0, body.length >> 1)
-        : body.slice(0, Math.max(1, body.length >> 1));
-    return { ...reply, body: cut, abort: true };
+    return { ...reply, body: half(body), abort: true };
   }
   if (fault?.type === "stream-error") {
     if (typeof body === "string") return upstreamError(requestId, 500);
@@ -348,4 +337,16 @@ function damage(
     return { ...reply, body: [...body.slice(0, 2), error] };
   }
   return reply;
+}
+
+/** Half a JSON body, or the first half of a stream's events (at least one, never [DONE]). */
+function half(body: EmulatorResponse["body"]): EmulatorResponse["body"] {
+  return typeof body === "string"
+    ? body.slice(0, body.length >> 1)
+    : body.slice(0, Math.max(1, body.length >> 1));
+}
+
+/** No body at all: an empty JSON body, or a stream without events. */
+function none(body: EmulatorResponse["body"]): EmulatorResponse["body"] {
+  return typeof body === "string" ? "" : [];
 }

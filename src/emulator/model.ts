@@ -67,11 +67,18 @@ export function replyToChat(request: ChatRequest): ModelReply {
   });
 
   const toolResults = trailingToolResults(messages);
-  const answer = toolResults ?? contextAnswer(messages, userText);
-  const text = answer ?? `Emulated reply to: "${firstWords(userText)}"`;
+  // The text answer, built only by the paths that use it (tool calls return before it).
+  let answered: { answer: string | undefined; text: string } | undefined;
+  const answerOf = () => {
+    if (answered === undefined) {
+      const answer = toolResults ?? contextAnswer(messages, userText);
+      answered = { answer, text: answer ?? `Emulated reply to: "${firstWords(userText)}"` };
+    }
+    return answered;
+  };
   // What a structured answer is filled from: the question and whatever the tools returned.
   const filled = (schema: unknown, question = userText) =>
-    instanceOf(schema, `${question}\n${toolResults ?? ""}`, text);
+    instanceOf(schema, `${question}\n${toolResults ?? ""}`, answerOf().text);
 
   if (toolChoice.mode === "function") {
     return reply("tool", "", [callTool(forcedTool(tools, toolChoice.name), userText, seed)]);
@@ -96,10 +103,13 @@ export function replyToChat(request: ChatRequest): ModelReply {
   if (format.type === "json_schema") return reply("json", JSON.stringify(filled(format.schema)));
   if (format.type === "json_object") {
     const described = schemaFromPrompt(promptTexts(messages));
-    const value = described ? filled(described, withoutJsonObjects(userText)) : { answer: text };
+    const value = described
+      ? filled(described, withoutJsonObjects(userText))
+      : { answer: answerOf().text };
     return reply("json", JSON.stringify(value));
   }
   if (toolResults !== undefined) return reply("tool-results", toolResults);
+  const { answer, text } = answerOf();
   return reply(answer === undefined ? "echo" : "context", text);
 }
 
