@@ -6,7 +6,12 @@
  * body, a stall — become typed errors that keep the response's request ID.
  */
 import { isAbortError } from "./abort.js";
-import { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
+import {
+  errorObjectFailure,
+  type Failure,
+  type FailureContext,
+  toServiceError,
+} from "./error_mapper.js";
 import { InferenceServiceError } from "./errors.js";
 
 /** The most of an error body that is read (64 KiB); the rest is discarded unread. */
@@ -95,12 +100,6 @@ export interface BodyContext {
   aborted: () => boolean;
 }
 
-/** What reading up to a bound got: the text, and whether the body ended within the bound. */
-interface BoundedText {
-  text: string;
-  complete: boolean;
-}
-
 /**
  * Reads at most `limit` bytes (after `prefix`), then cancels the rest. A stall or a cut ends the
  * read with what had arrived: an error body is worth its first bytes, never a hang.
@@ -109,7 +108,7 @@ async function readBounded(
   reader: IdleReader,
   prefix: Uint8Array[] = [],
   limit = MAX_ERROR_BODY_BYTES,
-): Promise<BoundedText> {
+): Promise<string> {
   const chunks = [...prefix];
   let size = chunks.reduce((n, c) => n + c.byteLength, 0);
   let complete = false;
@@ -126,10 +125,8 @@ async function readBounded(
   } catch {
     // Keep what arrived.
   }
-  if (!complete || size > limit) {
-    complete = false;
-    await reader.cancel();
-  }
+  // Ended within the bound means `size < limit`: the loop reads only below it.
+  if (!complete) await reader.cancel();
   const bytes = new Uint8Array(Math.min(size, limit));
   let at = 0;
   for (const chunk of chunks) {
@@ -138,7 +135,7 @@ async function readBounded(
     bytes.set(part, at);
     at += part.byteLength;
   }
-  return { text: new TextDecoder().decode(bytes), complete };
+  return new TextDecoder().decode(bytes);
 }
 
 /**
@@ -147,7 +144,7 @@ async function readBounded(
  */
 export async function readErrorBody(response: Response, idleMs: number): Promise<string> {
   if (!response.body) return "";
-  return (await readBounded(new IdleReader(response.body, idleMs))).text;
+  return readBounded(new IdleReader(response.body, idleMs));
 }
 
 // JSON whitespace, as bytes or as char codes (the same values).
@@ -160,17 +157,21 @@ function firstSignificant(chunk: Uint8Array): number | undefined {
   return undefined;
 }
 
-/** The `{"error": …}` object a text holds, or undefined when it holds none. */
-function errorObjectIn(text: string): unknown {
+/** The failure a 2xx body's text holds as an `{"error": …}` object, or undefined. */
+function errorFailureIn(text: string, status: number, headers: Headers): Failure | undefined {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as { error?: unknown } | null;
-    const error = parsed?.error;
-    return (typeof error === "object" && error !== null) || typeof error === "string"
-      ? error
-      : undefined;
+    parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
+  return errorObjectFailure(parsed, status, headers);
+}
+
+/** An HTML page (or other non-JSON text) where JSON or events were expected. */
+function nonJson(text: string, status: number, headers: Headers): Failure {
+  const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
+  return { kind: "non-json", status, body: text, contentType, headers };
 }
 
 /**
@@ -224,16 +225,11 @@ function checkJSON(text: string, response: Response, fail: (failure: Failure) =>
   while (first < text.length && isSpace(text.charCodeAt(first))) first++;
   if (first === text.length) throw fail({ kind: "empty", status, headers });
   const opening = text[first];
-  if (opening === "<") {
-    const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
-    throw fail({ kind: "non-json", status, body: text, contentType, headers });
-  }
+  if (opening === "<") throw fail(nonJson(text, status, headers));
   if (opening === "{" && ERROR_OBJECT.test(text.slice(first, first + 32))) {
-    const error = errorObjectIn(text);
     // `"error": null` opens some success bodies: only an error object is one.
-    if (error !== undefined) {
-      throw fail({ kind: "http", status, body: JSON.stringify({ error }), headers });
-    }
+    const failure = errorFailureIn(text, status, headers);
+    if (failure) throw fail(failure);
   }
   let last = text.length - 1;
   while (last > first && isSpace(text.charCodeAt(last))) last--;
@@ -281,16 +277,12 @@ function guardedEvents(
     probed = true;
     if (opening === 0x3c /* < */) {
       // An HTML page where events or JSON were expected (a console page, a proxy's).
-      const { text } = await readBounded(reader, [first]);
-      const contentType = (headers.get("content-type") ?? "").split(";")[0] ?? "";
-      throw fail({ kind: "non-json", status, body: text, contentType, headers });
+      throw fail(nonJson(await readBounded(reader, [first]), status, headers));
     }
     if (opening !== 0x7b /* { */) return [first];
-    const { text } = await readBounded(reader, [first]);
-    const error = errorObjectIn(text);
-    if (error !== undefined) {
-      throw fail({ kind: "http", status, body: JSON.stringify({ error }), headers });
-    }
+    const text = await readBounded(reader, [first]);
+    const failure = errorFailureIn(text, status, headers);
+    if (failure) throw fail(failure);
     throw fail({
       kind: "malformed",
       detail: "the event stream holds a JSON document instead of events",

@@ -4,7 +4,12 @@
  * shown", is read tolerantly.
  */
 import type { Generation } from "@langchain/core/outputs";
-import { type FailureContext, headerRequestId, toServiceError } from "./error_mapper.js";
+import {
+  errorObjectFailure,
+  type FailureContext,
+  headerRequestId,
+  toServiceError,
+} from "./error_mapper.js";
 import { tokenUsageFromWire } from "./usage.js";
 import { withoutUndefined } from "./without_undefined.js";
 
@@ -35,15 +40,10 @@ export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureCo
   );
 }
 
-/**
- * A 2xx body without choices that holds an `{"error": …}` object (the gateway passes a model
- * server's error on with the status it came with, 200 included) is that error, mapped by its code.
- */
+/** A 2xx body without choices that holds an `{"error": …}` object is that error. */
 function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: FailureContext) {
-  const error = (data as { error?: unknown } | null | undefined)?.error;
-  if ((typeof error === "object" && error !== null) || typeof error === "string") {
-    throw toServiceError({ kind: "http", status, body: JSON.stringify({ error }), headers }, ctx);
-  }
+  const failure = errorObjectFailure(data, status, headers);
+  if (failure) throw toServiceError(failure, ctx);
 }
 
 /** §4.1 shows no response body: the completions shape first, then the chat shape. */

@@ -5,8 +5,8 @@ import { availableModelsText } from "./available_models.js";
 import { REQUEST_ID_HEADER } from "./constants.js";
 // The mapper picks among every class of errors.ts: the module is imported whole.
 import * as errors from "./errors.js";
-import { type ErrorRow, rowForCode } from "./gateway_codes.js";
-import { MIN_SECRET_LENGTH } from "./secrets.js";
+import { type ErrorRow, rowForCode, TRANSIENT_HINT } from "./gateway_codes.js";
+import { MIN_SECRET_LENGTH, REDACTED } from "./secrets.js";
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
 export interface FailureContext {
@@ -59,6 +59,23 @@ export type Failure =
       headers?: Headers;
     }
   | { kind: "still-pending"; waitedMs: number; limitMs: number; last?: unknown };
+
+/**
+ * The failure a 2xx answer's `{"error": …}` holds (an object or a message), or undefined when it
+ * holds none: the gateway passes a model server's error on with the status it came with, 200
+ * included, so such a body is that error, mapped by its code.
+ */
+export function errorObjectFailure(
+  data: unknown,
+  status: number,
+  headers: Headers,
+): Failure | undefined {
+  const error = (data as { error?: unknown } | null | undefined)?.error;
+  if ((typeof error === "object" && error !== null) || typeof error === "string") {
+    return { kind: "http", status, body: JSON.stringify({ error }), headers };
+  }
+  return undefined;
+}
 
 /** The `error` object of a service body (§7), read leniently: every field may be missing. */
 interface ErrorBody {
@@ -135,7 +152,7 @@ function redact(text: string | undefined, secrets: readonly string[] = []): stri
   if (text === undefined) return undefined;
   let out = text;
   for (const secret of secrets) {
-    if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join("[redacted]");
+    if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
   }
   return out;
 }
@@ -180,8 +197,6 @@ interface Row extends ErrorRow {
 
 const PENDING_HINT =
   "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.";
-const TRANSIENT_HINT =
-  "This is usually temporary; it is retried automatically up to `maxRetries` times.";
 
 function who(ctx: FailureContext): string {
   return ctx.surface === "dedicated"

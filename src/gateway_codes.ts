@@ -8,6 +8,10 @@
 // The row picks among many classes of errors.ts: the module is imported whole.
 import * as errors from "./errors.js";
 
+/** The hint of a failure that passes: shared with the mapper's own retryable rows. */
+export const TRANSIENT_HINT =
+  "This is usually temporary; it is retried automatically up to `maxRetries` times.";
+
 /** A class the mapper can build. */
 export type ErrorClass = new (
   init: errors.InferenceServiceErrorInit,
@@ -133,12 +137,12 @@ const BY_CODE: Readonly<Record<string, Row>> = {
   do_request_failed: () => ({
     cls: errors.ServiceUnavailableError,
     summary: "The service could not reach the model server behind it.",
-    hint: "This is usually temporary; it is retried automatically up to `maxRetries` times.",
+    hint: TRANSIENT_HINT,
   }),
   get_channel_failed: () => ({
     cls: errors.ServiceUnavailableError,
     summary: "The service has no upstream channel free for this model right now.",
-    hint: "This is usually temporary; it is retried automatically up to `maxRetries` times.",
+    hint: TRANSIENT_HINT,
   }),
 };
 
@@ -153,6 +157,3 @@ export function rowForCode(
   if (!code || !Object.hasOwn(BY_CODE, code)) return undefined;
   return BY_CODE[code]?.(message);
 }
-
-/** The codes above, for tests and docs. */
-export const GATEWAY_CODES: readonly string[] = Object.keys(BY_CODE);
