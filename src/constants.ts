@@ -35,3 +35,12 @@ export const RATE_LIMITER_BRAND = Symbol.for("langchain-inference-service.rate-l
 
 /** Brand of a handler that guards spend from the models' call path (a `UsageTracker`). */
 export const SPEND_GUARD_BRAND = Symbol.for("langchain-inference-service.spend-guard");
+
+/** Whether `value` carries `brand` (one of the brands above), from this copy of the package or another. */
+export function hasBrand(value: unknown, brand: symbol): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[brand] === true
+  );
+}

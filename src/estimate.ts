@@ -16,6 +16,17 @@ export interface RequestEstimate {
   choices: number;
 }
 
+/** Reply tokens counted for a request that sets no `max_tokens`, by trackers and limiters alike. */
+export const DEFAULT_REPLY_TOKENS = 1024;
+
+/** The most output a request may bring: `max_tokens` (else `defaultReplyTokens`) per choice. */
+export function worstCaseOutputTokens(
+  estimate: RequestEstimate,
+  defaultReplyTokens: number,
+): number {
+  return (estimate.maxOutputTokens ?? defaultReplyTokens) * estimate.choices;
+}
+
 /** Tokens counted for each chat message's framing (role, separators). */
 const PER_MESSAGE = 4;
 /** Tokens counted for an image or audio part, whose size the request does not show. */
@@ -27,11 +38,16 @@ const PER_MEDIA_PART = 1000;
  * and about one token each, comes out near exact.
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(utf8Bytes(text) / 3);
+  return tokensOfBytes(utf8Bytes(text));
+}
+
+/** The estimate's one rule: a token per three UTF-8 bytes. */
+function tokensOfBytes(bytes: number): number {
+  return Math.ceil(bytes / 3);
 }
 
 /** Bytes of `text` in UTF-8, counted without encoding it. */
-export function utf8Bytes(text: string): number {
+function utf8Bytes(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -62,7 +78,7 @@ export class StreamReading {
 
   /** The estimated tokens of everything counted. */
   get outputTokens(): number {
-    return Math.ceil(this.#bytes / 3);
+    return tokensOfBytes(this.#bytes);
   }
 }
 

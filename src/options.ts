@@ -4,7 +4,7 @@
  * naming the option and saying what it must be.
  */
 import { z } from "zod";
-import { RATE_LIMITER_BRAND } from "./constants.js";
+import { hasBrand, RATE_LIMITER_BRAND } from "./constants.js";
 import { ConfigurationError } from "./errors.js";
 import { type ModelProfiles, PROFILES_EXPECTED, profilesSchema } from "./profiles.js";
 import { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
@@ -95,14 +95,6 @@ export interface CommonOptions {
 
 const milliseconds = z.number().nonnegative();
 
-/** A value carrying a brand from the global symbol registry (so a second copy of the package passes). */
-function branded(brand: symbol) {
-  return (value: unknown) =>
-    typeof value === "object" &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[brand] === true;
-}
-
 /** What a `UsageStore` must have: its methods, checked by name (users may write their own). */
 function isUsageStore(value: unknown): value is UsageStore {
   const store = value as Record<string, unknown> | null;
@@ -131,7 +123,7 @@ const commonSchema = z.object({
     .strict()
     .optional(),
   profiles: profilesSchema.optional(),
-  rateLimiter: z.custom(branded(RATE_LIMITER_BRAND)).optional(),
+  rateLimiter: z.custom((value) => hasBrand(value, RATE_LIMITER_BRAND)).optional(),
 });
 
 const COMMON_EXPECTED = {
@@ -293,7 +285,7 @@ export function validateUsageTrackerOptions<T extends TrackerOptionsShape>(optio
 
 // ---- the rate limiter's options -----------------------------------------------------------
 
-const perMinute = z.number().positive().finite();
+const perMinute = z.number().positive();
 
 const rateLimiterSchema = z
   .object({
@@ -303,9 +295,9 @@ const rateLimiterSchema = z
     burst: z.number().int().positive().optional(),
     adaptive: z.boolean().optional(),
     decrease: z.number().gt(0).lt(1).optional(),
-    recoveryMs: z.number().positive().finite().optional(),
-    pauseMs: milliseconds.finite().optional(),
-    maxPauseMs: milliseconds.finite().optional(),
+    recoveryMs: z.number().positive().optional(),
+    pauseMs: milliseconds.optional(),
+    maxPauseMs: milliseconds.optional(),
     defaultReplyTokens: z.number().int().nonnegative().optional(),
     store: z.custom<UsageStore>(isUsageStore).optional(),
     name: z.string().min(1).optional(),

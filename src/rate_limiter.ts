@@ -2,8 +2,8 @@
  * @module `RateLimiter`: a client-side limit on requests and tokens per minute, per model or per
  * API key, that queues calls instead of failing them and adapts to the service's 429s.
  */
-import { RATE_LIMITER_BRAND } from "./constants.js";
-import type { RequestEstimate } from "./estimate.js";
+import { hasBrand, RATE_LIMITER_BRAND } from "./constants.js";
+import { DEFAULT_REPLY_TOKENS, type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
 import { MemoryStore } from "./memory_store.js";
 import { validateRateLimiterOptions } from "./options.js";
 import { sleep } from "./retry.js";
@@ -111,18 +111,14 @@ export class RateLimiter {
     this.#recoveryMs = valid.recoveryMs ?? 10_000;
     this.#pauseMs = valid.pauseMs ?? 1000;
     this.#maxPauseMs = valid.maxPauseMs ?? 30_000;
-    this.#defaultReplyTokens = valid.defaultReplyTokens ?? 1024;
+    this.#defaultReplyTokens = valid.defaultReplyTokens ?? DEFAULT_REPLY_TOKENS;
     this.#clock = valid.clock ?? Date.now;
     Object.defineProperty(this, RATE_LIMITER_BRAND, { value: true });
   }
 
   /** True for a `RateLimiter`, from this copy of the package or another. */
   static isInstance(value: unknown): value is RateLimiter {
-    return (
-      typeof value === "object" &&
-      value !== null &&
-      (value as { [RATE_LIMITER_BRAND]?: unknown })[RATE_LIMITER_BRAND] === true
-    );
+    return hasBrand(value, RATE_LIMITER_BRAND);
   }
 
   /**
@@ -141,9 +137,7 @@ export class RateLimiter {
       if (!this.#adaptive) return NO_PERMIT;
     }
     const key = `${this.name}:${this.per === "key" ? `key:${keyId ?? "default"}` : `model:${estimate.model}`}`;
-    const tokens =
-      estimate.inputTokens +
-      (estimate.maxOutputTokens ?? this.#defaultReplyTokens) * estimate.choices;
+    const tokens = estimate.inputTokens + worstCaseOutputTokens(estimate, this.#defaultReplyTokens);
     for (;;) {
       const grant = await this.store.takeRate(key, {
         now: this.#clock(),

@@ -62,10 +62,10 @@ const SPEC = {
         .optional(),
       url: z.string().min(1).optional(),
       prefix: z.string().optional(),
-      timeoutMs: z.number().positive().finite().optional(),
+      timeoutMs: z.number().positive().optional(),
       failOpen: z.boolean().optional(),
       onError: z.custom((v) => typeof v === "function").optional(),
-      reservationLeaseMs: z.number().positive().finite().optional(),
+      reservationLeaseMs: z.number().positive().optional(),
     })
     .strict(),
   expected: {

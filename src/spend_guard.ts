@@ -3,7 +3,7 @@
  * (`UsageTracker`): the model finds the guards among a run's handlers and asks each for a
  * reservation before every request it sends.
  */
-import { SPEND_GUARD_BRAND } from "./constants.js";
+import { hasBrand, SPEND_GUARD_BRAND } from "./constants.js";
 import type { RequestEstimate } from "./estimate.js";
 
 /** Tokens one request really used (the service's usage), or an estimate of them. */
@@ -36,11 +36,8 @@ export interface SpendGuard {
 export function spendGuardsOf(handlers: readonly unknown[] | undefined): SpendGuard[] {
   const guards: SpendGuard[] = [];
   for (const handler of handlers ?? []) {
-    const brandedGuard =
-      typeof handler === "object" &&
-      handler !== null &&
-      (handler as { [SPEND_GUARD_BRAND]?: unknown })[SPEND_GUARD_BRAND] === true;
-    if (brandedGuard && !guards.includes(handler as SpendGuard)) guards.push(handler as SpendGuard);
+    if (hasBrand(handler, SPEND_GUARD_BRAND) && !guards.includes(handler as SpendGuard))
+      guards.push(handler as SpendGuard);
   }
   return guards;
 }

@@ -8,7 +8,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { LC_NAMESPACE, SPEND_GUARD_BRAND } from "./constants.js";
 import { BudgetExceededError } from "./errors.js";
-import type { RequestEstimate } from "./estimate.js";
+import { DEFAULT_REPLY_TOKENS, type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
 import { MemoryStore } from "./memory_store.js";
 import { validateUsageTrackerOptions } from "./options.js";
 import type { SpendGuard, SpendReservation, TokenCount } from "./spend_guard.js";
@@ -147,7 +147,6 @@ type Outcome = RunUsage &
   Pick<UsageRecord, "requestId" | "error" | "cached" | "abandoned" | "estimated">;
 
 const DEFAULT_MAX_RECORDS = 10_000;
-const DEFAULT_REPLY_TOKENS = 1024;
 
 /**
  * Counts the tokens, cost and request IDs of every LLM and chat-model run it is given as a
@@ -383,7 +382,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     const run = this.#pending.get(runId);
     if (run !== undefined) run.reserved = true;
     const model = run?.model ?? estimate.model;
-    const outputTokens = (estimate.maxOutputTokens ?? this.#defaultReplyTokens) * estimate.choices;
+    const outputTokens = worstCaseOutputTokens(estimate, this.#defaultReplyTokens);
     const amount = this.#costOf(model, estimate.inputTokens, outputTokens);
     let id: string | undefined;
     if (this.budget !== undefined && amount !== undefined) {
