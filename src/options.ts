@@ -73,6 +73,8 @@ function expectedAt(spec: OptionsSpec, path: readonly string[]): string {
 /** A value as an error message shows it; never throws (BigInt, cycles). */
 function describeValue(value: unknown): string {
   if (typeof value === "function") return "a function";
+  // JSON writes Infinity and NaN as null: show what was really given.
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

@@ -99,6 +99,21 @@ describe("parseOptions", () => {
     );
   });
 
+  it("shows Infinity and NaN as given, not as JSON's null", () => {
+    expect(problem(() => parseOptions(spec, { size: Number.POSITIVE_INFINITY })).message).toBe(
+      "`size` must be a whole number; got Infinity.",
+    );
+    expect(problem(() => parseOptions(spec, { size: Number.NaN })).message).toBe(
+      "`size` must be a whole number; got NaN.",
+    );
+    expect(problem(() => new RateLimiter({ requestsPerMinute: Number.POSITIVE_INFINITY }))).toEqual(
+      {
+        option: "requestsPerMinute",
+        message: "`requestsPerMinute` must be a number > 0; got Infinity.",
+      },
+    );
+  });
+
   it("says the options themselves must be an object", () => {
     expect(problem(() => parseOptions(spec, "big" as never))).toEqual({
       option: "options",
