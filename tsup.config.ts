@@ -6,7 +6,7 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "emulator/index": "src/emulator/index.ts",
-    redis: "src/redis_store.ts",
+    redis: "src/redis.ts",
     cli: "src/cli/bin.ts",
   },
   format: ["esm", "cjs"],

@@ -6,7 +6,7 @@
 
 import { AsyncCaller } from "@langchain/core/utils/async_caller";
 import { createServiceFetch } from "../src/index.js";
-import { ServiceCaller } from "../src/retry.js";
+import { ServiceCaller } from "../src/transport/retry.js";
 import { scaled } from "./lib/config.js";
 import {
   chatOpenAI,

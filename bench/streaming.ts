@@ -8,7 +8,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { BaseMessageLike } from "@langchain/core/messages";
 import type { OpenAI } from "openai";
-import { tagStream } from "../src/stream.js";
+import { tagStream } from "../src/transport/stream.js";
 import { QUICK, scaled } from "./lib/config.js";
 import { chatOpenAI, ours, PROMPT, sdk, type Target } from "./lib/contenders.js";
 import { type BenchContext, emulatorTarget, fixedTarget } from "./lib/context.js";
@@ -302,7 +302,7 @@ async function streamLayerTable(ctx: BenchContext): Promise<Table> {
     ],
     how:
       `${int(chunks.length)} chat.completion.chunk objects from an async generator, consumed ` +
-      "directly and through `tagStream` (src/stream.ts, which ours' `completionWithRetry` " +
+      "directly and through `tagStream` (src/transport/stream.ts, which ours' `completionWithRetry` " +
       "wraps every stream in); no network; median over rounds.",
     goal: "a few µs per chunk at most — nothing next to a real model's time per token.",
     headers: ["path", "per chunk", "added per chunk"],

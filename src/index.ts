@@ -1,13 +1,18 @@
 /** @module Public API of langchain-inference-service; runs in any JS runtime (no node:* imports). */
+
+export { buildServiceName, normalizeBaseURL, validateServiceName } from "./config/config.js";
 export {
-  ChatInferenceService,
-  type ChatInferenceServiceCallOptions,
-  type ChatInferenceServiceFields,
-} from "./chat_models.js";
-export { buildServiceName, normalizeBaseURL, validateServiceName } from "./config.js";
+  DEFAULT_DEDICATED_PROFILE,
+  DEFAULT_HOSTED_PROFILE,
+  type ModelProfiles,
+} from "./config/profiles.js";
 export { API_PREFIX, ENV } from "./constants.js";
-export { type DiagnoseOptions, type Diagnosis, type DiagnosisCheck, diagnose } from "./diagnose.js";
-export { type Failure, type FailureContext, toServiceError } from "./error_mapper.js";
+export {
+  type DiagnoseOptions,
+  type Diagnosis,
+  type DiagnosisCheck,
+  diagnose,
+} from "./diagnose/diagnose.js";
 export {
   AuthenticationError,
   BadRequestError,
@@ -33,33 +38,25 @@ export {
   type Surface,
   UsageStoreError,
   type UsageStoreErrorInit,
-} from "./errors.js";
-export type { RequestEstimate } from "./estimate.js";
-export { createServiceFetch, type Fetch, type ServiceFetchOptions } from "./fetch.js";
+} from "./errors/errors.js";
+export { type Failure, type FailureContext, toServiceError } from "./errors/mapper.js";
+export {
+  ChatInferenceService,
+  type ChatInferenceServiceCallOptions,
+  type ChatInferenceServiceFields,
+} from "./models/chat_models.js";
 export {
   DedicatedEndpointLLM,
   type DedicatedEndpointLLMCallOptions,
   type DedicatedEndpointLLMFields,
   type LLMLangSmithParams,
-} from "./llms.js";
-export { MemoryStore } from "./memory_store.js";
-export { type InitChatInferenceServiceFields, initChatInferenceService } from "./model_string.js";
+} from "./models/llms.js";
 export {
-  DEFAULT_DEDICATED_PROFILE,
-  DEFAULT_HOSTED_PROFILE,
-  type ModelProfiles,
-} from "./profiles.js";
-export { RateLimiter, type RateLimiterOptions, type RatePermit } from "./rate_limiter.js";
-export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./retry.js";
-export type {
-  BudgetReservation,
-  BudgetState,
-  RateGrant,
-  RatePenalty,
-  RateTake,
-  ReserveOutcome,
-  UsageStore,
-} from "./usage_store.js";
+  type InitChatInferenceServiceFields,
+  initChatInferenceService,
+} from "./models/model_string.js";
+export type { RequestEstimate } from "./spend/estimate.js";
+export { RateLimiter, type RateLimiterOptions, type RatePermit } from "./spend/rate_limiter.js";
 export {
   type BudgetStatus,
   type ModelPrice,
@@ -68,6 +65,18 @@ export {
   type UsageTotals,
   UsageTracker,
   type UsageTrackerOptions,
-} from "./usage_tracker.js";
+} from "./spend/usage_tracker.js";
+export { type WithUsageResult, withUsage } from "./spend/with_usage.js";
+export { MemoryStore } from "./stores/memory_store.js";
+export type {
+  BudgetReservation,
+  BudgetState,
+  RateGrant,
+  RatePenalty,
+  RateTake,
+  ReserveOutcome,
+  UsageStore,
+} from "./stores/usage_store.js";
+export { createServiceFetch, type Fetch, type ServiceFetchOptions } from "./transport/fetch.js";
+export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./transport/retry.js";
 export { VERSION } from "./version.js";
-export { type WithUsageResult, withUsage } from "./with_usage.js";

@@ -12,7 +12,7 @@ import { runDoctorCommand } from "../src/cli/doctor.js";
 import { runEmulatorCommand } from "../src/cli/emulator.js";
 import { main } from "../src/cli/main.js";
 import { PENDING_SERVICE_NAME } from "../src/emulator/index.js";
-import { type Failure, type FailureContext, toServiceError } from "../src/error_mapper.js";
+import { type Failure, type FailureContext, toServiceError } from "../src/errors/mapper.js";
 import { capture, useEmulator } from "./cli/helpers.js";
 import { bodies, HTML_PAGE, withRequestId } from "./helpers/fixtures.js";
 

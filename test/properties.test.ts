@@ -6,15 +6,15 @@
 import { getRetryable } from "@langchain/core/errors";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildServiceName, normalizeBaseURL, validateServiceName } from "../src/config.js";
+import { buildServiceName, normalizeBaseURL, validateServiceName } from "../src/config/config.js";
+import { ConfigurationError, InferenceServiceError } from "../src/errors/errors.js";
 import {
   asServiceError,
   type Failure,
   type FailureContext,
   parseErrorBody,
   toServiceError,
-} from "../src/error_mapper.js";
-import { ConfigurationError, InferenceServiceError } from "../src/errors.js";
+} from "../src/errors/mapper.js";
 
 const RUNS = 1000;
 

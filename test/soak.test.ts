@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
-import { ServiceConnectionError } from "../src/errors.js";
+import { ServiceConnectionError } from "../src/errors/errors.js";
 import {
   checkSoak,
   expectedError,

@@ -1,12 +1,12 @@
 /** @module `inference-service chat`: one prompt, the reply streamed to stdout, usage to stderr. */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { AIMessageChunk } from "@langchain/core/messages";
-import { ChatInferenceService } from "../chat_models.js";
-import { readEnv } from "../config.js";
+import { readEnv } from "../config/config.js";
 import { ENV } from "../constants.js";
-import { errorSummary } from "../diagnose.js";
-import { ConfigurationError, InferenceServiceError } from "../errors.js";
-import { DedicatedEndpointLLM } from "../llms.js";
+import { errorSummary } from "../diagnose/diagnose.js";
+import { ConfigurationError, InferenceServiceError } from "../errors/errors.js";
+import { ChatInferenceService } from "../models/chat_models.js";
+import { DedicatedEndpointLLM } from "../models/llms.js";
 import {
   CONNECTION_FLAGS,
   CONNECTION_HELP,

@@ -1,5 +1,5 @@
 /** @module `inference-service doctor`: checks a configuration and prints what to change. */
-import { type Diagnosis, type DiagnosisCheck, diagnose } from "../diagnose.js";
+import { type Diagnosis, type DiagnosisCheck, diagnose } from "../diagnose/diagnose.js";
 import {
   CONNECTION_FLAGS,
   CONNECTION_HELP,

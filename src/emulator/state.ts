@@ -1,7 +1,7 @@
 /** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
 
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { expectedOfProfileField, modelProfileSchema, PROFILE_FIELDS } from "../profiles.js";
+import { expectedOfProfileField, modelProfileSchema, PROFILE_FIELDS } from "../config/profiles.js";
 import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
 import type {
   ApiKeyConfig,

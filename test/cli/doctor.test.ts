@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import { runDoctorCommand } from "../../src/cli/doctor.js";
-import type { Diagnosis } from "../../src/diagnose.js";
+import type { Diagnosis } from "../../src/diagnose/diagnose.js";
 import {
   DEFAULT_MODEL,
   DEFAULT_SERVICE_NAME,

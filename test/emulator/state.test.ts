@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { PROFILE_FIELDS } from "../../src/config/profiles.js";
 import {
   createEmulator,
   DEFAULT_STATE,
   EmulatorConfigError,
   EmulatorState,
 } from "../../src/emulator/index.js";
-import { PROFILE_FIELDS } from "../../src/profiles.js";
 
 describe("EmulatorState", () => {
   it("starts from the demo state", () => {

@@ -3,12 +3,12 @@ import { tool } from "@langchain/core/tools";
 import { createAgent } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ChatInferenceService } from "../../src/chat_models.js";
 import { createEmulator } from "../../src/emulator/index.js";
 import { replyToChat } from "../../src/emulator/model.js";
 import { parseChatRequest } from "../../src/emulator/requests.js";
 import { isFinalAnswerTool, planToolCalls } from "../../src/emulator/tool_plan.js";
 import type { ToolSpec } from "../../src/emulator/tools.js";
+import { ChatInferenceService } from "../../src/models/chat_models.js";
 import { functionTool } from "./helpers.js";
 
 const spec = (name: string, description: string, properties: Record<string, unknown>): ToolSpec =>

@@ -1,6 +1,6 @@
 /** @module The ConfigurationError a constructor or helper throws, for tests that assert on its fields. */
 import { expect } from "vitest";
-import { ConfigurationError } from "../../src/errors.js";
+import { ConfigurationError } from "../../src/errors/errors.js";
 
 /** Runs `build` and returns the ConfigurationError it throws; fails the test on anything else. */
 export function configurationError(build: () => unknown): ConfigurationError {

@@ -3,10 +3,11 @@
  * sends CALLS parallel calls through a UsageTracker on a RedisStore, and prints what happened as
  * one JSON line. Every worker shares the budget `fleet` on the same Redis.
  */
-import { ChatInferenceService } from "../../src/chat_models.js";
-import { BudgetExceededError } from "../../src/errors.js";
-import { RedisStore } from "../../src/redis_store.js";
-import { UsageTracker } from "../../src/usage_tracker.js";
+
+import { BudgetExceededError } from "../../src/errors/errors.js";
+import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { UsageTracker } from "../../src/spend/usage_tracker.js";
+import { RedisStore } from "../../src/stores/redis_store.js";
 
 const env = (name: string) => {
   const value = process.env[name];

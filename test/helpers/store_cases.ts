@@ -3,7 +3,7 @@
  * against a real Redis (the Lua scripts mirror the TypeScript, and these cases keep them equal).
  */
 import { describe, expect, it } from "vitest";
-import type { RateTake, UsageStore } from "../../src/usage_store.js";
+import type { RateTake, UsageStore } from "../../src/stores/usage_store.js";
 
 /** Requests per millisecond for `perSecond` requests a second. */
 const perSecond = (n: number) => n / 1000;

@@ -1,0 +1,690 @@
+/** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
+
+import { readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "../config/config.js";
+import { validateDiagnoseOptions } from "../config/options.js";
+import { ENV, SERVICE_NAME_HEADER } from "../constants.js";
+import { availableModelsText } from "../errors/available_models.js";
+import {
+  AuthenticationError,
+  BaseURLError,
+  ConfigurationError,
+  EndpointNotReadyError,
+  formatDetails,
+  InferenceServiceError,
+  InsufficientCreditError,
+  InvalidURLError,
+  MalformedResponseError,
+  ModelNotFoundError,
+  ServiceConnectionError,
+  ServiceNameError,
+} from "../errors/errors.js";
+import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
+import { tokenUsageFromWire } from "../spend/usage.js";
+import { checkChatCompletion, parseCompletion } from "../transport/answer.js";
+import { createServiceFetch, type Fetch } from "../transport/fetch.js";
+import { listModelIds } from "../transport/model_list.js";
+
+/** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
+export interface DiagnoseOptions {
+  /** API key, sent as `Authorization: Bearer …` (§5). @default env `INFERENCE_SERVICE_API_KEY` */
+  apiKey?: string;
+  /** The service's host root or `…/inference/v1` (normalised, §9). @default env `INFERENCE_SERVICE_BASE_URL` */
+  baseURL?: string;
+  /**
+   * A hosted model ID to check (§4.2 rule 4). With it, the credit is checked too, by one real call
+   * with `max_tokens: 1` that may cost a few tokens. @default none: model and credit are skipped
+   */
+  model?: string;
+  /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (§4.1). @default `tenantId` + "." + `jobAlias` */
+  serviceName?: string;
+  /** Tenant ID (§5 rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
+  tenantId?: string;
+  /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
+  jobAlias?: string;
+  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
+  fetch?: Fetch;
+  /** Milliseconds each request may take. @default 30000 */
+  timeout?: number;
+}
+
+/** One line of a {@link Diagnosis}. */
+export interface DiagnosisCheck {
+  /** Stable identifier, in the order the checks run. */
+  id: "base-url" | "reachable" | "api-key" | "model" | "credit" | "service-name" | "endpoint";
+  title: string;
+  /** `warn`: works, but something deserves a change; `skip`: not checked, `detail` says why. */
+  status: "pass" | "fail" | "warn" | "skip";
+  /** What was found, in one or two sentences; never the API key (it is shown masked). */
+  detail: string;
+  /** What to change: the typed error's `hint`, or the `ConfigurationError`'s message. */
+  fix?: string;
+  /** `X-Gateway-Request-Id` of the response the check is based on (§7 rule 5); quote it to support. */
+  requestId?: string;
+  /** The typed error the check is based on. */
+  error?: { name: string; code?: string; status?: number };
+}
+
+/** What {@link diagnose} found: `ok` is false when any check failed (warnings and skips are fine). */
+export interface Diagnosis {
+  ok: boolean;
+  checks: DiagnosisCheck[];
+  /**
+   * The model IDs `GET …/models` listed once the key was accepted; absent when the service does
+   * not answer that route with a list (the interface document does not show it).
+   */
+  availableModels?: string[];
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** Sent by the key check: no service can know it, so the key is judged without any cost. */
+const NO_SUCH_MODEL = "inference-service-doctor-no-such-model";
+/** The one-word prompt of every request (§4.1, §4.2), with `max_tokens: 1`. */
+const PROMPT = "ping";
+
+type CheckId = DiagnosisCheck["id"];
+const TITLES: Record<CheckId, string> = {
+  "base-url": "Base URL",
+  reachable: "API reachable",
+  "api-key": "API key",
+  model: "Model ID",
+  credit: "Account credit",
+  "service-name": "Service-Name",
+  endpoint: "Dedicated endpoint",
+};
+
+/** The answer to one request: a parsed 2xx body, or the typed error the package maps it to. */
+type Outcome =
+  | { ok: true; data: unknown; response: Response; ctx: FailureContext; requestId?: string }
+  | { ok: false; error: InferenceServiceError };
+
+interface Target {
+  baseURL: string;
+  apiKey?: string;
+  fetch?: Fetch;
+  timeout: number;
+}
+
+/**
+ * Checks a configuration against the service, in order, each check skipped when an earlier one
+ * makes it meaningless:
+ *
+ * 1. `base-url` — the base URL's shape, and its normalised form (no request);
+ * 2. `reachable` — one `POST …/chat/completions` reaches the API: not HTML (§4.2 rule 2), not
+ *    404 `Invalid URL` (§4.2 rule 1), not a network failure;
+ * 3. `api-key` — the same request, sent with a model ID that cannot exist: 401 means the key is
+ *    missing, invalid or expired (§5 rule 4); 503 `model_not_found` means the service accepted the
+ *    key and went on to the model, so this check costs nothing;
+ * 4. `model`, 5. `credit` — first one free `GET …/models` (once the key is accepted): when the
+ *    service answers it with a list, the model check names the listed IDs and the near misses of
+ *    `model` (an unknown route changes nothing). Then, only with `model`, one chat completion with
+ *    `max_tokens: 1` (it may cost a few tokens): 503 `model_not_found` (§4.2 rule 4), 403
+ *    `insufficient_user_quota` (§7);
+ * 6. `service-name` — the Service-Name's shape (§4.1 rule 2; no request);
+ * 7. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
+ *    404 → Service-Name, refused or empty → Pending, 200 → Running (§3, §7 rule 7).
+ *
+ * Every failure is the package's typed error, so `fix` is its `hint`. Never throws for a service
+ * or configuration problem; throws `ConfigurationError` only for an invalid `timeout`.
+ *
+ * @example
+ * ```ts
+ * const { ok, checks } = await diagnose({ model: "emulator-chat", serviceName: "tenant-demo.demo-endpoint" });
+ * for (const check of checks) if (check.status === "fail") console.error(check.title, check.fix);
+ * // Account credit  Top up the account's credit; this is not a rate limit and retrying will not help.
+ * ```
+ */
+export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis> {
+  const { timeout = DEFAULT_TIMEOUT_MS } = options;
+  validateDiagnoseOptions({ timeout });
+  const checks: DiagnosisCheck[] = [];
+  const add = ({ id, ...rest }: Omit<DiagnosisCheck, "title">): DiagnosisCheck => {
+    const full: DiagnosisCheck = { id, title: TITLES[id], ...rest };
+    checks.push(full);
+    return full;
+  };
+  const skip = (id: CheckId, why: string) => add({ id, status: "skip", detail: `Skipped: ${why}` });
+
+  const base = checkBaseURL(options.baseURL);
+  add(base.check);
+  const key = readApiKey(options.apiKey);
+  const target: Target | undefined = base.baseURL
+    ? { baseURL: base.baseURL, apiKey: key.apiKey, fetch: options.fetch, timeout }
+    : undefined;
+
+  // Hosted surface: the probe is also the key check (§4.2).
+  let probe: Outcome | undefined;
+  let keyCheck: DiagnosisCheck | undefined;
+  let availableModels: string[] | undefined;
+  if (!target) {
+    skip("reachable", "the base URL is not usable.");
+  } else {
+    probe = await postChat(target, NO_SUCH_MODEL);
+    const reached = add(checkReachable(probe, target.baseURL));
+    if (reached.status === "fail") probe = undefined;
+  }
+  if (!probe) {
+    skip("api-key", "the API could not be reached.");
+    skip("model", "the API could not be reached.");
+    skip("credit", "the API could not be reached.");
+  } else {
+    keyCheck = add(checkApiKey(probe, key));
+    if (keyCheck.status === "fail") {
+      skip("model", "the API key was not accepted.");
+      skip("credit", "the API key was not accepted.");
+    } else {
+      // The one request diagnose adds for the model check: free, bounded, never retried.
+      availableModels = await listModelIds({ ...target!, timeoutMs: target!.timeout });
+      for (const check of await checkModelAndCredit(
+        target!,
+        probe,
+        options.model,
+        availableModels,
+      )) {
+        add(check);
+      }
+    }
+  }
+
+  // Dedicated surface (§4.1): the Service-Name is checked without a request, then the endpoint.
+  const named = readServiceName(options);
+  const nameCheck = add(checkServiceName(named));
+  if (nameCheck.status !== "pass") {
+    skip(
+      "endpoint",
+      nameCheck.status === "skip"
+        ? "no Service-Name configured."
+        : "the Service-Name is malformed; no request was sent.",
+    );
+  } else if (!probe) {
+    skip("endpoint", "the API could not be reached.");
+  } else if (!key.apiKey) {
+    skip("endpoint", "no API key.");
+  } else {
+    // Run even when the hosted key check failed: the two surfaces need different permissions (§5 rules 3, 6).
+    const outcome = await postCompletion(target!, named.serviceName!);
+    add(checkEndpoint(outcome, named.serviceName!, keyCheck?.status));
+  }
+
+  return {
+    ok: checks.every((check) => check.status !== "fail"),
+    checks,
+    ...(availableModels ? { availableModels } : {}),
+  };
+}
+
+// ---- configuration (no request) -----------------------------------------------------------
+
+function checkBaseURL(option: string | undefined): {
+  check: Omit<DiagnosisCheck, "title">;
+  baseURL?: string;
+} {
+  const source = option === undefined ? ENV.baseURL : "the `baseURL` option";
+  let baseURL: string;
+  try {
+    baseURL = resolveBaseURL(option);
+  } catch (error) {
+    return { check: configurationFailure("base-url", error, "The base URL is not usable.") };
+  }
+  const raw = option ?? readEnv(ENV.baseURL) ?? "";
+  const { removed, added, trailingSlash } = pathChange(raw, baseURL);
+  const change =
+    removed && added
+      ? `replaced ${removed} with ${added}`
+      : removed
+        ? `removed ${removed}`
+        : added
+          ? `added ${added}`
+          : trailingSlash
+            ? "removed the trailing slash"
+            : "as given";
+  const check: Omit<DiagnosisCheck, "title"> = {
+    id: "base-url",
+    status: removed ? "warn" : "pass",
+    detail: `${baseURL} (from ${source}; ${change}).`,
+  };
+  // This package repairs it, but the openai SDK or curl given the same value would get 404 (§4.2 rule 1).
+  if (removed) {
+    check.fix = `Set ${source} to ${baseURL}, so that other clients (the openai SDK, curl) reach the API too.`;
+  }
+  return { check, baseURL };
+}
+
+/** What normalisation changed in the path, segment by segment. */
+function pathChange(raw: string, normalised: string) {
+  const rawPath = new URL(raw.trim()).pathname;
+  const segments = (path: string) => path.split("/").filter((s) => s !== "");
+  const before = segments(rawPath);
+  const after = segments(new URL(normalised).pathname);
+  let common = 0;
+  while (common < before.length && before[common] === after[common]) common++;
+  const join = (parts: string[]) => (parts.length > 0 ? `/${parts.join("/")}` : "");
+  return {
+    removed: join(before.slice(common)),
+    added: join(after.slice(common)),
+    trailingSlash: rawPath.length > 1 && rawPath.endsWith("/"),
+  };
+}
+
+interface ApiKeyRead {
+  apiKey?: string;
+  /** `sk-e…demo (from INFERENCE_SERVICE_API_KEY)`. */
+  shown: string;
+  error?: unknown;
+}
+
+function readApiKey(option: string | undefined): ApiKeyRead {
+  const source = option === undefined ? ENV.apiKey : "the `apiKey` option";
+  try {
+    const apiKey = resolveApiKey(option);
+    return { apiKey, shown: `${maskApiKey(apiKey)} (from ${source})` };
+  } catch (error) {
+    return { shown: "no key", error };
+  }
+}
+
+/**
+ * A key as it may be shown: its first and last four characters, `sk-e…demo`; a key shorter than
+ * 12 characters shows only its last two.
+ */
+function maskApiKey(apiKey: string): string {
+  return apiKey.length >= 12 ? `${apiKey.slice(0, 4)}…${apiKey.slice(-4)}` : `…${apiKey.slice(-2)}`;
+}
+
+interface ServiceNameRead {
+  serviceName?: string;
+  error?: unknown;
+}
+
+/**
+ * The Service-Name from the same options and env variables as `DedicatedEndpointLLM`:
+ * `serviceName`, else `tenantId` and `jobAlias` (options, then env). Nothing configured → none.
+ */
+function readServiceName(options: DiagnoseOptions): ServiceNameRead {
+  try {
+    return { serviceName: resolveServiceName(options, { required: false })?.serviceName };
+  } catch (error) {
+    return { error };
+  }
+}
+
+function checkServiceName(read: ServiceNameRead): Omit<DiagnosisCheck, "title"> {
+  if (read.error !== undefined) {
+    return configurationFailure(
+      "service-name",
+      read.error,
+      // §4.1 rule 2: the service would answer 404 or route to the wrong service.
+      "The Service-Name is malformed; no request was sent.",
+    );
+  }
+  if (read.serviceName === undefined) {
+    return {
+      id: "service-name",
+      status: "skip",
+      detail: `Skipped: no dedicated endpoint configured (\`serviceName\`, or \`tenantId\` and \`jobAlias\`, or ${ENV.tenantId} and ${ENV.jobAlias}).`,
+    };
+  }
+  const [tenantId, jobAlias] = read.serviceName.split(".");
+  return {
+    id: "service-name",
+    status: "pass",
+    detail: `${read.serviceName}: tenant ID "${tenantId}", job alias "${jobAlias}".`,
+  };
+}
+
+/** A `ConfigurationError` as a failed check: its message is the fix. Anything else is a bug: rethrown. */
+function configurationFailure(
+  id: CheckId,
+  error: unknown,
+  detail: string,
+): Omit<DiagnosisCheck, "title"> {
+  if (!ConfigurationError.isInstance(error)) throw error;
+  return { id, status: "fail", detail, fix: error.message, error: { name: error.name } };
+}
+
+// ---- requests -----------------------------------------------------------------------------
+
+/**
+ * One POST through the models' fetch layer, so every failure arrives as the typed error a model
+ * would throw; a 2xx answer is then checked by the models' own checks (see {@link answerError}).
+ */
+async function post(
+  target: Target,
+  path: "/chat/completions" | "/completions",
+  body: Record<string, unknown>,
+  ctx: FailureContext,
+  headers: Record<string, string> = {},
+): Promise<Outcome> {
+  const serviceFetch = createServiceFetch({
+    ...ctx,
+    fetch: target.fetch,
+    headers,
+    idleTimeout: target.timeout,
+  });
+  try {
+    const response = await serviceFetch(`${target.baseURL}${path}`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        // §5 rule 4: without a key the probe still tells a 401 from HTML or a 404.
+        ...(target.apiKey ? { Authorization: `Bearer ${target.apiKey}` } : {}),
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(target.timeout),
+    });
+    // Read as the openai SDK reads it for the models: an empty body was typed by the fetch
+    // layer, and a body that is not JSON is typed by the mapper.
+    const data: unknown = JSON.parse(await response.text());
+    return { ok: true, data, response, ctx, requestId: headerRequestId(response.headers) };
+  } catch (thrown) {
+    const error = asServiceError(thrown, ctx);
+    if (InferenceServiceError.isInstance(error)) return { ok: false, error };
+    throw error;
+  }
+}
+
+function postChat(target: Target, model: string, availableModels?: string[]): Promise<Outcome> {
+  const ctx: FailureContext = {
+    surface: "hosted",
+    model,
+    secrets: secretsOf(target),
+    ...(availableModels ? { availableModels } : {}),
+  };
+  return post(
+    target,
+    "/chat/completions",
+    { model, messages: [{ role: "user", content: PROMPT }], max_tokens: 1 },
+    ctx,
+  );
+}
+
+function postCompletion(target: Target, serviceName: string): Promise<Outcome> {
+  const ctx: FailureContext = { surface: "dedicated", serviceName, secrets: secretsOf(target) };
+  // §4.1 rule 1: the Service-Name header must be added explicitly.
+  return post(target, "/completions", { prompt: PROMPT, max_tokens: 1 }, ctx, {
+    [SERVICE_NAME_HEADER]: serviceName,
+  });
+}
+
+function secretsOf(target: Target): string[] {
+  return target.apiKey ? [target.apiKey] : [];
+}
+
+// ---- verdicts -----------------------------------------------------------------------------
+
+/** The error's message without its hint: what failed, then status, code and request ID. */
+export function errorSummary(error: InferenceServiceError): string {
+  return `${error.summary}${formatDetails(error)}`;
+}
+
+function fromError(
+  id: CheckId,
+  error: InferenceServiceError,
+  detail: string,
+  status: "fail" | "warn" = "fail",
+): Omit<DiagnosisCheck, "title"> {
+  return {
+    id,
+    status,
+    detail,
+    fix: error.hint,
+    requestId: error.requestId,
+    error: { name: error.name, code: error.code, status: error.status },
+  };
+}
+
+/** Transient failures (429, 5xx, timeouts) are warnings: nothing to change, try again later. */
+function unexpected(id: CheckId, error: InferenceServiceError, what: string) {
+  return fromError(id, error, `${what}: ${errorSummary(error)}`, error.retryable ? "warn" : "fail");
+}
+
+/**
+ * The mark says whether the API was reached, and the words never contradict it: an error status
+ * is shown only next to `!` or `✖`. The probe's expected answers (model_not_found for its
+ * made-up model, 401, 403 credit) pass without their status: the later checks judge them.
+ */
+function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "title"> {
+  const sent = `POST ${baseURL}/chat/completions`;
+  const reached = (how: string, requestId: string | undefined): Omit<DiagnosisCheck, "title"> => ({
+    id: "reachable",
+    status: "pass",
+    detail: `${sent} reached the API: ${how}.`,
+    requestId,
+  });
+  if (probe.ok) return reached("it answered with a JSON completion", probe.requestId);
+  const { error } = probe;
+  if (ModelNotFoundError.isInstance(error)) {
+    return reached(
+      "it looked up the probe's made-up model ID and said it does not know it, as expected",
+      error.requestId,
+    );
+  }
+  if (AuthenticationError.isInstance(error)) {
+    return reached("it refused the API key, which the API key check below judges", error.requestId);
+  }
+  if (InsufficientCreditError.isInstance(error)) {
+    return reached(
+      "it refused the call for credit, which the credit check below judges",
+      error.requestId,
+    );
+  }
+  if (BaseURLError.isInstance(error)) {
+    return fromError(
+      "reachable",
+      error,
+      // §4.2 rule 2, §7 HTML 200 row.
+      `${sent} answered HTTP 200 with an HTML page, not the API: this base URL does not reach /inference/v1.`,
+    );
+  }
+  if (InvalidURLError.isInstance(error)) {
+    return fromError(
+      "reachable",
+      error,
+      // §4.2 rule 1: e.g. a base ending in /chat/completions.
+      `${sent} got HTTP 404 ${error.serviceMessage ?? "Invalid URL"}: the service does not serve this path.`,
+    );
+  }
+  if (ServiceConnectionError.isInstance(error) || MalformedResponseError.isInstance(error)) {
+    return fromError("reachable", error, errorSummary(error));
+  }
+  // Reached, but with an answer the probe does not expect (429, 5xx, an undocumented 403, 400):
+  // something to look at, not proof that the configuration is wrong.
+  return fromError(
+    "reachable",
+    error,
+    `${sent} reached the service, but its answer was unexpected: ${errorSummary(error)}`,
+    "warn",
+  );
+}
+
+function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "title"> {
+  if (!key.apiKey) {
+    // §5 rule 1: every call carries the key.
+    return configurationFailure("api-key", key.error, "No API key configured.");
+  }
+  const accepted = {
+    id: "api-key" as const,
+    status: "pass" as const,
+    detail: `${key.shown} accepted: the service went on to look up the model. This check sends a model ID that cannot exist, so it costs nothing.`,
+    requestId: probe.ok ? probe.requestId : probe.error.requestId,
+  };
+  if (probe.ok) return accepted;
+  const { error } = probe;
+  if (ModelNotFoundError.isInstance(error) || InsufficientCreditError.isInstance(error)) {
+    return accepted;
+  }
+  if (AuthenticationError.isInstance(error)) {
+    return fromError(
+      "api-key",
+      error,
+      // §5 rule 4: a missing and an invalid key get the same 401.
+      `${key.shown} rejected with HTTP 401: the key is missing, invalid or expired.`,
+    );
+  }
+  return unexpected("api-key", error, `${key.shown} could not be confirmed`);
+}
+
+async function checkModelAndCredit(
+  target: Target,
+  probe: Outcome,
+  model: string | undefined,
+  availableModels: string[] | undefined,
+): Promise<Array<Omit<DiagnosisCheck, "title">>> {
+  // Some services check credit before the model: then the key probe already found it empty.
+  const creditFromProbe =
+    !probe.ok && InsufficientCreditError.isInstance(probe.error)
+      ? noCredit(probe.error)
+      : undefined;
+  if (model === undefined || model.trim() === "") {
+    return [
+      {
+        id: "model",
+        status: "skip",
+        detail: `Skipped: no model ID given (\`model\`).${
+          availableModels ? ` ${availableModelsText("", availableModels)}` : ""
+        }`,
+      },
+      creditFromProbe ?? {
+        id: "credit",
+        status: "skip",
+        detail:
+          "Skipped: needs a model ID (`model`); the check is one real call with max_tokens 1 and may cost a few tokens.",
+      },
+    ];
+  }
+  const outcome = await postChat(target, model, availableModels);
+  if (outcome.ok) {
+    const unusable = answerError(outcome, () =>
+      checkChatCompletion(outcome.data, outcome.response.headers, outcome.ctx),
+    );
+    if (unusable) return [unexpected("model", unusable, `"${model}" answered`), skipCredit()];
+    const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
+    return [
+      {
+        id: "model",
+        status: "pass",
+        detail: `"${model}" answered one chat completion with max_tokens 1${used === undefined ? "" : ` (${used} tokens used)`}; this check may cost a few tokens.`,
+        requestId: outcome.requestId,
+      },
+      {
+        id: "credit",
+        status: "pass",
+        detail: "Above zero: the service accepted a paid call.",
+        requestId: outcome.requestId,
+      },
+    ];
+  }
+  const { error } = outcome;
+  if (ModelNotFoundError.isInstance(error)) {
+    return [
+      fromError(
+        "model",
+        error,
+        // §4.2 rule 4: 503 model_not_found means an unknown model, not an outage.
+        `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`,
+      ),
+      creditFromProbe ?? skipCredit("needs a model ID the service knows."),
+    ];
+  }
+  if (InsufficientCreditError.isInstance(error)) {
+    // The probe's unknown model got 503 while this call got 403: the model is checked first, so it passed.
+    const modelFirst = !probe.ok && ModelNotFoundError.isInstance(probe.error);
+    return [
+      modelFirst
+        ? {
+            id: "model",
+            status: "pass",
+            detail: `"${model}" is known: the service checks the model before the credit, and refused this call for credit only.`,
+            requestId: error.requestId,
+          }
+        : {
+            id: "model",
+            status: "skip",
+            detail: `Skipped: the service refused the call for credit before it looked up "${model}".`,
+          },
+      noCredit(error),
+    ];
+  }
+  return [unexpected("model", error, `"${model}" could not be checked`), skipCredit()];
+}
+
+/**
+ * Runs a model's own check of a 2xx answer (`checkChatCompletion`, `parseCompletion`): the typed
+ * error it throws, or undefined when the answer is usable.
+ */
+function answerError(
+  outcome: Extract<Outcome, { ok: true }>,
+  check: () => unknown,
+): InferenceServiceError | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (thrown) {
+    const error = asServiceError(thrown, outcome.ctx);
+    if (!InferenceServiceError.isInstance(error)) throw error;
+    return error;
+  }
+}
+
+function noCredit(error: InferenceServiceError): Omit<DiagnosisCheck, "title"> {
+  return fromError(
+    "credit",
+    error,
+    // §7 rule 3: credit exhaustion is a 403, not a 429.
+    "No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit).",
+  );
+}
+
+function skipCredit(why = "the model check did not get an answer."): Omit<DiagnosisCheck, "title"> {
+  return { id: "credit", status: "skip", detail: `Skipped: ${why}` };
+}
+
+function checkEndpoint(
+  outcome: Outcome,
+  serviceName: string,
+  keyStatus: DiagnosisCheck["status"] | undefined,
+): Omit<DiagnosisCheck, "title"> {
+  if (outcome.ok) {
+    const unusable = answerError(outcome, () =>
+      parseCompletion(outcome.data, outcome.response, outcome.ctx),
+    );
+    if (unusable) return unexpected("endpoint", unusable, `${serviceName} answered`);
+    return {
+      id: "endpoint",
+      status: "pass",
+      detail: `${serviceName} is Running: it answered a completion with max_tokens 1; this check may cost a few tokens.`,
+      requestId: outcome.requestId,
+    };
+  }
+  const { error } = outcome;
+  if (AuthenticationError.isInstance(error)) {
+    const why =
+      keyStatus === "pass"
+        ? "the key works on the hosted surface, so it lacks the Inference Service permission"
+        : keyStatus === "fail"
+          ? "the key is invalid or expired (the hosted check rejected it too)"
+          : "the key lacks the Inference Service permission or has expired";
+    return fromError(
+      "endpoint",
+      error,
+      // §5 rule 3, §7 rule 7.
+      `HTTP 401 from ${serviceName}: ${why}.`,
+    );
+  }
+  if (ServiceNameError.isInstance(error)) {
+    return fromError(
+      "endpoint",
+      error,
+      // §4.1 rule 2, §7 rule 7.
+      `HTTP 404: no deployment answers to Service-Name ${serviceName}; check the tenant ID and the job alias.`,
+    );
+  }
+  if (EndpointNotReadyError.isInstance(error)) {
+    return fromError(
+      "endpoint",
+      error,
+      // §3, §7 rule 7.
+      `${serviceName} refused the connection or answered with nothing: it is still Pending.`,
+    );
+  }
+  return unexpected("endpoint", error, `${serviceName} could not be checked`);
+}

@@ -1,0 +1,844 @@
+/** @module `ChatInferenceService`: the chat model for the service's hosted models (§4.2). */
+
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type {
+  BaseLanguageModelInput,
+  StructuredOutputMethodOptions,
+} from "@langchain/core/language_models/base";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type {
+  AIMessageChunk,
+  BaseMessage,
+  BaseMessageChunk,
+  BaseMessageLike,
+  MessageContent,
+} from "@langchain/core/messages";
+import type { ChatGenerationChunk, ChatResult, LLMResult } from "@langchain/core/outputs";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import {
+  type BaseChatOpenAIFields,
+  ChatOpenAICompletions,
+  type ChatOpenAICompletionsCallOptions,
+  type ClientOptions,
+  convertMessagesToCompletionsMessageParams,
+  convertOpenAICompletionsStream,
+} from "@langchain/openai";
+import type { OpenAI } from "openai";
+import { resolveConnection } from "../config/connection.js";
+import { validateChatOptions } from "../config/options.js";
+import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "../config/profiles.js";
+import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../constants.js";
+import { ConfigurationError } from "../errors/errors.js";
+import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
+import {
+  type CallMeter,
+  createCallMeter,
+  type MeteredRun,
+  streamEventsRun,
+  tokenCountOf,
+} from "../spend/call_meter.js";
+import { estimateChatRequest, estimateTokens, type StreamReading } from "../spend/estimate.js";
+import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
+import { tokenUsageFromMetadata, tokenUsageFromWire } from "../spend/usage.js";
+import { checkChatCompletion } from "../transport/answer.js";
+import {
+  type AttemptRecord,
+  createServiceFetch,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type Fetch,
+  recordAttempt,
+} from "../transport/fetch.js";
+import { type RequestMeta, requestMetaOf, tagResponse } from "../transport/response_meta.js";
+import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
+import { openStream } from "../transport/stream.js";
+import { redactCallOptions, secretHeaderValues } from "../utils/secrets.js";
+import { VERSION } from "../version.js";
+import { registerContentBlockTranslator } from "./content_blocks.js";
+import { RedactedBinding } from "./redacted_binding.js";
+
+/** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
+export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
+  /** Retries for this call only; overrides the model's `maxRetries`. */
+  maxRetries?: number;
+}
+
+/** Options of {@link ChatInferenceService}. Every other `ChatOpenAI` field (temperature, maxTokens, streaming, …) works as there. */
+export interface ChatInferenceServiceFields
+  extends Omit<BaseChatOpenAIFields, "configuration" | "apiKey" | "openAIApiKey"> {
+  /** Model ID of the hosted model, sent as `model` in the body (§4.2). Required. */
+  model?: string;
+  /** API key, sent as `Authorization: Bearer …` (§5). @default env `INFERENCE_SERVICE_API_KEY` */
+  apiKey?: string;
+  /**
+   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
+   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  openAIApiKey?: string;
+  /**
+   * The service's host root or `…/inference/v1` (normalised, §9).
+   * @default env `INFERENCE_SERVICE_BASE_URL`
+   */
+  baseURL?: string;
+  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors, timeouts). @default 2 (§8) */
+  maxRetries?: number;
+  /**
+   * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt
+   * timeout); a timeout is a retryable `ServiceTimeoutError`. @default 600000 (no env variable)
+   */
+  timeout?: number;
+  /**
+   * Milliseconds a stream may go without sending data — before its first event, or between two —
+   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
+   * stream that stalls before its first event is retried; one that stalls later keeps what
+   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole.
+   * @default `timeout` (no env variable)
+   */
+  idleTimeout?: number;
+  /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
+  retry?: RetryOptions;
+  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
+  fetch?: Fetch;
+  /**
+   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
+   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
+   * between models to share the limit. @default none
+   */
+  rateLimiter?: RateLimiter;
+  /**
+   * openai SDK client options, as `ChatOpenAI` takes them. `configuration.apiKey` and
+   * `configuration.baseURL` are read as `apiKey` and `baseURL` (a `ConfigurationError` when they
+   * disagree with those); `configuration.fetch` is used when `fetch` is not given;
+   * `configuration.maxRetries` is refused (retries live in one layer: pass `maxRetries`);
+   * `defaultHeaders` are sent but never serialised. @default `{}`
+   */
+  configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries"> & {
+    /** Read as `apiKey`. */
+    apiKey?: string;
+    /** Read as `baseURL`. */
+    baseURL?: string;
+  };
+  /**
+   * What each hosted model can do and how many tokens it reads, by model ID: `profile` is this
+   * model's entry laid over {@link DEFAULT_HOSTED_PROFILE}. LangChain v1 reads it — e.g.
+   * summarization middleware (`maxInputTokens`) and `createAgent`'s structured-output strategy
+   * (`structuredOutput`). Checked here: a misspelt field is a `ConfigurationError`.
+   * @default `{}` (every model gets the defaults; no env variable)
+   */
+  profiles?: ModelProfiles;
+}
+
+// Before any reply exists: `contentBlocks` of this package's messages finds its translator.
+registerContentBlockTranslator();
+/** Where a call's meter rides from `_generate` / `_streamResponseChunks` to `completionWithRetry`. */
+const METER = Symbol("inference-service.call-meter");
+type MeterCarrier = { [METER]?: CallMeter };
+/** A chunk as core's OpenAI stream converter types it. */
+type StreamChunk =
+  Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
+
+/** Where the run rides to `_streamChatModelEvents`, which core calls without its run manager. */
+const RUN = Symbol("inference-service.run");
+type RunCarrier = { [RUN]?: MeteredRun };
+
+/**
+ * Chat model for the hosted models of the inference service — a drop-in for `ChatOpenAI` in any
+ * chain, agent or RAG pipeline, with typed fail-fast errors (see {@link InferenceServiceError}).
+ *
+ * ## Setup
+ * ```bash
+ * npm install langchain-inference-service @langchain/core
+ * export INFERENCE_SERVICE_BASE_URL="https://your-host/inference/v1"
+ * export INFERENCE_SERVICE_API_KEY="sk-…"
+ * ```
+ *
+ * ## Instantiate
+ * ```ts
+ * import { ChatInferenceService } from "langchain-inference-service";
+ * const model = new ChatInferenceService("emulator-chat", { temperature: 0, maxRetries: 2 });
+ * ```
+ *
+ * ## Invoke
+ * ```ts
+ * const reply = await model.invoke("What is the capital of France?");
+ * console.log(reply.content);
+ * // Emulated reply to: "What is the capital of France?"
+ * console.log(reply.response_metadata.requestId); // quote it to support
+ * ```
+ *
+ * ## Stream
+ * ```ts
+ * for await (const chunk of await model.stream("Tell me a story")) process.stdout.write(chunk.text);
+ * ```
+ *
+ * ## Tools
+ * ```ts
+ * const withTools = model.bindTools([getWeather]);
+ * const msg = await withTools.invoke("What's the weather in Paris?");
+ * console.log(msg.tool_calls);
+ * // [{ name: "get_weather", args: { city: "Paris" }, id: "call_…", type: "tool_call" }]
+ * ```
+ *
+ * ## Structured output
+ * ```ts
+ * const Person = z.object({ name: z.string(), age: z.number() });
+ * const person = await model.withStructuredOutput(Person).invoke("Ada is 36 years old");
+ * // { name: "Ada", age: 36 } — default method "functionCalling"; `includeRaw: true` also returns the message
+ * ```
+ *
+ * ## Usage
+ * ```ts
+ * const reply = await model.invoke("What is the capital of France?");
+ * console.log(reply.usage_metadata);
+ * // { output_tokens: 13, input_tokens: 14, total_tokens: 27, … } — also on the last streamed chunk
+ * console.log(reply.response_metadata.model, reply.response_metadata.requestId);
+ * // emulator-chat 20261122083641613663523600000001
+ * ```
+ * For cost and budgets across calls, chains and agents, see `UsageTracker` and `withUsage`.
+ *
+ * ## Budgets and rate limits
+ * Each request reserves its worst case (prompt + `maxTokens`) with the call's `UsageTracker`
+ * before it is sent, and waits for its turn at the model's `rateLimiter`:
+ * ```ts
+ * const usage = new UsageTracker({ prices, budget: 5 });
+ * const model = new ChatInferenceService("emulator-chat", {
+ *   maxTokens: 256,
+ *   rateLimiter: new RateLimiter({ requestsPerMinute: 600 }),
+ * });
+ * await model.batch(prompts, { callbacks: [usage], maxConcurrency: 64 });
+ * // calls that would overrun the budget fail unsent with BudgetExceededError; 600 a minute go out
+ * ```
+ *
+ * ## Model profile
+ * LangChain v1 agents and middleware read `model.profile` (summarization triggers on
+ * `maxInputTokens`, `createAgent` picks its structured-output strategy from `structuredOutput`).
+ * The service publishes no limits, so declare them per model ID; an entry may be partial:
+ * ```ts
+ * const model = new ChatInferenceService("emulator-reasoner", {
+ *   profiles: { "emulator-reasoner": { maxInputTokens: 65_536, maxOutputTokens: 8_192, reasoningOutput: true } },
+ * });
+ * console.log(model.profile);
+ * // { maxInputTokens: 65536, maxOutputTokens: 8192, reasoningOutput: true, toolCalling: true,
+ * //   toolChoice: true, structuredOutput: false, imageInputs: false, … }
+ * ```
+ * A model ID without an entry gets `DEFAULT_HOSTED_PROFILE`: tools on, `structuredOutput: false`,
+ * text only, and `maxInputTokens: undefined`, so fractional limits fail loudly instead of guessing.
+ * The emulator's models: `profiles: emulator.state.modelProfiles()`.
+ *
+ * ## Reasoning models and standard content blocks
+ * `reasoning_content` from the service is a standard `reasoning` block of `contentBlocks` (invoke
+ * and each streamed chunk), and stays in `additional_kwargs.reasoning_content`:
+ * ```ts
+ * const reply = await new ChatInferenceService("emulator-reasoner").invoke("Is 17 prime?");
+ * console.log(reply.contentBlocks);
+ * // [
+ * //   { type: 'reasoning', reasoning: 'Thinking about "Is 17 prime?". No tool, context or schema applies, so I will reply directly.' },
+ * //   { type: 'text', text: 'Emulated reply to: "Is 17 prime?"' }
+ * // ]
+ * ```
+ * With `outputVersion: "v1"` (option, call option, or env `LC_OUTPUT_VERSION=v1`) `content` is
+ * those blocks and `reply.text` the answer; a v1 stream concatenates into one block of each kind.
+ *
+ * ## From a model string
+ * ```ts
+ * const model = initChatInferenceService("inference-service:emulator-chat", { temperature: 0 });
+ * ```
+ * LangChain's `initChatModel` has no way to add a provider, so it cannot build this class.
+ *
+ * ## Errors
+ * Every failure is a subclass of `InferenceServiceError` with `status`, `code`, `requestId`,
+ * `retryable` and a `hint`. Non-retryable ones (401, 403 credit, 404 URL, 503 `model_not_found`,
+ * HTML 200) fail on the first response:
+ * ```ts
+ * try { await model.invoke("hi"); }
+ * catch (e) { if (InsufficientCreditError.isInstance(e)) console.error(e.hint); }
+ * ```
+ */
+export class ChatInferenceService<
+  CallOptions extends ChatInferenceServiceCallOptions = ChatInferenceServiceCallOptions,
+> extends ChatOpenAICompletions<CallOptions> {
+  /** The normalised `…/inference/v1` URL requests go to. */
+  readonly baseURL: string;
+  /** Profiles by model ID, as given (see {@link ChatInferenceServiceFields.profiles}). */
+  readonly profiles?: ModelProfiles;
+  /** The client-side rate limit of this model's calls, if one was given. */
+  readonly rateLimiter?: RateLimiter;
+  readonly #failureContext: FailureContext;
+  readonly #keyId: string;
+  /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
+  #namingStructuredOutput = false;
+
+  static override lc_name(): string {
+    return "ChatInferenceService";
+  }
+
+  override lc_namespace = [LC_NAMESPACE, "chat_models"];
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: ENV.apiKey };
+  }
+
+  /**
+   * LangChain's serialiser merges `lc_secrets` and `lc_aliases` up the class chain with the base
+   * class winning, which would name the secret OPENAI_API_KEY; rename it to ours.
+   */
+  override toJSON() {
+    const json = super.toJSON();
+    if (json.type !== "constructor") return json;
+    const { openai_api_key: _, ...kwargs } = json.kwargs as Record<string, unknown>;
+    // `lc_kwargs` never holds the key (see the constructor): it is written as a reference only.
+    return { ...json, kwargs: { ...kwargs, api_key: { lc: 1, type: "secret", id: [ENV.apiKey] } } };
+  }
+
+  override get lc_aliases(): Record<string, string> {
+    // Without it `load()` would turn `base_url` back into `baseUrl`, which this class does not read.
+    return { baseURL: "base_url" };
+  }
+
+  override get lc_serializable_keys(): string[] {
+    // `configuration` holds header values and a fetch function: never serialised.
+    return [
+      ...super.lc_serializable_keys.filter((k) => k !== "configuration"),
+      "baseURL",
+      "profiles",
+    ];
+  }
+
+  constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
+  constructor(fields?: ChatInferenceServiceFields);
+  constructor(
+    modelOrFields?: string | ChatInferenceServiceFields,
+    maybeFields?: Omit<ChatInferenceServiceFields, "model">,
+  ) {
+    const fields: ChatInferenceServiceFields =
+      typeof modelOrFields === "string"
+        ? { ...maybeFields, model: modelOrFields }
+        : { ...modelOrFields };
+    const model = fields.model ?? fields.modelName;
+    if (typeof model !== "string" || model.trim() === "") {
+      throw new ConfigurationError(
+        "model",
+        '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
+      );
+    }
+    const { maxRetries, retry } = validateChatOptions(fields);
+    const { apiKey, baseURL } = resolveConnection(fields);
+    const { configuration: given, fetch, rateLimiter, openAIApiKey: _alias, ...rest } = fields;
+    const configuration = given ?? {};
+    const failureContext: FailureContext = {
+      surface: "hosted",
+      model,
+      secrets: [apiKey, ...secretHeaderValues(configuration.defaultHeaders)],
+    };
+    const serviceFetch = createServiceFetch({
+      ...failureContext,
+      fetch: fetch ?? (configuration.fetch as Fetch | undefined),
+      // An unknown model ID's error lists the IDs the service offers (docs/errors.md).
+      lookUpModels: true,
+      idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+    });
+    super({
+      ...rest,
+      model,
+      apiKey,
+      baseURL,
+      maxRetries,
+      configuration: {
+        ...configuration,
+        apiKey,
+        baseURL,
+        fetch: serviceFetch,
+        maxRetries: 0,
+        // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
+        organization: null,
+        project: null,
+      },
+    } as BaseChatOpenAIFields);
+    // The base class keeps its fields as `lc_kwargs`; the key must not be one of them (it would
+    // show wherever they are printed). Serialisation writes a reference instead (toJSON).
+    delete (this.lc_kwargs as Record<string, unknown>).apiKey;
+    this.organization = undefined;
+    this.baseURL = baseURL;
+    this.profiles = fields.profiles;
+    this.rateLimiter = rateLimiter;
+    this.#keyId = apiKeyId(apiKey);
+    this.#failureContext = failureContext;
+    this.caller = new ServiceCaller({
+      maxRetries,
+      maxConcurrency: fields.maxConcurrency,
+      onFailedAttempt: fields.onFailedAttempt,
+      ...retry,
+      normalize: (error) => asServiceError(error, failureContext),
+    });
+    this._addVersion(PACKAGE_NAME, VERSION);
+  }
+
+  /**
+   * What `console.log(model)` and `util.inspect` show: the identifying params, never the key,
+   * the client or header values (the base class keeps those on public fields it reads).
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    _depth: number,
+    options: unknown,
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    return `${ChatInferenceService.lc_name()} ${inspect(this._identifyingParams(), options)}`;
+  }
+
+  override _llmType(): string {
+    return LS_PROVIDER;
+  }
+
+  /** @ignore What callbacks and LangSmith receive as the call's options: per-call header values redacted. */
+  protected override _getCallOptionsForTracing(
+    options: this["ParsedCallOptions"],
+    invocationParams: ReturnType<this["invocationParams"]>,
+  ): this["ParsedCallOptions"] {
+    return redactCallOptions(super._getCallOptionsForTracing(options, invocationParams));
+  }
+
+  /**
+   * What this model can do, as LangChain v1 agents and middleware read it: the `profiles` entry
+   * of its model ID laid over {@link DEFAULT_HOSTED_PROFILE} (context window unknown unless declared).
+   *
+   * @example
+   * const model = new ChatInferenceService("my-model", {
+   *   profiles: { "my-model": { maxInputTokens: 131_072, structuredOutput: true } },
+   * });
+   * model.profile.maxInputTokens; // 131072
+   * model.profile.toolCalling; // true (default)
+   */
+  override get profile(): ModelProfile {
+    return resolveProfile(this.model, this.profiles, DEFAULT_HOSTED_PROFILE);
+  }
+
+  protected override get streamEventProvider(): string {
+    return LS_PROVIDER;
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]) {
+    return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
+  }
+
+  /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
+  override _identifyingParams() {
+    return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
+  }
+
+  /**
+   * With `streaming: true`, invoke streams and keeps the service's own usage chunk; the base
+   * class would instead estimate tokens with a tokenizer it downloads (impossible offline).
+   */
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (!this.streaming) {
+      const meter = this.#meter(runManager);
+      if (meter === undefined) return super._generate(messages, options, runManager);
+      // The base class hands `options.options` on to completionWithRetry as request options.
+      const metered = { ...options, options: { ...options.options, [METER]: meter } };
+      return super._generate(messages, metered, runManager);
+    }
+    const byIndex = new Map<number, ChatGenerationChunk>();
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      const index = (chunk.generationInfo?.completion as number | undefined) ?? 0;
+      const previous = byIndex.get(index);
+      byIndex.set(index, previous ? previous.concat(chunk) : chunk);
+    }
+    if (byIndex.size === 0) {
+      throw toServiceError(
+        { kind: "malformed", detail: "the stream ended without any choice" },
+        this.#failureContext,
+      );
+    }
+    const generations = [...byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, generation]) => {
+        const { completion: _c, prompt: _p, ...info } = generation.generationInfo ?? {};
+        generation.message.response_metadata = { ...info, ...generation.message.response_metadata };
+        return generation;
+      });
+    const usage = (generations[0]?.message as AIMessageChunk | undefined)?.usage_metadata;
+    return {
+      generations,
+      llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
+    };
+  }
+
+  /**
+   * Core's chat-model stream-events path calls the stream without its run manager; when a handler
+   * may send the call down that path, the run (its ID fixed here) rides in the options so the
+   * request is still reserved before it is sent.
+   */
+  override async _generateUncached(
+    messages: BaseMessageLike[][],
+    parsedOptions: this["ParsedCallOptions"],
+    handledOptions: RunnableConfig,
+    startedRunManagers?: CallbackManagerForLLMRun[],
+  ): Promise<LLMResult> {
+    const started = startedRunManagers?.[0];
+    const run: MeteredRun | undefined = started
+      ? streamEventsRun(started.handlers, undefined, started.runId)
+      : streamEventsRun(handledOptions.callbacks, this.callbacks, handledOptions.runId);
+    if (run === undefined) {
+      return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
+    }
+    const carried: RunCarrier = { [RUN]: run };
+    return super._generateUncached(
+      messages,
+      { ...parsedOptions, ...carried },
+      { ...handledOptions, runId: run.runId },
+      startedRunManagers,
+    );
+  }
+
+  /**
+   * LangChain's chat-model stream-events protocol (`model.streamEvents(input)`, and the path core
+   * takes when a handler prefers these events, e.g. LangGraph's messages streaming). Built as
+   * `@langchain/openai` builds it (core's OpenAI stream converter: reasoning, tool calls and
+   * finish reasons as typed blocks), with the request made through this class's
+   * `completionWithRetry` under the call's meter, and the request ID in the message's metadata.
+   * Core passes no run manager here: the run rides in the options (see `_generateUncached`).
+   */
+  override async *_streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatModelStreamEvent> {
+    const request: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
+      ...this.invocationParams(options, { streaming: true }),
+      messages: convertMessagesToCompletionsMessageParams({ messages, model: this.model }),
+      stream: true,
+    };
+    const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
+    const carried: MeterCarrier = meter ? { [METER]: meter } : {};
+    const stream = await this.completionWithRetry(request, { ...options, ...carried });
+    let meta: RequestMeta | undefined;
+    const signal = options.signal;
+    async function* read(
+      source: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+    ): AsyncGenerator<StreamChunk> {
+      for await (const data of source) {
+        if (signal?.aborted) return; // core raises the abort once the events stop
+        meta ??= requestMetaOf(data);
+        yield data as StreamChunk; // the SDK's type also allows `custom` tool calls
+      }
+    }
+    const events = convertOpenAICompletionsStream(
+      read(meter ? meter.meterStream(stream, readRawChunk) : stream),
+      { streamUsage: this.streamUsage, provider: LS_PROVIDER },
+    );
+    for await (const event of events) {
+      if (event.event !== "message-finish") yield event;
+      else {
+        const responseMetadata = {
+          ...event.responseMetadata,
+          model_provider: LS_PROVIDER,
+          ...metadataFields(meta),
+        };
+        yield { ...event, responseMetadata };
+      }
+    }
+  }
+
+  /**
+   * Streams through the base class, reading each chunk so the call's reservations settle to the
+   * usage chunk — or, if the stream fails or is left with `break` before it, to an estimate of
+   * what was streamed — and so a stream left early is still counted.
+   */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const meter = this.#meter(runManager);
+    if (meter === undefined) {
+      yield* super._streamResponseChunks(messages, options, runManager);
+      return;
+    }
+    const metered = { ...options, [METER]: meter };
+    yield* meter.meterStream(super._streamResponseChunks(messages, metered, runManager), readChunk);
+  }
+
+  /** A meter when the call has usage trackers or this model a rate limiter. */
+  #meter(run: MeteredRun | undefined): CallMeter | undefined {
+    return createCallMeter({ run, limiter: this.rateLimiter, keyId: this.#keyId });
+  }
+
+  /**
+   * A local estimate (about four characters per token). The base class downloads tokenizer
+   * ranks from the internet, which stalls offline; the service reports real usage anyway.
+   */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    const text =
+      typeof content === "string"
+        ? content
+        : content
+            .map((part) =>
+              typeof part === "string" ? part : ((part as { text?: string }).text ?? ""),
+            )
+            .join("");
+    return Math.ceil(text.length / 4);
+  }
+
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>>;
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<OpenAI.Chat.Completions.ChatCompletion>;
+  override async completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParams,
+    requestOptions?: OpenAI.RequestOptions & { maxRetries?: number },
+  ): Promise<
+    | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
+    | OpenAI.Chat.Completions.ChatCompletion
+  > {
+    // The base class's stream passes the whole call options here, with the per-call request
+    // options (`options.headers`) one level down; invoke passes them spread. Both are sent.
+    const {
+      maxRetries,
+      [METER]: carried,
+      options: nested,
+      ...rest
+    } = (requestOptions ?? {}) as OpenAI.RequestOptions & {
+      maxRetries?: number;
+      options?: OpenAI.RequestOptions;
+    } & MeterCarrier;
+    const sdkOptions: OpenAI.RequestOptions =
+      nested && typeof nested === "object" ? { ...rest, ...nested } : rest;
+    const record: AttemptRecord = { stream: request.stream === true };
+    // `_getClientOptions` returns a fresh object: the fetch layer's note rides in it, per call.
+    const clientOptions = this._getClientOptions(sdkOptions);
+    clientOptions.fetchOptions = recordAttempt(
+      record,
+      clientOptions.fetchOptions,
+    ) as OpenAI.RequestOptions["fetchOptions"];
+    const parse = !request.stream && request.response_format?.type === "json_schema";
+    const perCall = secretHeaderValues(sdkOptions.headers);
+    const ctx: FailureContext =
+      perCall.length === 0
+        ? this.#failureContext
+        : {
+            ...this.#failureContext,
+            secrets: [...(this.#failureContext.secrets ?? []), ...perCall],
+          };
+    const signal = sdkOptions.signal ?? undefined;
+    // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
+    const meter = carried ?? this.#meter(undefined);
+    const estimate =
+      meter && estimateChatRequest(request as unknown as Record<string, unknown>, this.model);
+    return this.caller.callWithOptions({ maxRetries, signal }, async () => {
+      // Here the request has left the concurrency queue: reserve, wait for the limiter, send.
+      const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+      record.headers = undefined;
+      try {
+        const call = parse
+          ? this.client.chat.completions.parse(
+              request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+              clientOptions,
+            )
+          : this.client.chat.completions.create(request, clientOptions);
+        const { data, response } = await call.withResponse();
+        attempt?.answered();
+        if (request.stream) {
+          // The first event is awaited inside the attempt: a stream that fails or stalls
+          // before it is retried like a failed request.
+          const events = await openStream(
+            data as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+            response,
+            ctx,
+          );
+          if (attempt) meter?.holdStream(attempt);
+          return events;
+        }
+        const completion = checkChatCompletion(
+          data as OpenAI.Chat.Completions.ChatCompletion,
+          response.headers,
+          ctx,
+        );
+        await attempt?.settle(
+          tokenCountOf(tokenUsageFromWire(completion.usage)),
+          estimateTokens(replyText(completion)),
+        );
+        return tagResponse(completion, response.headers);
+      } catch (error) {
+        // Typed here, where this call's own header values are known secrets and the response
+        // (if one began) gives the request ID of a failure the SDK raises while reading it.
+        const typed = asServiceError(error, { ...ctx, responseHeaders: record.headers });
+        await attempt?.fail(typed);
+        throw typed;
+      }
+    });
+  }
+
+  protected override _convertCompletionsMessageToBaseMessage(
+    message: OpenAI.ChatCompletionMessage,
+    rawResponse: OpenAI.ChatCompletion,
+  ): BaseMessage {
+    const converted = super._convertCompletionsMessageToBaseMessage(message, rawResponse);
+    Object.assign(converted.response_metadata, metadataFields(requestMetaOf(rawResponse)), {
+      model_provider: LS_PROVIDER,
+    });
+    return converted;
+  }
+
+  protected override _convertCompletionsDeltaToBaseMessageChunk(
+    // biome-ignore lint/suspicious/noExplicitAny: the base class types the delta this way
+    delta: Record<string, any>,
+    rawResponse: OpenAI.Chat.Completions.ChatCompletionChunk,
+    defaultRole?: OpenAI.Chat.ChatCompletionRole,
+  ): BaseMessageChunk {
+    const chunk = super._convertCompletionsDeltaToBaseMessageChunk(delta, rawResponse, defaultRole);
+    Object.assign(chunk.response_metadata, { model_provider: LS_PROVIDER });
+    const meta = requestMetaOf(rawResponse);
+    // Only the first chunk carries them, so concatenated chunks keep one copy of each.
+    if (meta && !meta.announced) {
+      meta.announced = true;
+      Object.assign(chunk.response_metadata, metadataFields(meta));
+    }
+    return chunk;
+  }
+
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  /**
+   * Structured output; the default method is `functionCalling` (a forced tool call), which every
+   * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
+   * `response_format` instead.
+   */
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput>
+    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+    // The base class binds `ls_structured_output_format` through `this.withConfig`, synchronously
+    // inside this call: the flag lets `withConfig` rename the traced method for this call only.
+    this.#namingStructuredOutput = true;
+    try {
+      return super.withStructuredOutput<RunOutput>(outputSchema, {
+        ...config,
+        method: config?.method ?? "functionCalling",
+      } as StructuredOutputMethodOptions<boolean>);
+    } finally {
+      this.#namingStructuredOutput = false;
+    }
+  }
+
+  /**
+   * A binding with these call options. Per-call headers in it (`options.headers`) are sent but
+   * never serialised or printed: `JSON.stringify` and `console.log` of the binding show
+   * `[redacted]`, as for `defaultHeaders`.
+   *
+   * `@langchain/openai` traces the function-calling method as `"function_calling"`; LangChain's
+   * own name for it (the one `withStructuredOutput` takes, and its standard tests check in
+   * `ls_structured_output_format.kwargs.method`) is `"functionCalling"`, which is what is bound.
+   */
+  override withConfig(
+    config: Partial<CallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions> {
+    return new RedactedBinding<BaseLanguageModelInput, AIMessageChunk, CallOptions>({
+      bound: this,
+      kwargs: {},
+      config: this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+    });
+  }
+}
+
+/**
+ * The config with a traced `function_calling` method renamed `functionCalling`, and the traced
+ * schema without the `title` the base class adds (the tool's name) when the schema has none of its
+ * own: LangChain traces the schema as given. Any other config is returned as it is.
+ */
+function withFunctionCallingTrace<T extends object>(config: T): T {
+  const { ls_structured_output_format: format, tools } = config as {
+    ls_structured_output_format?: { kwargs?: { method?: string }; schema?: object };
+    tools?: Array<{ function?: { parameters?: object } }>;
+  };
+  if (format?.kwargs?.method !== "function_calling") return config;
+  let schema = format.schema;
+  const parameters = tools?.[0]?.function?.parameters;
+  if (schema && "title" in schema && parameters && !("title" in parameters)) {
+    const { title: _injected, ...rest } = schema as { title?: unknown };
+    schema = rest;
+  }
+  return {
+    ...config,
+    ls_structured_output_format: {
+      ...format,
+      kwargs: { ...format.kwargs, method: "functionCalling" },
+      ...(schema ? { schema } : {}),
+    },
+  };
+}
+
+/** The text a streamed chunk adds to the output: content, reasoning, tool-call arguments. */
+function readChunk(reading: StreamReading, chunk: ChatGenerationChunk): void {
+  const message = chunk.message as AIMessageChunk;
+  reading.addText(chunk.text);
+  const reasoning = message.additional_kwargs?.reasoning_content;
+  if (typeof reasoning === "string") reading.addText(reasoning);
+  for (const call of message.tool_call_chunks ?? []) reading.addText(call.args);
+  const usage = message.usage_metadata;
+  if (usage !== undefined) {
+    reading.usage = { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
+  }
+}
+
+/** Counts one raw stream chunk's output (content, reasoning, tool-call arguments) and usage. */
+function readRawChunk(
+  reading: StreamReading,
+  data: OpenAI.Chat.Completions.ChatCompletionChunk,
+): void {
+  for (const choice of data.choices ?? []) {
+    const delta = choice.delta as { content?: unknown; reasoning_content?: unknown } | undefined;
+    if (typeof delta?.content === "string") reading.addText(delta.content);
+    if (typeof delta?.reasoning_content === "string") reading.addText(delta.reasoning_content);
+    for (const call of choice.delta?.tool_calls ?? []) reading.addText(call.function?.arguments);
+  }
+  const usage = tokenCountOf(tokenUsageFromWire(data.usage));
+  if (usage !== undefined) reading.usage = usage;
+}
+
+/** A non-streamed reply's output as text, for an estimate when the service reports no usage. */
+function replyText(completion: OpenAI.Chat.Completions.ChatCompletion): string {
+  return completion.choices
+    .map((choice) => {
+      const message = choice.message as { content?: unknown; tool_calls?: unknown };
+      const content = typeof message?.content === "string" ? message.content : "";
+      return message?.tool_calls ? content + JSON.stringify(message.tool_calls) : content;
+    })
+    .join("");
+}
+
+function metadataFields(meta: RequestMeta | undefined): Record<string, unknown> {
+  if (!meta) return {};
+  return {
+    ...(meta.model !== undefined ? { model: meta.model } : {}),
+    ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
+  };
+}

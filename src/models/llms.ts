@@ -1,0 +1,664 @@
+/** @module `DedicatedEndpointLLM`: the text LLM for a user's own dedicated endpoint (§4.1). */
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import {
+  BaseLLM,
+  type BaseLLMCallOptions,
+  type BaseLLMParams,
+} from "@langchain/core/language_models/llms";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { OpenAI } from "openai";
+import { resolveServiceName, validateServiceName } from "../config/config.js";
+import { resolveConnection } from "../config/connection.js";
+import { validateDedicatedEndpointOptions } from "../config/options.js";
+import {
+  DEFAULT_DEDICATED_PROFILE,
+  type ModelProfiles,
+  resolveProfile,
+} from "../config/profiles.js";
+import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME, SERVICE_NAME_HEADER } from "../constants.js";
+import { EndpointNotReadyError } from "../errors/errors.js";
+import {
+  asServiceError,
+  type FailureContext,
+  headerRequestId,
+  toServiceError,
+} from "../errors/mapper.js";
+import {
+  type CallMeter,
+  createCallMeter,
+  type MeteredAttempt,
+  tokenCountOf,
+} from "../spend/call_meter.js";
+import { estimateCompletionRequest, estimateTokens, StreamReading } from "../spend/estimate.js";
+import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
+import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
+import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
+import {
+  type AttemptRecord,
+  createServiceFetch,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  type Fetch,
+  recordAttempt,
+} from "../transport/fetch.js";
+import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
+import { openStream } from "../transport/stream.js";
+import { withoutUndefined } from "../utils/without_undefined.js";
+import { VERSION } from "../version.js";
+
+/** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
+export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
+  /**
+   * `Service-Name` for this call only, `<TENANT_ID>.<JOB_ALIAS_NAME>`; validated like the
+   * constructor's before any request. @default the model's `serviceName`
+   */
+  serviceName?: string;
+  /** Retries for this call only; overrides the model's `maxRetries`. */
+  maxRetries?: number;
+}
+
+/** Options of {@link DedicatedEndpointLLM}. Give `serviceName`, or `tenantId` and `jobAlias`. */
+export interface DedicatedEndpointLLMFields extends BaseLLMParams {
+  /**
+   * The `Service-Name` header, `<TENANT_ID>.<JOB_ALIAS_NAME>`: tenant ID, one dot, job alias
+   * (§4.1). @default `tenantId` + "." + `jobAlias`
+   */
+  serviceName?: string;
+  /** Tenant ID, shown with the tenant name in the console sidebar (§5 rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
+  tenantId?: string;
+  /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
+  jobAlias?: string;
+  /**
+   * API key with the **Inference Service** permission, sent as `Authorization: Bearer …` (§5 rule 3).
+   * @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  apiKey?: string;
+  /** The service's host root or `…/inference/v1` (normalised, §9). @default env `INFERENCE_SERVICE_BASE_URL` */
+  baseURL?: string;
+  /**
+   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
+   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  openAIApiKey?: string;
+  /**
+   * Where `ChatOpenAI` and `OpenAI` users put the key and the URL: `apiKey` and `baseURL` here are
+   * read as the options of the same name (a `ConfigurationError` when they disagree). This model
+   * takes no other client option: any other field is a `ConfigurationError`. @default `{}`
+   */
+  configuration?: { apiKey?: string; baseURL?: string };
+  /** `max_tokens`: token cap on the generated output (§4.1); a whole number ≥ 1. @default the endpoint's own */
+  maxTokens?: number;
+  /** `temperature`: sampling temperature (§4.1); a finite number ≥ 0. @default the endpoint's own */
+  temperature?: number;
+  /** Stop sequences sent as `stop`; a call's `stop` replaces them. @default none */
+  stop?: string[];
+  /**
+   * Milliseconds one attempt may wait for the response to begin; a timeout is a retryable
+   * `ServiceTimeoutError`. @default 600000 (the openai SDK's)
+   */
+  timeout?: number;
+  /**
+   * Milliseconds a stream may go without sending data — before its first event, or between two —
+   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
+   * non-streamed answer is bounded by `timeout` as a whole. @default `timeout`
+   */
+  idleTimeout?: number;
+  /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx, timeouts). @default 2 (§8) */
+  maxRetries?: number;
+  /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
+  retry?: RetryOptions;
+  /**
+   * Most requests in flight at once, across `invoke`, `batch` and `generate`. A streamed request
+   * frees its slot when its first event arrives, not when the stream ends. @default Infinity
+   */
+  maxConcurrency?: number;
+  /** Stream (SSE) inside `invoke`/`generate` too, so callbacks get each token. @default false */
+  streaming?: boolean;
+  /** Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not `prompt`/`stream`. @default `{}` */
+  modelKwargs?: Record<string, unknown>;
+  /**
+   * Milliseconds to keep retrying while the endpoint is Pending (refused connection or empty
+   * response, §3), whatever `maxRetries` says; then an `EndpointNotReadyError` saying how long it
+   * waited. `0` turns it off. @default 0
+   */
+  waitForReady?: number;
+  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
+  fetch?: Fetch;
+  /**
+   * What each deployment can do and how many tokens it reads, by Service-Name: `profile` is the
+   * entry of this model's `serviceName` laid over {@link DEFAULT_DEDICATED_PROFILE}. Not
+   * serialised: its keys are Service-Names, which are header values. A misspelt field is a
+   * `ConfigurationError` here.
+   * @default `{}` (the defaults; no env variable)
+   */
+  profiles?: ModelProfiles;
+  /**
+   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
+   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
+   * between models to share the limit. @default none
+   */
+  rateLimiter?: RateLimiter;
+}
+
+/** One call of the model: the Service-Name it uses, its run, and its meter (trackers, limiter). */
+interface Call {
+  serviceName: string;
+  runManager?: CallbackManagerForLLMRun;
+  meter?: CallMeter;
+}
+
+/** What LangSmith records about an LLM call (mirrors the chat models' `LangSmithParams`). */
+export interface LLMLangSmithParams {
+  ls_provider: string;
+  ls_model_name: string;
+  ls_model_type: "llm";
+  ls_temperature?: number;
+  ls_max_tokens?: number;
+  ls_stop?: string[];
+}
+
+/** Error of the last attempt → the dedicated Service-Name it was sent with (for the waitForReady message). */
+const serviceNameOfFailure = new WeakMap<object, string>();
+
+/**
+ * LLM (text in, text out) for a dedicated endpoint of the inference service: a model you deployed
+ * yourself, called at `…/inference/v1/completions` and routed by the `Service-Name` header that
+ * standard SDK clients never send (§4.1 rule 1). Use it in any chain like another LangChain LLM.
+ *
+ * ## Setup
+ * 1. Deploy the model as a dedicated endpoint and wait until its **Scaling** shows every replica
+ *    running, e.g. `1/1` (§3): until then it is Pending and calls are refused or answered empty.
+ * 2. Note the **tenant ID** (console sidebar, next to the tenant name) and the endpoint's
+ *    **job alias** name.
+ * 3. Create an API key with the **Inference Service** permission (it is shown once).
+ * ```bash
+ * npm install langchain-inference-service @langchain/core
+ * export INFERENCE_SERVICE_BASE_URL="https://your-host/inference/v1"
+ * export INFERENCE_SERVICE_API_KEY="sk-…"
+ * export INFERENCE_SERVICE_TENANT_ID="t-1234"
+ * export INFERENCE_SERVICE_JOB_ALIAS="summarizer"
+ * ```
+ *
+ * ## Instantiate
+ * ```ts
+ * import { DedicatedEndpointLLM } from "langchain-inference-service";
+ * const llm = new DedicatedEndpointLLM({ maxTokens: 256, temperature: 0 }); // Service-Name t-1234.summarizer
+ * // or: new DedicatedEndpointLLM({ serviceName: "t-1234.summarizer" })
+ * // or: new DedicatedEndpointLLM({ tenantId: "t-1234", jobAlias: "summarizer" })
+ * ```
+ * A malformed Service-Name (not exactly one dot, an empty part, whitespace, control or non-ASCII
+ * characters) throws a `ConfigurationError` here, before any request.
+ *
+ * ## Invoke
+ * ```ts
+ * const text = await llm.invoke("The capital of France is");
+ * console.log(text);
+ * // " Paris."
+ * ```
+ * Another deployment for one call: `llm.invoke(prompt, { serviceName: "t-1234.other" })`.
+ *
+ * ## Stream
+ * ```ts
+ * for await (const token of await llm.stream("Tell me a story")) process.stdout.write(token);
+ * // Once upon a time…
+ * ```
+ *
+ * ## Batch
+ * One request per prompt; at most `maxConcurrency` requests are waiting for a response at once.
+ * ```ts
+ * const llm = new DedicatedEndpointLLM({ maxConcurrency: 4 });
+ * const answers = await llm.batch(["1 + 1 =", "2 + 2 =", "3 + 3 ="]);
+ * // [" 2", " 4", " 6"]
+ * ```
+ *
+ * ## Usage
+ * ```ts
+ * const result = await llm.generate(["Hello"]);
+ * console.log(result.llmOutput?.tokenUsage);
+ * // { promptTokens: 1, completionTokens: 5, totalTokens: 6 }
+ * console.log(result.generations[0][0].generationInfo);
+ * // { finishReason: "stop", requestId: "20240101…", tokenUsage: { promptTokens: 1, … } }
+ * ```
+ * Streams ask for usage with `stream_options.include_usage`; it arrives on the last chunk.
+ * A `UsageTracker` budget (priced by Service-Name) reserves each prompt's worst case before it
+ * is sent, and `rateLimiter: new RateLimiter({ requestsPerMinute })` paces the requests.
+ *
+ * ## Errors
+ * Every failure is an `InferenceServiceError` subclass with `status`, `requestId`, `retryable`
+ * and a `hint` (§7 rule 7):
+ * - `AuthenticationError` (401): the key is invalid, expired, or lacks the Inference Service permission;
+ * - `ServiceNameError` (404): no deployment answers to that Service-Name — check tenant ID and job alias;
+ * - `EndpointNotReadyError`: refused connection or empty response — the endpoint is still Pending.
+ * Non-retryable errors fail on the first response; retryable ones are retried `maxRetries` times.
+ *
+ * ## Waiting for a Pending endpoint
+ * ```ts
+ * const llm = new DedicatedEndpointLLM({ waitForReady: 120_000 }); // retry with backoff for up to 2 min
+ * await llm.invoke("ping"); // answers once Scaling shows 1/1, or throws EndpointNotReadyError
+ * // EndpointNotReadyError: The dedicated endpoint "t-1234.summarizer" was still not ready after waiting 120004 ms …
+ * ```
+ *
+ * ## Wire format (§4.1 leaves the response "not shown")
+ * The body is `{ prompt, max_tokens?, temperature?, stop?, stream?, stream_options?, ...modelKwargs }`;
+ * `model` is not sent, since routing is by Service-Name (pass `modelKwargs: { model }` if your
+ * endpoint wants one). The answer is read from `choices[i].text`, else `choices[i].message.content`;
+ * anything else is a `MalformedResponseError` showing the start of the body.
+ */
+export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOptions> {
+  /** The `Service-Name` every call sends unless it passes its own. */
+  readonly serviceName: string;
+  readonly tenantId: string;
+  readonly jobAlias: string;
+  /** The normalised `…/inference/v1` URL requests go to. */
+  readonly baseURL: string;
+  maxTokens?: number;
+  temperature?: number;
+  stop?: string[];
+  timeout?: number;
+  idleTimeout?: number;
+  maxRetries: number;
+  maxConcurrency?: number;
+  streaming: boolean;
+  modelKwargs: Record<string, unknown>;
+  waitForReady: number;
+  retry: RetryOptions;
+  /** Profiles by Service-Name, as given (see {@link DedicatedEndpointLLMFields.profiles}). */
+  readonly profiles?: ModelProfiles;
+  /** The client-side rate limit of this model's calls, if one was given. */
+  readonly rateLimiter?: RateLimiter;
+  // ES-private: the client and the key never show up in `console.log` or serialisation.
+  readonly #client: OpenAI;
+  readonly #secrets: readonly string[];
+  readonly #keyId: string;
+
+  static override lc_name(): string {
+    return "DedicatedEndpointLLM";
+  }
+
+  override lc_serializable = true;
+
+  override lc_namespace = [LC_NAMESPACE, "llms"];
+
+  /**
+   * Serialised as references to env variables, never as values: the key, and the two parts of
+   * the Service-Name header (loading reads them from the secrets map or the environment).
+   */
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: ENV.apiKey, tenantId: ENV.tenantId, jobAlias: ENV.jobAlias };
+  }
+
+  /** `base_url` would load back as `baseUrl`; the alias maps it to `baseURL` both ways. */
+  override get lc_aliases(): Record<string, string> {
+    return { baseURL: "base_url" };
+  }
+
+  override get lc_serializable_keys(): string[] {
+    // Not `apiKey` (see toJSON), `serviceName` (a header value, carried by tenantId/jobAlias), `fetch`.
+    return [
+      "tenantId",
+      "jobAlias",
+      "baseURL",
+      "maxTokens",
+      "temperature",
+      "stop",
+      "timeout",
+      "idleTimeout",
+      "maxRetries",
+      "maxConcurrency",
+      "streaming",
+      "modelKwargs",
+      "waitForReady",
+      "retry",
+    ];
+  }
+
+  /**
+   * The key is kept out of `lc_kwargs` (so `console.log(llm)` cannot show it) and serialised only
+   * as a reference to INFERENCE_SERVICE_API_KEY, resolved again by `load` from its secrets map or the env.
+   */
+  override toJSON() {
+    const json = super.toJSON();
+    if (json.type !== "constructor") return json;
+    return {
+      ...json,
+      kwargs: { api_key: { lc: 1, type: "secret", id: [ENV.apiKey] }, ...json.kwargs },
+    };
+  }
+
+  override get callKeys(): string[] {
+    return [...super.callKeys, "serviceName", "maxRetries"];
+  }
+
+  constructor(fields: DedicatedEndpointLLMFields = {}) {
+    const { maxRetries, retry } = validateDedicatedEndpointOptions(fields);
+    const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
+    const { apiKey, baseURL } = resolveConnection(fields);
+    const { openAIApiKey: _alias, configuration: _configuration, ...rest } = fields;
+    super({ ...rest, maxRetries });
+    this.serviceName = serviceName;
+    this.tenantId = tenantId;
+    this.jobAlias = jobAlias;
+    this.baseURL = baseURL;
+    this.maxTokens = fields.maxTokens;
+    this.temperature = fields.temperature;
+    this.stop = fields.stop;
+    this.timeout = fields.timeout;
+    this.idleTimeout = fields.idleTimeout;
+    this.maxRetries = maxRetries;
+    this.maxConcurrency = fields.maxConcurrency;
+    this.streaming = fields.streaming ?? false;
+    this.modelKwargs = fields.modelKwargs ?? {};
+    this.waitForReady = fields.waitForReady ?? 0;
+    this.retry = retry;
+    this.profiles = fields.profiles;
+    this.rateLimiter = fields.rateLimiter;
+    this.#secrets = [apiKey];
+    this.#keyId = apiKeyId(apiKey);
+    this.#client = new OpenAI({
+      apiKey,
+      baseURL,
+      timeout: fields.timeout,
+      // One retry layer (issue 3): the caller below retries, the SDK never does.
+      maxRetries: 0,
+      // §4.1 rule 1: Service-Name is added to every request; a call's own value takes precedence.
+      fetch: createServiceFetch({
+        surface: "dedicated",
+        serviceName,
+        secrets: this.#secrets,
+        headers: { [SERVICE_NAME_HEADER]: serviceName },
+        fetch: fields.fetch,
+        idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+      }),
+      // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
+      organization: null,
+      project: null,
+      dangerouslyAllowBrowser: true,
+    });
+    const waitForReady = this.waitForReady;
+    this.caller = new ServiceCaller({
+      maxRetries,
+      maxConcurrency: fields.maxConcurrency,
+      onFailedAttempt: fields.onFailedAttempt,
+      ...retry,
+      normalize: (error) => asServiceError(error, this.#context(serviceName)),
+      deadline:
+        waitForReady > 0
+          ? {
+              ms: waitForReady,
+              when: (error) => EndpointNotReadyError.isInstance(error),
+              onDeadline: (error, waitedMs) =>
+                toServiceError(
+                  { kind: "still-pending", waitedMs, limitMs: waitForReady, last: error },
+                  this.#context(serviceNameOfFailure.get(error as object) ?? serviceName),
+                ),
+            }
+          : undefined,
+    });
+    this._addVersion(PACKAGE_NAME, VERSION);
+  }
+
+  override _llmType(): string {
+    return LS_PROVIDER;
+  }
+
+  /**
+   * What the deployment behind `serviceName` can do: its `profiles` entry laid over
+   * {@link DEFAULT_DEDICATED_PROFILE} (text in, text out; context window unknown unless declared).
+   *
+   * @example
+   * const llm = new DedicatedEndpointLLM({
+   *   serviceName: "t-1234.summarizer",
+   *   profiles: { "t-1234.summarizer": { maxInputTokens: 8_192, maxOutputTokens: 1_024 } },
+   * });
+   * llm.profile.maxInputTokens; // 8192
+   */
+  override get profile(): ModelProfile {
+    return resolveProfile(this.serviceName, this.profiles, DEFAULT_DEDICATED_PROFILE);
+  }
+
+  /** LangSmith parameters of a call; `ls_model_name` is the Service-Name it uses. */
+  getLsParams(options: this["ParsedCallOptions"]): LLMLangSmithParams {
+    const stop = options.stop ?? this.stop;
+    return {
+      ls_provider: LS_PROVIDER,
+      ls_model_name:
+        typeof options.serviceName === "string" ? options.serviceName : this.serviceName,
+      ls_model_type: "llm",
+      ...(this.temperature !== undefined ? { ls_temperature: this.temperature } : {}),
+      ...(this.maxTokens !== undefined ? { ls_max_tokens: this.maxTokens } : {}),
+      ...(stop !== undefined ? { ls_stop: stop } : {}),
+    };
+  }
+
+  /**
+   * `BaseLLM` has no LangSmith hook of its own; this is the one place every `invoke`, `batch`,
+   * `generate` and `stream` passes through before its callbacks start, so the params go there.
+   */
+  protected override _separateRunnableConfigFromCallOptionsCompat(
+    options?: Partial<DedicatedEndpointLLMCallOptions>,
+  ): [RunnableConfig, this["ParsedCallOptions"]] {
+    const [config, callOptions] = super._separateRunnableConfigFromCallOptionsCompat(options);
+    config.metadata = { ...config.metadata, ...this.getLsParams(callOptions) };
+    return [config, callOptions];
+  }
+
+  /** Body fields of a call other than `prompt` and `stream` (also what traces show). */
+  override invocationParams(options?: this["ParsedCallOptions"]): Record<string, unknown> {
+    const stop = options?.stop ?? this.stop;
+    return withoutUndefined({
+      max_tokens: this.maxTokens,
+      temperature: this.temperature,
+      stop: stop && stop.length > 0 ? stop : undefined,
+      ...this.modelKwargs,
+    });
+  }
+
+  /** @ignore Feeds cache keys: the deployment matters, the key and fetch never do. */
+  override _identifyingParams(): Record<string, unknown> {
+    return { service_name: this.serviceName, ...this.invocationParams(), baseURL: this.baseURL };
+  }
+
+  /** One request per prompt, all through the caller's queue (so at most `maxConcurrency` at once). */
+  override async _generate(
+    prompts: string[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<LLMResult> {
+    const call = this.#call(options, runManager);
+    const generations = await Promise.all(
+      prompts.map((prompt, index) =>
+        this.streaming
+          ? this.#streamToGeneration(prompt, index, options, call)
+          : this.#complete(prompt, options, call),
+      ),
+    );
+    const tokenUsage = sumTokenUsage(generations.flat().map((g) => g.generationInfo?.tokenUsage));
+    return { generations, llmOutput: { tokenUsage } };
+  }
+
+  override async *_streamResponseChunks(
+    prompt: string,
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<GenerationChunk> {
+    yield* this.#streamChunks(prompt, 0, options, this.#call(options, runManager));
+  }
+
+  #call(options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Call {
+    const meter = createCallMeter({
+      run: runManager,
+      limiter: this.rateLimiter,
+      keyId: this.#keyId,
+    });
+    return { serviceName: this.#serviceNameFor(options), runManager, meter };
+  }
+
+  #serviceNameFor(options: this["ParsedCallOptions"]): string {
+    return options.serviceName === undefined
+      ? this.serviceName
+      : validateServiceName(options.serviceName, "serviceName");
+  }
+
+  #context(serviceName: string): FailureContext {
+    return { surface: "dedicated", serviceName, secrets: this.#secrets };
+  }
+
+  #body(prompt: string, options: this["ParsedCallOptions"], stream: boolean) {
+    const params = this.invocationParams(options);
+    return {
+      ...params,
+      prompt,
+      ...(stream
+        ? { stream: true, stream_options: params.stream_options ?? { include_usage: true } }
+        : { stream: undefined }),
+    } as unknown as OpenAI.CompletionCreateParams;
+  }
+
+  /**
+   * Runs one attempt through the caller; errors leave it typed, carrying the Service-Name used.
+   * Once the attempt has left the concurrency queue, the meter reserves and waits for the
+   * limiter before anything is sent; a failed attempt releases what it held.
+   */
+  #attempt<T>(
+    options: this["ParsedCallOptions"],
+    call: Call,
+    body: OpenAI.CompletionCreateParams,
+    attempt: (
+      request: OpenAI.RequestOptions,
+      ctx: FailureContext,
+      metered: MeteredAttempt | undefined,
+    ) => Promise<T>,
+  ): Promise<T> {
+    const { serviceName, meter } = call;
+    const ctx = this.#context(serviceName);
+    const signal = options.signal ?? undefined;
+    const estimate =
+      meter && estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName);
+    return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
+      const metered = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+      const record: AttemptRecord = { stream: body.stream === true };
+      // Sent per request, so the fetch layer keeps it instead of the model's default.
+      const request: OpenAI.RequestOptions = {
+        signal,
+        headers: { [SERVICE_NAME_HEADER]: serviceName },
+        fetchOptions: recordAttempt(record) as OpenAI.RequestOptions["fetchOptions"],
+      };
+      try {
+        const result = await attempt(request, ctx, metered);
+        metered?.answered();
+        return result;
+      } catch (error) {
+        // A failure the SDK raises while reading a response keeps that response's request ID.
+        const mapped = asServiceError(error, { ...ctx, responseHeaders: record.headers });
+        if (typeof mapped === "object" && mapped !== null)
+          serviceNameOfFailure.set(mapped, serviceName);
+        await metered?.fail(mapped);
+        throw mapped;
+      }
+    });
+  }
+
+  async #complete(
+    prompt: string,
+    options: this["ParsedCallOptions"],
+    call: Call,
+  ): Promise<Generation[]> {
+    const body = this.#body(prompt, options, false) as OpenAI.CompletionCreateParamsNonStreaming;
+    return this.#attempt(options, call, body, async (request, ctx, metered) => {
+      const { data, response } = await this.#client.completions
+        .create(body, request)
+        .withResponse();
+      const generations = parseCompletion(data, response, ctx);
+      await metered?.settle(
+        tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
+        estimateTokens(generations.map((g) => g.text).join("")),
+      );
+      return generations;
+    });
+  }
+
+  /**
+   * Opens the SSE stream inside the retried attempt and reads its first event there, so a stream
+   * that ends without any event counts as the empty response of a Pending endpoint (§3) and is
+   * retried like one, as is one that fails or stalls before it; later events are never retried
+   * (they have been handed out).
+   */
+  async #openStream(prompt: string, options: this["ParsedCallOptions"], call: Call) {
+    const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
+    return this.#attempt(options, call, body, async (request, ctx, metered) => {
+      const { data, response } = await this.#client.completions
+        .create(body, request)
+        .withResponse();
+      const events = await openStream(data, response, ctx);
+      return { events, requestId: headerRequestId(response.headers), metered };
+    });
+  }
+
+  /** Chunks of one streamed prompt; each token goes to `handleLLMNewToken` before it is yielded. */
+  async *#streamChunks(
+    prompt: string,
+    index: number,
+    options: this["ParsedCallOptions"],
+    call: Call,
+  ): AsyncGenerator<GenerationChunk> {
+    const { events, requestId, metered } = await this.#openStream(prompt, options, call);
+    const { runManager } = call;
+    const reading = new StreamReading();
+    let outcome: "ended" | "failed" | "left" = "left";
+    try {
+      yield* this.#chunksOf(events, requestId, index, reading, runManager);
+      outcome = "ended";
+    } catch (error) {
+      outcome = "failed";
+      throw error;
+    } finally {
+      // The usage chunk if it came, else what was streamed; a stream left early is still counted.
+      await metered?.settle(reading.usage, reading.outputTokens);
+      if (outcome === "left") await call.meter?.abandon();
+    }
+    options.signal?.throwIfAborted();
+  }
+
+  async *#chunksOf(
+    events: AsyncIterable<OpenAI.Completion>,
+    requestId: string | undefined,
+    index: number,
+    reading: StreamReading,
+    runManager: CallbackManagerForLLMRun | undefined,
+  ): AsyncGenerator<GenerationChunk> {
+    let info: Record<string, unknown> = requestId !== undefined ? { requestId } : {};
+    for await (const event of events) {
+      const choice = event.choices?.[0] as RawChoice | undefined;
+      const tokenUsage = tokenUsageFromWire((event as { usage?: unknown }).usage);
+      if (choice === undefined && tokenUsage === undefined) continue;
+      const finishReason = choice?.finish_reason ?? undefined;
+      const chunk = new GenerationChunk({
+        text: (choice && textOfChoice(choice, "delta")) ?? "",
+        generationInfo: withoutUndefined({ ...info, finishReason, tokenUsage }),
+      });
+      info = {};
+      reading.addText(chunk.text);
+      if (tokenUsage !== undefined) reading.usage = tokenCountOf(tokenUsage);
+      if (choice !== undefined) {
+        const idx = { prompt: index, completion: 0 };
+        await runManager?.handleLLMNewToken(chunk.text, idx, undefined, undefined, undefined, {
+          chunk,
+        });
+      }
+      yield chunk;
+    }
+  }
+
+  async #streamToGeneration(
+    prompt: string,
+    index: number,
+    options: this["ParsedCallOptions"],
+    call: Call,
+  ): Promise<Generation[]> {
+    let whole = new GenerationChunk({ text: "" });
+    const chunks = this.#streamChunks(prompt, index, options, call);
+    for await (const chunk of chunks) whole = whole.concat(chunk);
+    return [{ text: whole.text, generationInfo: whole.generationInfo }];
+  }
+}

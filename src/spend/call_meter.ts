@@ -1,0 +1,213 @@
+/**
+ * @module `CallMeter`: what both models do around each request they send — reserve its
+ * worst-case cost with the run's usage trackers, wait for its turn at the rate limiter, then
+ * settle the reservations to what the request really used.
+ */
+import type { Callbacks } from "@langchain/core/callbacks/manager";
+import type { TokenUsage } from "@langchain/core/language_models/base";
+import { RateLimitError } from "../errors/errors.js";
+import { type RequestEstimate, StreamReading } from "./estimate.js";
+import type { RateLimiter, RatePermit } from "./rate_limiter.js";
+import {
+  type SpendGuard,
+  type SpendReservation,
+  spendGuardsOf,
+  type TokenCount,
+} from "./spend_guard.js";
+
+/** The run a call belongs to, as LangChain's run manager shows it. */
+export interface MeteredRun {
+  runId: string;
+  handlers: readonly unknown[];
+}
+
+/** What a model knows when it starts a call. */
+export interface MeterSetup {
+  run?: MeteredRun;
+  limiter?: RateLimiter;
+  /** With a `per: "key"` limiter: the ID of the model's API key. */
+  keyId?: string;
+}
+
+/**
+ * The meter of one model call (one run): hands out a {@link MeteredAttempt} for each request
+ * attempt, and keeps the one whose stream is being read so the stream's end can settle it.
+ * A model builds one only when the call has a tracker or a limiter ({@link createCallMeter}).
+ */
+export class CallMeter {
+  readonly #guards: SpendGuard[];
+  readonly #runId?: string;
+  readonly #limiter?: RateLimiter;
+  readonly #keyId?: string;
+  #stream?: MeteredAttempt;
+
+  constructor(setup: MeterSetup, guards: SpendGuard[] = spendGuardsOf(setup.run?.handlers)) {
+    this.#guards = guards;
+    this.#runId = setup.run?.runId;
+    this.#limiter = setup.limiter;
+    this.#keyId = setup.keyId;
+  }
+
+  /**
+   * Called once the request has left the concurrency queue, before it is sent (each retry
+   * again): reserves with every tracker — all or none — then waits for the limiter's turn.
+   * Throws `BudgetExceededError` when a tracker's budget cannot hold the request.
+   */
+  async begin(estimate: RequestEstimate, signal?: AbortSignal): Promise<MeteredAttempt> {
+    const reservations: SpendReservation[] = [];
+    const runId = this.#runId;
+    if (runId !== undefined) {
+      try {
+        for (const guard of this.#guards) reservations.push(await guard.reserve(runId, estimate));
+      } catch (error) {
+        await releaseAll(reservations);
+        throw error;
+      }
+    }
+    let permit: RatePermit | undefined;
+    try {
+      permit = await this.#limiter?.acquire(estimate, { keyId: this.#keyId, signal });
+    } catch (error) {
+      await releaseAll(reservations);
+      throw error;
+    }
+    return new MeteredAttempt(estimate, reservations, permit);
+  }
+
+  /** The attempt whose response is a stream: its reading settles it ({@link endStream}). */
+  holdStream(attempt: MeteredAttempt): void {
+    this.#stream = attempt;
+  }
+
+  /**
+   * The stream ended, failed or was left: settles the held attempt to the usage chunk if it
+   * came, else to an estimate of the text streamed; a stream left early also tells the trackers
+   * that its run will get no end callback.
+   */
+  async endStream(reading: StreamReading, abandoned: boolean): Promise<void> {
+    const attempt = this.#stream;
+    this.#stream = undefined;
+    await attempt?.settle(reading.usage, reading.outputTokens);
+    if (abandoned) await this.abandon();
+  }
+
+  /**
+   * Passes a stream through, reading each item with `read`; when the stream ends, fails or is
+   * left early, the held attempt settles to what was read ({@link endStream}).
+   */
+  async *meterStream<T>(
+    source: AsyncIterable<T>,
+    read: (reading: StreamReading, item: T) => void,
+  ): AsyncGenerator<T> {
+    const reading = new StreamReading();
+    let outcome: "ended" | "failed" | "left" = "left";
+    try {
+      for await (const item of source) {
+        read(reading, item);
+        yield item;
+      }
+      outcome = "ended";
+    } catch (error) {
+      outcome = "failed";
+      throw error;
+    } finally {
+      await this.endStream(reading, outcome === "left");
+    }
+  }
+
+  /** The run's stream was left before its end: its run gets no end callback, so count it now. */
+  async abandon(): Promise<void> {
+    const runId = this.#runId;
+    if (runId === undefined) return;
+    for (const guard of this.#guards) await guard.abandon(runId);
+  }
+}
+
+/** One request attempt's reservations and rate-limit permit, settled exactly once. */
+export class MeteredAttempt {
+  readonly #estimate: RequestEstimate;
+  readonly #reservations: SpendReservation[];
+  readonly #permit?: RatePermit;
+
+  constructor(
+    estimate: RequestEstimate,
+    reservations: SpendReservation[],
+    permit: RatePermit | undefined,
+  ) {
+    this.#estimate = estimate;
+    this.#reservations = reservations;
+    this.#permit = permit;
+  }
+
+  /** The service answered with a 2xx: the rate limiter learns what the service accepts. */
+  answered(): void {
+    this.#permit?.answered();
+  }
+
+  /**
+   * The request was answered: settles to the service's `usage`, or (none reported, or a stream
+   * cut short) to the prompt estimate plus `outputTokens`, the estimate of the output read.
+   */
+  async settle(usage: TokenCount | undefined, outputTokens: number): Promise<void> {
+    if (this.#reservations.length === 0) return;
+    const counted = usage ?? { inputTokens: this.#estimate.inputTokens, outputTokens };
+    await Promise.all(this.#reservations.map((r) => r.settle(counted, usage === undefined)));
+  }
+
+  /**
+   * The attempt failed before any output: the service refused it, so it costs nothing; a 429
+   * also pauses and slows the rate limiter.
+   */
+  async fail(error: unknown): Promise<void> {
+    if (RateLimitError.isInstance(error)) await this.#permit?.rateLimited(error.retryAfterMs);
+    await releaseAll(this.#reservations);
+  }
+}
+
+async function releaseAll(reservations: readonly SpendReservation[]): Promise<void> {
+  await Promise.all(reservations.map((r) => r.settle({ inputTokens: 0, outputTokens: 0 }, false)));
+}
+
+/** A meter for a call with trackers or a limiter; undefined (nothing to do) otherwise. */
+export function createCallMeter(setup: MeterSetup): CallMeter | undefined {
+  const guards = spendGuardsOf(setup.run?.handlers);
+  if (setup.limiter === undefined && guards.length === 0) return undefined;
+  return new CallMeter(setup, guards);
+}
+
+/**
+ * The run of a chat-model call that LangChain may send down its chat-model stream-events path:
+ * when a handler prefers those events (e.g. LangGraph's v3 messages protocol), core calls the
+ * model's stream without the run manager, so the model must carry the run to its meter itself.
+ * The run ID is fixed here (core would otherwise make one up later), so the trackers see the
+ * same ID at the run's start and at its reservation. Undefined when no handler prefers them.
+ */
+export function streamEventsRun(
+  callbacks: Callbacks | undefined,
+  local: Callbacks | undefined,
+  runId: string | undefined,
+): MeteredRun | undefined {
+  const given = handlersOf(callbacks);
+  const own = handlersOf(local);
+  // Runs on every chat call: nothing is allocated unless a handler prefers the events.
+  if (!given.some(prefersStreamEvents) && !own.some(prefersStreamEvents)) return undefined;
+  return { runId: runId ?? globalThis.crypto.randomUUID(), handlers: [...given, ...own] };
+}
+
+function prefersStreamEvents(handler: unknown): boolean {
+  return (
+    (handler as { lc_prefer_chat_model_stream_events?: unknown } | undefined)
+      ?.lc_prefer_chat_model_stream_events === true
+  );
+}
+
+function handlersOf(callbacks: Callbacks | undefined): readonly unknown[] {
+  if (callbacks === undefined) return [];
+  return Array.isArray(callbacks) ? callbacks : callbacks.handlers;
+}
+
+/** LangChain's `TokenUsage` as the counts a reservation settles to; undefined when it has neither. */
+export function tokenCountOf(usage: TokenUsage | undefined): TokenCount | undefined {
+  if (usage?.promptTokens === undefined && usage?.completionTokens === undefined) return undefined;
+  return { inputTokens: usage.promptTokens ?? 0, outputTokens: usage.completionTokens ?? 0 };
+}

@@ -1,0 +1,200 @@
+/**
+ * @module Token usage in its three shapes — the service's snake_case `usage`, LangChain's
+ * `TokenUsage` and `UsageMetadata`, and a tracker's {@link RunUsage} — the conversions between
+ * them, and what a usage record reads from a run (its model and request ID). Standard LangChain
+ * fields only, so any LangChain model can be tracked.
+ */
+import type { TokenUsage } from "@langchain/core/language_models/base";
+import type { Serialized } from "@langchain/core/load/serializable";
+import type {
+  InputTokenDetails,
+  OutputTokenDetails,
+  UsageMetadata,
+} from "@langchain/core/messages";
+import type { Generation, LLMResult } from "@langchain/core/outputs";
+import { withoutUndefined } from "../utils/without_undefined.js";
+
+/** Token counts of one run, as a usage tracker records them. */
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  /** Cached input tokens (`cache_read`) and the like, when the model reports them. */
+  inputTokenDetails?: InputTokenDetails;
+  /** Reasoning tokens and the like, when the model reports them. */
+  outputTokenDetails?: OutputTokenDetails;
+}
+
+/** The usage of a run that sent no request or failed: nothing counted. */
+export const NO_USAGE: Readonly<RunUsage> = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+});
+
+// ---- the service's `usage` and LangChain's TokenUsage --------------------------------------
+
+/**
+ * The `usage` of a response body or stream chunk (snake_case, as the SDK passes it on) as
+ * LangChain's `TokenUsage`; undefined when it holds no usable count. A missing total is derived.
+ */
+export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const u = usage as Record<string, unknown>;
+  const promptTokens = countOrUndefined(u.prompt_tokens);
+  const completionTokens = countOrUndefined(u.completion_tokens);
+  const totalTokens =
+    countOrUndefined(u.total_tokens) ??
+    (promptTokens !== undefined && completionTokens !== undefined
+      ? promptTokens + completionTokens
+      : undefined);
+  if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) {
+    return undefined;
+  }
+  return withoutUndefined({ promptTokens, completionTokens, totalTokens });
+}
+
+/** A chat message's `usage_metadata` as the `llmOutput.tokenUsage` LLM callbacks expect. */
+export function tokenUsageFromMetadata(usage: UsageMetadata): TokenUsage {
+  return {
+    promptTokens: usage.input_tokens,
+    completionTokens: usage.output_tokens,
+    totalTokens: usage.total_tokens,
+  };
+}
+
+/** Sums the usage of several requests; a field is present when some request reported it. */
+export function sumTokenUsage(usages: Array<TokenUsage | undefined>): TokenUsage {
+  const total: TokenUsage = {};
+  const seen = new Set<object>();
+  for (const usage of usages) {
+    // Every generation of one response carries the same object: count it once.
+    if (usage === undefined || seen.has(usage)) continue;
+    seen.add(usage);
+    for (const key of ["promptTokens", "completionTokens", "totalTokens"] as const) {
+      const value = usage[key];
+      if (value !== undefined) total[key] = (total[key] ?? 0) + value;
+    }
+  }
+  return total;
+}
+
+// ---- what a usage record reads from LangChain's callbacks ----------------------------------
+
+/**
+ * The model a run is for, from the start callback: the requested model ID
+ * (`invocation_params.model`), else LangSmith's `ls_model_name` (a dedicated endpoint's
+ * Service-Name), else the serialised constructor arguments, else the class name.
+ */
+export function modelOfRun(
+  llm: Serialized,
+  extraParams: Record<string, unknown> | undefined,
+  metadata: Record<string, unknown> | undefined,
+): string {
+  const params = recordOf(extraParams?.invocation_params);
+  const kwargs = llm.type === "constructor" ? recordOf(llm.kwargs) : undefined;
+  return (
+    stringOf(params?.model) ??
+    stringOf(params?.model_name) ??
+    stringOf(metadata?.ls_model_name) ??
+    stringOf(kwargs?.model) ??
+    stringOf(kwargs?.model_name) ??
+    stringOf(kwargs?.service_name) ??
+    llm.id?.at(-1) ??
+    "unknown"
+  );
+}
+
+/**
+ * Usage of one run, from the first of: a message's `usage_metadata` (chat models, including the
+ * aggregated message that ends a stream; with `n > 1` every choice repeats the call's figures,
+ * so only the first counts), `llmOutput.tokenUsage` (LLMs), a generation's
+ * `generationInfo.tokenUsage` (streamed LLMs, whose end carries no `llmOutput`).
+ */
+export function runUsageFromResult(output: LLMResult): RunUsage {
+  const generations = generationsOf(output);
+  for (const generation of generations) {
+    const usage = messageOf(generation)?.usage_metadata as UsageMetadata | undefined;
+    if (usage !== undefined) return runUsageFromMetadata(usage);
+  }
+  // On a multi-prompt LLM `generate`, the first run holds the sum and the others `{}`: trusting
+  // an empty object here (instead of falling through) keeps each token counted once.
+  const tokenUsage = recordOf(output?.llmOutput?.tokenUsage);
+  if (tokenUsage !== undefined) return runUsageFromTokenUsage(tokenUsage);
+  for (const generation of generations) {
+    const streamed = recordOf(generation.generationInfo?.tokenUsage);
+    if (streamed !== undefined) return runUsageFromTokenUsage(streamed);
+  }
+  return NO_USAGE;
+}
+
+/** The request ID in `response_metadata` (chat models) or `generationInfo` (LLMs). */
+export function requestIdOfResult(output: LLMResult): string | undefined {
+  for (const generation of generationsOf(output)) {
+    const id =
+      stringOf(recordOf(messageOf(generation)?.response_metadata)?.requestId) ??
+      stringOf(generation.generationInfo?.requestId);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/** The request ID a failed call's error carries (this package's errors have one). */
+export function requestIdOfError(error: unknown): string | undefined {
+  return stringOf(recordOf(error)?.requestId);
+}
+
+function generationsOf(output: LLMResult): Generation[] {
+  return Array.isArray(output?.generations) ? output.generations.flat() : [];
+}
+
+function messageOf(generation: Generation): Record<string, unknown> | undefined {
+  return recordOf((generation as { message?: unknown }).message);
+}
+
+function runUsageFromMetadata(usage: UsageMetadata): RunUsage {
+  const inputTokens = count(usage.input_tokens);
+  const outputTokens = count(usage.output_tokens);
+  return withoutUndefined({
+    inputTokens,
+    outputTokens,
+    totalTokens: count(usage.total_tokens, inputTokens + outputTokens),
+    inputTokenDetails: details(usage.input_token_details),
+    outputTokenDetails: details(usage.output_token_details),
+  });
+}
+
+function runUsageFromTokenUsage(usage: Record<string, unknown>): RunUsage {
+  const inputTokens = count(usage.promptTokens);
+  const outputTokens = count(usage.completionTokens);
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: count(usage.totalTokens, inputTokens + outputTokens),
+  };
+}
+
+/** Token details with at least one count, without the missing ones. */
+function details<T extends object>(value: T | undefined): T | undefined {
+  if (value === undefined) return undefined;
+  const kept = Object.entries(value).filter(([, n]) => typeof n === "number" && Number.isFinite(n));
+  return kept.length > 0 ? (Object.fromEntries(kept) as T) : undefined;
+}
+
+function countOrUndefined(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function count(value: unknown, fallback = 0): number {
+  return countOrUndefined(value) ?? fallback;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null
+    ? (value as Record<string, unknown>)
+    : undefined;
+}

@@ -1,0 +1,300 @@
+/**
+ * @module `langchain-inference-service/redis`: `RedisStore`, a {@link UsageStore} on Redis, so
+ * N processes share one budget and one rate limit. Node-only (its client, ioredis, uses
+ * `node:net`), hence its own subpath; `ioredis` is an optional peer dependency.
+ */
+import { type Cluster, Redis } from "ioredis";
+import { z } from "zod";
+import { parseOptions } from "../config/options.js";
+import { UsageStoreError } from "../errors/errors.js";
+import { BUDGET_STATE, PENALIZE_RATE, RESERVE, SETTLE, TAKE_RATE } from "./redis_scripts.js";
+import type {
+  BudgetReservation,
+  BudgetState,
+  RateGrant,
+  RatePenalty,
+  RateTake,
+  ReserveOutcome,
+  UsageStore,
+} from "./usage_store.js";
+
+/** Options of {@link RedisStore}; each is checked when the store is built. */
+export interface RedisStoreOptions {
+  /**
+   * An ioredis client (or cluster) you configured — TLS, password, Sentinel. The store never
+   * closes it. Give this or `url`.
+   */
+  client?: Redis | Cluster;
+  /**
+   * A Redis URL (`redis://user:password@host:6379/0`); the store creates its own client and
+   * `close()` quits it. @default env `REDIS_URL` when neither `client` nor `url` is given
+   */
+  url?: string;
+  /** Prefix of every key the store writes, so several apps can share one Redis. @default "inference-service:" */
+  prefix?: string;
+  /** Milliseconds one operation may take before it counts as an outage. @default 1000 */
+  timeoutMs?: number;
+  /**
+   * On an outage (Redis unreachable, timed out, or answering with an error): `false` fails the
+   * call with a `UsageStoreError` before anything is sent; `true` sends it unguarded — no
+   * reservation, no rate limit — and reports the error to `onError`. @default false
+   */
+  failOpen?: boolean;
+  /** Called with each error the store fails open on (and nothing else). @default none */
+  onError?: (error: UsageStoreError) => void;
+  /**
+   * How long a reservation is held before it counts as spent in full: a process that dies
+   * mid-call never settles, and its worst case is charged instead of lost. Longer than your
+   * longest call. @default 600000 (10 minutes)
+   */
+  reservationLeaseMs?: number;
+}
+
+/** Idle rate-limit state expires after this: by then every slot and cut is long past. */
+const RATE_TTL_MS = 3_600_000;
+
+const SPEC = {
+  owner: "RedisStore",
+  schema: z
+    .object({
+      client: z
+        .custom((v) => typeof (v as { evalsha?: unknown } | null)?.evalsha === "function")
+        .optional(),
+      url: z.string().min(1).optional(),
+      prefix: z.string().optional(),
+      timeoutMs: z.number().positive().optional(),
+      failOpen: z.boolean().optional(),
+      onError: z.custom((v) => typeof v === "function").optional(),
+      reservationLeaseMs: z.number().positive().optional(),
+    })
+    .strict(),
+  expected: {
+    client: "an ioredis client (new Redis(…)) or cluster",
+    url: "a Redis URL such as redis://localhost:6379",
+    prefix: "a string",
+    timeoutMs: "a number of milliseconds > 0",
+    failOpen: "true or false",
+    onError: "a function",
+    reservationLeaseMs: "a number of milliseconds > 0",
+  },
+};
+
+type Script = { source: string; sha?: Promise<string> };
+
+/**
+ * Budgets and rate limits in Redis: every operation is one Lua script, so reservations from
+ * any number of processes are atomic — N workers with one `budgetKey` never together commit
+ * more than the budget, and N limiters with one `name` hand out one sequence of slots.
+ *
+ * Keys are `<prefix>budget:{<budgetKey>}…` and `<prefix>rate:{<name>:…}`; the braces keep each
+ * budget's keys in one Redis Cluster slot. An outage is a typed `UsageStoreError` (the call is
+ * not sent) unless `failOpen` is set — never a silent overspend.
+ *
+ * @example
+ * ```ts
+ * import { RedisStore } from "langchain-inference-service/redis";
+ * const store = new RedisStore({ url: "redis://localhost:6379", prefix: "evals:" });
+ * const tracker = new UsageTracker({ prices, budget: 50, store, budgetKey: "nightly" });
+ * const limiter = new RateLimiter({ requestsPerMinute: 600, store });
+ * // … every worker process does the same; then:
+ * await store.close();
+ * ```
+ */
+export class RedisStore implements UsageStore {
+  readonly prefix: string;
+  readonly #client: Redis | Cluster;
+  readonly #owned: boolean;
+  readonly #timeoutMs: number;
+  readonly #failOpen: boolean;
+  readonly #onError?: (error: UsageStoreError) => void;
+  readonly #leaseMs: number;
+  readonly #scripts = new Map<string, Script>();
+
+  constructor(options: RedisStoreOptions = {}) {
+    const valid = parseOptions(SPEC, options);
+    this.prefix = valid.prefix ?? "inference-service:";
+    this.#timeoutMs = valid.timeoutMs ?? 1000;
+    this.#failOpen = valid.failOpen ?? false;
+    this.#onError = valid.onError;
+    this.#leaseMs = valid.reservationLeaseMs ?? 600_000;
+    if (valid.client !== undefined) {
+      this.#client = valid.client;
+      this.#owned = false;
+    } else {
+      const url = valid.url ?? globalThis.process?.env?.REDIS_URL ?? "redis://127.0.0.1:6379";
+      // Commands wait (queued) while it reconnects; the store's own timeout decides an outage.
+      this.#client = new Redis(url, { maxRetriesPerRequest: 1 });
+      // Connection errors surface on the commands; without a listener ioredis also logs each one.
+      this.#client.on("error", () => {});
+      this.#owned = true;
+    }
+  }
+
+  async reserve(key: string, reservation: BudgetReservation): Promise<ReserveOutcome> {
+    const answer = await this.#run("reserve", RESERVE, this.#budgetKeys(key), [
+      reservation.id,
+      String(reservation.amount),
+      String(reservation.budget),
+      String(Date.now()),
+      String(this.#leaseMs),
+    ]);
+    if (answer === undefined) return { ok: true, spent: 0, reserved: 0 };
+    const [granted, spent, reserved] = answer as [number, string, string];
+    return { ok: granted === 1, spent: Number(spent), reserved: Number(reserved) };
+  }
+
+  async settle(key: string, id: string, cost: number): Promise<void> {
+    await this.#run("settle", SETTLE, this.#budgetKeys(key), [id, String(cost)]);
+  }
+
+  async charge(key: string, cost: number): Promise<void> {
+    await this.#run("charge", SETTLE, this.#budgetKeys(key), ["", String(cost)]);
+  }
+
+  async budgetState(key: string): Promise<BudgetState> {
+    return this.#state(key, false);
+  }
+
+  async resetBudget(key: string): Promise<void> {
+    await this.#state(key, true);
+  }
+
+  async takeRate(key: string, take: RateTake): Promise<RateGrant> {
+    const answer = await this.#run(
+      "takeRate",
+      TAKE_RATE,
+      [this.#rateKey(key)],
+      [
+        String(take.now),
+        optional(take.requestRate),
+        String(take.burst),
+        optional(take.tokenRate),
+        String(take.tokens),
+        String(take.recoveryMs),
+        take.learn ? "1" : "0",
+        String(RATE_TTL_MS),
+        String(take.accepted),
+      ],
+    );
+    if (answer === undefined) return { waitMs: 0, epoch: 0 };
+    const [waitMs, epoch] = answer as [string, string];
+    return { waitMs: Number(waitMs), epoch: Number(epoch) };
+  }
+
+  async penalizeRate(key: string, penalty: RatePenalty): Promise<number> {
+    const answer = await this.#run(
+      "penalizeRate",
+      PENALIZE_RATE,
+      [this.#rateKey(key)],
+      [
+        String(penalty.now),
+        String(penalty.pauseMs),
+        String(penalty.epoch),
+        String(penalty.decrease),
+        optional(penalty.requestRate),
+        String(penalty.recoveryMs),
+        String(RATE_TTL_MS),
+        String(penalty.accepted),
+      ],
+    );
+    return answer === undefined ? 0 : Number(answer);
+  }
+
+  /** Quits the client the store created from `url`; a client you gave is left open. */
+  async close(): Promise<void> {
+    if (!this.#owned) return;
+    try {
+      await this.#client.quit();
+    } catch {
+      this.#client.disconnect();
+    }
+  }
+
+  async #state(key: string, reset: boolean): Promise<BudgetState> {
+    const answer = await this.#run(
+      reset ? "resetBudget" : "budgetState",
+      BUDGET_STATE,
+      this.#budgetKeys(key),
+      [String(Date.now()), reset ? "1" : "0"],
+    );
+    if (answer === undefined) return { spent: 0, reserved: 0 };
+    const [spent, reserved] = answer as [string, string];
+    return { spent: Number(spent), reserved: Number(reserved) };
+  }
+
+  #budgetKeys(key: string): string[] {
+    const base = `${this.prefix}budget:{${key}}`;
+    return [base, `${base}:holds`, `${base}:leases`];
+  }
+
+  #rateKey(key: string): string {
+    return `${this.prefix}rate:{${key}}`;
+  }
+
+  /**
+   * Runs a script by its SHA (loaded once, again after a Redis restart), within `timeoutMs`.
+   * An outage throws a `UsageStoreError`, or with `failOpen` reports it and answers undefined.
+   */
+  async #run(
+    operation: string,
+    source: string,
+    keys: string[],
+    args: string[],
+  ): Promise<unknown | undefined> {
+    try {
+      return await this.#eval(operation, source, keys, args);
+    } catch (cause) {
+      const error = new UsageStoreError({ store: "redis", operation, cause });
+      if (!this.#failOpen) throw error;
+      this.#onError?.(error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Each command gets its own `timeoutMs`, timed from when it is sent: a timer started before
+   * the SHA's `await` would also count a stall of this process that happened before the command
+   * left it, and take it for an outage of Redis.
+   */
+  async #eval(operation: string, source: string, keys: string[], args: string[]): Promise<unknown> {
+    const within = <T>(command: () => Promise<T>) =>
+      withTimeout(command(), this.#timeoutMs, operation);
+    let script = this.#scripts.get(source);
+    if (script === undefined) {
+      script = { source };
+      this.#scripts.set(source, script);
+    }
+    script.sha ??= this.#client.script("LOAD", source) as Promise<string>;
+    const pending = script.sha;
+    try {
+      const sha = await within(() => pending);
+      return await within(() => this.#client.evalsha(sha, keys.length, ...keys, ...args));
+    } catch (error) {
+      // A failed load, or a Redis that restarted and forgot the script: load it again next time.
+      script.sha = undefined;
+      if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
+      return within(() => this.#client.eval(source, keys.length, ...keys, ...args));
+    }
+  }
+}
+
+function optional(value: number | undefined): string {
+  return value === undefined ? "" : String(value);
+}
+
+/**
+ * `promise`, or an error once `ms` have passed without an answer. When the timer fires, the
+ * answer may already be waiting on the socket (the event loop was busy, e.g. building a
+ * tokenizer): one turn of I/O is let through first, so a stall in this process is not taken for
+ * an outage of Redis.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => setImmediate(() => reject(new Error(`no answer to ${operation} within ${ms} ms`))),
+      ms,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

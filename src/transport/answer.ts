@@ -1,0 +1,104 @@
+/**
+ * @module The checks of a 2xx answer both models and `diagnose` make: a chat completion must have
+ * a non-empty `choices` array (§7 rule 4); a `/completions` answer, whose body §4.1 leaves "not
+ * shown", is read tolerantly.
+ */
+import type { Generation } from "@langchain/core/outputs";
+import {
+  errorObjectFailure,
+  type FailureContext,
+  headerRequestId,
+  toServiceError,
+} from "../errors/mapper.js";
+import { tokenUsageFromWire } from "../spend/usage.js";
+import { withoutUndefined } from "../utils/without_undefined.js";
+
+/** One entry of `choices`, in the completions, chat or chat-stream shape. */
+export interface RawChoice {
+  text?: unknown;
+  message?: { content?: unknown };
+  delta?: { content?: unknown };
+  finish_reason?: string | null;
+}
+
+/**
+ * A chat completion as the hosted surface must answer it: with a non-empty `choices` array
+ * (§7 rule 4); anything else is a `MalformedResponseError`. Returns `data` unchanged.
+ */
+export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureContext): T {
+  const choices = (data as { choices?: unknown } | null | undefined)?.choices;
+  if (Array.isArray(choices) && choices.length > 0) return data;
+  throwErrorObject(data, 200, headers, ctx);
+  throw toServiceError(
+    {
+      kind: "malformed",
+      detail: "the JSON body has no non-empty `choices` array",
+      headers,
+      status: 200,
+    },
+    ctx,
+  );
+}
+
+/** A 2xx body without choices that holds an `{"error": …}` object is that error. */
+function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: FailureContext) {
+  const failure = errorObjectFailure(data, status, headers);
+  if (failure) throw toServiceError(failure, ctx);
+}
+
+/** §4.1 shows no response body: the completions shape first, then the chat shape. */
+export function textOfChoice(
+  choice: RawChoice,
+  chatField: "message" | "delta",
+): string | undefined {
+  if (typeof choice?.text === "string") return choice.text;
+  const content = choice?.[chatField]?.content;
+  return typeof content === "string" ? content : undefined;
+}
+
+/**
+ * The generations of one non-streamed answer, each with its finish reason, the request ID
+ * (`X-Gateway-Request-Id`, §7 rule 5) and the answer's usage. An empty body is the empty answer of
+ * a Pending endpoint (§3); a body without readable choices is a `MalformedResponseError`.
+ */
+export function parseCompletion(
+  data: unknown,
+  response: Response,
+  ctx: FailureContext,
+): Generation[] {
+  // The SDK turns an empty JSON body into `undefined`: the empty answer of a Pending endpoint (§3).
+  if (data === undefined || data === "") {
+    throw toServiceError(
+      { kind: "empty", status: response.status, headers: response.headers },
+      ctx,
+    );
+  }
+  const choices = (data as { choices?: unknown } | null)?.choices;
+  const texts = Array.isArray(choices)
+    ? choices.map((choice: RawChoice) => textOfChoice(choice, "message"))
+    : [];
+  if (texts.length === 0 || texts.some((text) => text === undefined)) {
+    throwErrorObject(data, response.status, response.headers, ctx);
+    // The mapper quotes the start of the body, redacting secrets before it cuts.
+    throw toServiceError(
+      {
+        kind: "malformed",
+        detail: "the JSON body has neither choices[].text nor choices[].message.content",
+        body: data,
+        headers: response.headers,
+        status: response.status,
+      },
+      ctx,
+    );
+  }
+  const requestId = headerRequestId(response.headers);
+  const tokenUsage = tokenUsageFromWire((data as { usage?: unknown }).usage);
+  return (choices as RawChoice[]).map((choice, i) => ({
+    text: texts[i] ?? "",
+    generationInfo: withoutUndefined({
+      finishReason: choice.finish_reason ?? undefined,
+      requestId,
+      tokenUsage,
+    }),
+  }));
+}

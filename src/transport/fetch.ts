@@ -1,0 +1,322 @@
+/** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
+
+import { SERVICE_NAME_HEADER } from "../constants.js";
+import { isAbortError, isTimeoutError } from "../errors/abort.js";
+import { ModelNotFoundError } from "../errors/errors.js";
+import { type Failure, type FailureContext, toServiceError } from "../errors/mapper.js";
+import { secretHeaderValues } from "../utils/secrets.js";
+import { guardBody, readErrorBody } from "./body.js";
+import { listModelIds } from "./model_list.js";
+
+/** The signature of `globalThis.fetch`, which the openai SDK accepts as its `fetch` option. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** Options of {@link createServiceFetch}. */
+export interface ServiceFetchOptions extends FailureContext {
+  /** The fetch that really sends; defaults to `globalThis.fetch` at call time (so test interceptors apply). */
+  fetch?: Fetch;
+  /** Headers this surface needs on every request, unless the request already sets them. */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * On a `ModelNotFoundError` of a `…/chat/completions` call, send one `GET …/models` with the
+   * same key (2 s at most, never retried, its failure ignored) and name the listed IDs, and the
+   * near misses of the model ID, in the error's hint. @default false
+   */
+  lookUpModels?: boolean;
+  /**
+   * Milliseconds a stream (or an error body) may go without sending data — between two events —
+   * before the attempt fails with a retryable `ServiceTimeoutError`. A JSON answer is bounded by
+   * the SDK's own `timeout`, which covers reading it.
+   * @default 600000 (the openai SDK's default `timeout`)
+   */
+  idleTimeout?: number;
+}
+
+/**
+ * What the fetch layer notes about one attempt: the headers of the response it got, so that a
+ * failure the SDK raises later (its own timeout while reading a body) keeps the request ID.
+ */
+export interface AttemptRecord {
+  headers?: Headers;
+  /** Set by the model for a streamed call: a JSON answer to it is read as a stream would be. */
+  stream?: boolean;
+}
+
+const ATTEMPT = Symbol("inference-service.attempt");
+
+/**
+ * `fetchOptions` for one SDK call (the given ones, if any, plus a note) that make the fetch layer
+ * fill `record`; the SDK passes them on to `fetch` as they are.
+ *
+ * @example
+ * const record: AttemptRecord = {};
+ * await client.chat.completions.create(body, { fetchOptions: recordAttempt(record) });
+ * record.headers?.get("x-gateway-request-id");
+ */
+export function recordAttempt(record: AttemptRecord, fetchOptions?: RequestInit): RequestInit {
+  return (
+    fetchOptions ? { ...fetchOptions, [ATTEMPT]: record } : { [ATTEMPT]: record }
+  ) as RequestInit;
+}
+
+/** The openai SDK's default `timeout`, the idle timeout when none is given. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+/** Redirects followed before a call fails as a redirect loop. */
+export const MAX_REDIRECTS = 5;
+
+// Lower case: compared with header names as given, which Headers would normalise.
+const SERVICE_NAME = SERVICE_NAME_HEADER.toLowerCase();
+const JSON_TYPE = /json/i;
+const SSE_TYPE = /event-stream/i;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The request's headers with the surface's added and, on the hosted surface, `Service-Name`
+ * removed (§4.2). Returns the caller's own object when nothing changes: copying headers is the
+ * biggest cost of this layer on a hosted call.
+ */
+function surfaceHeaders(
+  given: HeadersInit | undefined,
+  extra: ReadonlyArray<[string, string]>,
+  surface: FailureContext["surface"],
+): HeadersInit | undefined {
+  if (extra.length === 0 && surface === "hosted" && !hasServiceName(given)) return given;
+  const headers = new Headers(given);
+  for (const [name, value] of extra) if (!headers.has(name)) headers.set(name, value);
+  if (surface === "hosted") headers.delete(SERVICE_NAME);
+  return headers;
+}
+
+function hasServiceName(headers: HeadersInit | undefined): boolean {
+  if (headers === undefined) return false;
+  if (headers instanceof Headers) return headers.has(SERVICE_NAME);
+  const names = Array.isArray(headers) ? headers.map(([name]) => name) : Object.keys(headers);
+  return names.some((name) => name.toLowerCase() === SERVICE_NAME);
+}
+
+/**
+ * Wraps `fetch` so that every response the SDK sees is one it can use, and every failure is a
+ * typed error thrown from here (the SDK passes it on as the `cause` of its connection error).
+ *
+ * - adds the surface's headers; on the hosted surface removes `Service-Name` (§4.2);
+ * - every header value the request carries, other than the protocol's own, is a secret its errors
+ *   never show (the key, configured and per-call headers);
+ * - follows at most {@link MAX_REDIRECTS} redirects, on the same origin only (the key is never
+ *   sent elsewhere), keeping the method and body; more is a redirect loop (`BaseURLError`);
+ * - non-2xx: reads at most 64 KiB of the error body and throws the mapped error, so the SDK never
+ *   retries it;
+ * - 2xx HTML or other non-JSON: throws `BaseURLError` (§7 rule 4); an empty 2xx is mapped too;
+ * - 2xx JSON and SSE bodies are passed on, an SSE body chunk by chunk: a stream read that waits
+ *   longer than `idleTimeout` fails the attempt with a retryable `ServiceTimeoutError`, and an
+ *   error object, an HTML page or an empty or cut body found in them is typed with the request ID.
+ */
+export function createServiceFetch(options: ServiceFetchOptions): Fetch {
+  const {
+    fetch: baseFetch,
+    headers: extra = {},
+    lookUpModels = false,
+    idleTimeout = DEFAULT_IDLE_TIMEOUT_MS,
+    ...ctx
+  } = options;
+  const extraEntries = Object.entries(extra);
+  const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
+  return async (input, init) => {
+    const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
+    const body = new RequestContext(ctx, baseSecrets, headers, init?.signal, idleTimeout);
+    const sent = {
+      ...init,
+      headers,
+      // Followed here, so that a loop ends after a few hops and the key stays on this origin.
+      ...(input instanceof Request ? {} : { redirect: "manual" as const }),
+    };
+    let response: Response;
+    try {
+      response = await (baseFetch ?? globalThis.fetch)(input, sent);
+    } catch (error) {
+      throw untypedOrNetwork(error, body);
+    }
+    const { status } = response;
+    // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
+    if ((status >= 300 && status < 400) || status === 0) {
+      if (isRedirect(response)) {
+        const send = (url: string | URL | Request) => sendTyped(baseFetch, url, sent, body);
+        response = await followRedirects(input, response, send, (failure) =>
+          toServiceError(failure, body.ctx()),
+        );
+      }
+    }
+    const record = (init as { [ATTEMPT]?: AttemptRecord } | undefined)?.[ATTEMPT];
+    if (record) record.headers = response.headers;
+    if (!response.ok) {
+      const text = await readErrorBody(response, idleTimeout);
+      const failure: Failure = {
+        kind: "http",
+        status: response.status,
+        body: text,
+        headers: response.headers,
+      };
+      const error = toServiceError(failure, body.ctx());
+      if (!lookUpModels || !ModelNotFoundError.isInstance(error)) throw error;
+      const availableModels = await lookUp(input, headers, baseFetch, init?.signal);
+      throw availableModels ? toServiceError(failure, { ...body.ctx(), availableModels }) : error;
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    const isSSE = SSE_TYPE.test(contentType);
+    if (isSSE || JSON_TYPE.test(contentType)) {
+      if (response.headers.get("content-length") === "0") {
+        throw toServiceError(
+          { kind: "empty", status: response.status, headers: response.headers },
+          body.ctx(),
+        );
+      }
+      return guardBody(response, isSSE || record?.stream ? "sse" : "json", body);
+    }
+    // Not labelled JSON: read it once (bounded). Tolerate JSON sent without a content type.
+    const text = await readErrorBody(response, idleTimeout);
+    if (text.trim() === "") {
+      throw toServiceError(
+        { kind: "empty", status: response.status, headers: response.headers },
+        body.ctx(),
+      );
+    }
+    if (!/^\s*</.test(text)) {
+      try {
+        JSON.parse(text);
+        const fixed = new Headers(response.headers);
+        fixed.set("content-type", "application/json");
+        return guardBody(
+          new Response(text, { status: response.status, headers: fixed }),
+          "json",
+          body,
+        );
+      } catch {
+        // fall through: not JSON either
+      }
+    }
+    throw toServiceError(
+      {
+        kind: "non-json",
+        status: response.status,
+        body: text,
+        contentType: contentType.split(";")[0] ?? "",
+        headers: response.headers,
+      },
+      body.ctx(),
+    );
+  };
+}
+
+/**
+ * What one request's failures are typed with, built only when a failure needs it: a successful
+ * call never pays for reading the request's headers.
+ */
+class RequestContext {
+  #built?: FailureContext;
+
+  constructor(
+    private readonly base: FailureContext,
+    private readonly baseSecrets: readonly string[],
+    private readonly headers: HeadersInit | undefined,
+    private readonly signal: AbortSignal | null | undefined,
+    readonly idleMs: number,
+  ) {}
+
+  ctx(): FailureContext {
+    this.#built ??= {
+      ...this.base,
+      ...(this.base.surface === "dedicated"
+        ? { serviceName: new Headers(this.headers).get(SERVICE_NAME) ?? this.base.serviceName }
+        : {}),
+      secrets: [...this.baseSecrets, ...secretHeaderValues(this.headers)],
+    };
+    return this.#built;
+  }
+
+  /** Whether the caller cancelled the request: its abort then passes through as it is. */
+  aborted(): boolean {
+    return this.signal?.aborted === true;
+  }
+}
+
+/** Sends one request (a redirect's); a failure before any response is typed, a cancellation or timeout not. */
+async function sendTyped(
+  baseFetch: Fetch | undefined,
+  url: string | URL | Request,
+  init: RequestInit,
+  request: RequestContext,
+): Promise<Response> {
+  try {
+    return await (baseFetch ?? globalThis.fetch)(url, init);
+  } catch (error) {
+    throw untypedOrNetwork(error, request);
+  }
+}
+
+/**
+ * What a failed send throws: not a network failure, a cancellation passes through as it is, and
+ * a timeout is left to the SDK and the mapper, which type it as one (here it would read as a
+ * Pending endpoint); anything else is a typed network failure.
+ */
+function untypedOrNetwork(error: unknown, request: RequestContext): unknown {
+  if (request.aborted() || isAbortError(error) || isTimeoutError(error)) return error;
+  return toServiceError({ kind: "network", cause: error }, request.ctx());
+}
+
+function isRedirect(response: Response): boolean {
+  return REDIRECT_STATUSES.has(response.status) || response.type === "opaqueredirect";
+}
+
+/**
+ * Follows same-origin redirects from `first`, the answer to `input`, up to {@link MAX_REDIRECTS}
+ * times. A runtime that hides redirects (a browser's opaque redirect) or a redirect to another
+ * origin ends the call.
+ */
+async function followRedirects(
+  input: string | URL | Request,
+  first: Response,
+  send: (url: string | URL | Request) => Promise<Response>,
+  fail: (failure: Failure) => unknown,
+): Promise<Response> {
+  let url = input;
+  let response = first;
+  for (let hops = 0; ; hops++) {
+    if (hops > 0) response = await send(url);
+    if (!isRedirect(response) || url instanceof Request) return response;
+    const { status, headers } = response;
+    await response.body?.cancel().catch(() => undefined);
+    const location = headers.get("location");
+    const from = new URL(String(url));
+    const to = location === null ? undefined : new URL(location, from);
+    if (to === undefined || to.origin !== from.origin) {
+      throw fail({
+        kind: "redirect",
+        status,
+        hops,
+        crossOrigin: to?.origin ?? "a hidden location",
+        headers,
+      });
+    }
+    if (hops >= MAX_REDIRECTS) throw fail({ kind: "redirect", status, hops, headers });
+    url = to.href;
+  }
+}
+
+const CHAT_PATH = /\/chat\/completions$/;
+
+/** The model IDs the service lists, with the key of the failed call (see `lookUpModels`). */
+async function lookUp(
+  input: string | URL | Request,
+  headers: HeadersInit | undefined,
+  fetch: Fetch | undefined,
+  signal: AbortSignal | null | undefined,
+): Promise<string[] | undefined> {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (!CHAT_PATH.test(url.pathname)) return undefined;
+  const authorization = new Headers(headers).get("authorization") ?? "";
+  return listModelIds({
+    baseURL: `${url.origin}${url.pathname.replace(CHAT_PATH, "")}`,
+    apiKey: authorization.replace(/^Bearer\s+/i, "") || undefined,
+    fetch,
+    signal: signal ?? undefined,
+  });
+}

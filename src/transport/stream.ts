@@ -1,0 +1,98 @@
+/**
+ * @module Mid-stream failures: the one pass-through every model stream is read through, which
+ * turns a failure while reading (an `{"error": …}` event, a cut or stalled connection) into a
+ * typed error that keeps the output received so far and the request ID, hands the first chunks
+ * their response's metadata, and opens a stream inside a retried attempt.
+ */
+
+import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
+import { type RawChoice, textOfChoice } from "./answer.js";
+import { streamMeta, tagChunk } from "./response_meta.js";
+
+/**
+ * Passes a stream through unchanged. A plain iterator, not an async generator: it sits on every
+ * chunk of every stream. A stream that ends without any choice is a `MalformedResponseError`, as a
+ * 200 without choices is on invoke (§7 rule 4).
+ */
+export function tagStream<T extends object>(
+  stream: AsyncIterable<T>,
+  headers: Headers,
+  ctx: FailureContext,
+  status = 200,
+): AsyncIterableIterator<T> {
+  const meta = streamMeta(headers);
+  const source = stream[Symbol.asyncIterator]();
+  const streamCtx: FailureContext = { ...ctx, responseHeaders: headers };
+  let partialOutput = "";
+  let choices = false;
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      let result: IteratorResult<T>;
+      try {
+        result = await source.next();
+      } catch (error) {
+        throw asServiceError(error, { ...streamCtx, partialOutput, midStream: true });
+      }
+      if (!result.done) {
+        const chunk = result.value;
+        if (!meta.announced) tagChunk(meta, chunk);
+        const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
+        if (choice !== undefined) {
+          choices = true;
+          partialOutput += textOfChoice(choice, "delta") ?? "";
+        }
+      } else if (!choices) {
+        throw toServiceError(
+          { kind: "malformed", detail: "the stream ended without any choice", headers, status },
+          streamCtx,
+        );
+      }
+      return result;
+    },
+    async return(value?: unknown) {
+      await source.return?.(value);
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+/**
+ * A stream whose first event has arrived: call it inside a retried attempt, so that a stream that
+ * fails, stalls or ends before its first event is retried like a failed request (nothing has been
+ * handed out yet); later events are never retried. A stream with no event at all is the empty
+ * response of `status` (a Pending endpoint on the dedicated surface, §3).
+ */
+export async function openStream<T extends object>(
+  stream: AsyncIterable<T>,
+  response: Pick<Response, "headers" | "status">,
+  ctx: FailureContext,
+): Promise<AsyncIterableIterator<T>> {
+  const { headers, status } = response;
+  const source = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<T>;
+  try {
+    first = await source.next();
+  } catch (error) {
+    throw asServiceError(error, { ...ctx, responseHeaders: headers });
+  }
+  if (first.done) throw toServiceError({ kind: "empty", status, headers }, ctx);
+  let head: IteratorResult<T> | undefined = first;
+  const rest: AsyncIterableIterator<T> = {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next() {
+      const next = head;
+      head = undefined;
+      return next ? Promise.resolve(next) : source.next();
+    },
+    async return(value?: unknown) {
+      head = undefined;
+      return (await source.return?.(value)) ?? { done: true, value: undefined };
+    },
+  };
+  return tagStream(rest, headers, ctx, status);
+}

@@ -1,0 +1,186 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createEmulator, DEFAULT_MODEL } from "../../src/emulator/index.js";
+import { ChatInferenceService } from "../../src/models/chat_models.js";
+import type { RequestEstimate } from "../../src/spend/estimate.js";
+import { RateLimiter } from "../../src/spend/rate_limiter.js";
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const estimate = (model = "m", inputTokens = 10, maxOutputTokens = 100): RequestEstimate => ({
+  model,
+  inputTokens,
+  maxOutputTokens,
+  choices: 1,
+});
+
+/** The most events in any half-open window of `windowMs` (times sorted or not). */
+function busiestWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while (sorted[end]! - sorted[start]! >= windowMs) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
+describe("RateLimiter pacing (controllable clock)", () => {
+  it("keeps the request rate under requestsPerMinute in every window, queueing instead of failing", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 600 }); // 10 a second
+    const granted: number[] = [];
+    const all = Promise.all(
+      Array.from({ length: 150 }, () =>
+        limiter.acquire(estimate()).then(() => granted.push(Date.now())),
+      ),
+    );
+    await vi.runAllTimersAsync();
+    await all;
+    expect(granted).toHaveLength(150);
+    expect(busiestWindow(granted, 1000)).toBe(10);
+    expect(busiestWindow(granted, 60_000)).toBe(150); // 15 s of traffic: all inside one minute
+    expect(Math.max(...granted) - Math.min(...granted)).toBe(14_900);
+  });
+
+  it("keeps tokens per minute: each request waits until the tokens before it are paid for", async () => {
+    const limiter = new RateLimiter({ tokensPerMinute: 60_000 }); // 1 token a millisecond
+    const granted: number[] = [];
+    const all = Promise.all(
+      [100, 400, 50].map((out) =>
+        limiter.acquire(estimate("m", 0, out)).then(() => granted.push(Date.now() - 1_000_000)),
+      ),
+    );
+    await vi.runAllTimersAsync();
+    await all;
+    expect(granted).toEqual([0, 100, 500]);
+  });
+
+  it("keeps one limit per model by default and one per API key with per: 'key'", async () => {
+    const perModel = new RateLimiter({ requestsPerMinute: 60 });
+    const perKey = new RateLimiter({ requestsPerMinute: 60, per: "key" });
+    const times = async (limiter: RateLimiter) => {
+      const granted: number[] = [];
+      const all = Promise.all(
+        ["a", "b", "a", "b"].map((model) =>
+          limiter
+            .acquire(estimate(model), { keyId: "k1" })
+            .then(() => granted.push(Date.now() - 1_000_000)),
+        ),
+      );
+      await vi.runAllTimersAsync();
+      await all;
+      const first = Math.min(...granted);
+      return granted.map((t) => t - first).sort((x, y) => x - y);
+    };
+    expect(await times(perModel)).toEqual([0, 0, 1000, 1000]);
+    expect(await times(perKey)).toEqual([0, 1000, 2000, 3000]);
+  });
+
+  it("gives up its turn when the call's signal aborts, sending nothing", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const waiting = limiter.acquire(estimate(), { signal: controller.signal });
+    controller.abort(new Error("stop"));
+    await expect(waiting).rejects.toThrow("stop");
+  });
+
+  it("pauses the whole limit for Retry-After and slows down after a 429, then recovers", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 600, decrease: 0.5, recoveryMs: 10_000 });
+    const both = Promise.all([limiter.acquire(estimate()), limiter.acquire(estimate())]);
+    await vi.advanceTimersByTimeAsync(100); // the second slot is 100 ms after the first
+    const permits = await both;
+    await permits[0]!.rateLimited(2000); // at t = 100
+    await permits[1]!.rateLimited(2000); // same round: pauses, no second cut
+    const granted: number[] = [];
+    const all = Promise.all(
+      Array.from({ length: 4 }, () =>
+        limiter.acquire(estimate()).then(() => granted.push(Date.now() - 1_000_000)),
+      ),
+    );
+    await vi.runAllTimersAsync();
+    await all;
+    // Paused until 2,100; then half of the 2 a second that went out before the 429.
+    expect(granted).toEqual([2100, 3100, 4100, 5100]);
+  });
+});
+
+describe("RateLimiter on the wire", () => {
+  /** A fetch that answers 429 beyond `perSecond` requests a second (a token bucket of one second). */
+  function rateLimitedService(perSecond: number) {
+    const emulator = createEmulator();
+    let tokens = perSecond;
+    let last = Date.now();
+    const sent: number[] = [];
+    const rejected: number[] = [];
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const now = Date.now();
+      sent.push(now);
+      tokens = Math.min(perSecond, tokens + ((now - last) * perSecond) / 1000);
+      last = now;
+      if (tokens < 1) {
+        rejected.push(now);
+        return new Response(
+          JSON.stringify({
+            error: { code: "rate_limited", message: "slow down", type: "new_api_error" },
+          }),
+          { status: 429, headers: { "content-type": "application/json", "retry-after": "1" } },
+        );
+      }
+      tokens -= 1;
+      return emulator.fetch(input, init);
+    };
+    return { emulator, fetch, sent, rejected };
+  }
+
+  function model(service: ReturnType<typeof rateLimitedService>, rateLimiter?: RateLimiter) {
+    return new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: service.emulator.apiKey,
+      baseURL: service.emulator.baseURL,
+      fetch: service.fetch,
+      maxRetries: 6,
+      rateLimiter,
+    });
+  }
+
+  it("sends a 64-wide batch at the configured rate: no 429, no request early", async () => {
+    const service = rateLimitedService(5);
+    const limiter = new RateLimiter({ requestsPerMinute: 300 });
+    const done = model(service, limiter).batch(
+      Array.from({ length: 40 }, (_, i) => `q${i}`),
+      { maxConcurrency: 64 },
+    );
+    await vi.runAllTimersAsync();
+    expect(await done).toHaveLength(40);
+    expect(service.sent).toHaveLength(40);
+    expect(service.rejected).toHaveLength(0);
+    expect(busiestWindow(service.sent, 1000)).toBe(5);
+  });
+
+  it("learns an unknown limit from 429s: far fewer rejected requests than without a limiter", async () => {
+    const runBatch = async (rateLimiter?: RateLimiter) => {
+      const service = rateLimitedService(10);
+      const done = model(service, rateLimiter).batch(
+        Array.from({ length: 200 }, (_, i) => `q${i}`),
+        { maxConcurrency: 64 },
+        { returnExceptions: true },
+      );
+      await vi.runAllTimersAsync();
+      const results = await done;
+      return { service, failed: results.filter((r) => r instanceof Error).length };
+    };
+    const adaptive = await runBatch(new RateLimiter());
+    const plain = await runBatch();
+    expect(adaptive.failed).toBe(0);
+    expect(adaptive.service.rejected.length).toBeLessThan(plain.service.rejected.length / 4);
+    // Nothing is sent while a 429's Retry-After runs, but requests already on their way.
+    for (const at of adaptive.service.rejected) {
+      expect(adaptive.service.sent.filter((t) => t > at && t < at + 1000)).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,935 @@
+import { InMemoryCache } from "@langchain/core/caches";
+import { getRetryable, LangChainError } from "@langchain/core/errors";
+import { BaseLLM } from "@langchain/core/language_models/llms";
+import { StringOutputParser } from "@langchain/core/output_parsers";
+import type { LLMResult } from "@langchain/core/outputs";
+import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { ChatOpenAI } from "@langchain/openai";
+import { createAgent, tool } from "langchain";
+import nock from "nock";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import {
+  createEmulator,
+  DEFAULT_CREDIT,
+  DEFAULT_MODEL,
+  DEFAULT_SERVICE_NAME,
+  type InProcessEmulator,
+} from "../../src/emulator/index.js";
+import { BudgetExceededError, ConfigurationError } from "../../src/errors/errors.js";
+import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { DedicatedEndpointLLM } from "../../src/models/llms.js";
+import {
+  type UsageRecord,
+  UsageTracker,
+  type UsageTrackerOptions,
+} from "../../src/spend/usage_tracker.js";
+import { MemoryStore } from "../../src/stores/memory_store.js";
+import { bodies, RID, withRequestId } from "../helpers/fixtures.js";
+import {
+  BASE,
+  chatChunk,
+  chatCompletion,
+  intercept,
+  JSON_HEADERS,
+  KEY,
+  SSE_HEADERS,
+  sse,
+} from "../helpers/wire.js";
+
+const CHAT = "/inference/v1/chat/completions";
+const PRICES = { "test-model": { input: 2, output: 8 } };
+
+beforeAll(() => nock.disableNetConnect());
+afterEach(() => {
+  nock.cleanAll();
+  vi.restoreAllMocks();
+});
+
+function chat(model = "test-model", fields: Record<string, unknown> = {}) {
+  return new ChatInferenceService(model, { apiKey: KEY, baseURL: BASE, maxRetries: 0, ...fields });
+}
+
+/** A reply whose usage is `input`/`output` tokens. */
+function reply(input: number, output: number, extra: Record<string, unknown> = {}) {
+  return chatCompletion(
+    { content: "ok" },
+    {
+      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+      ...extra,
+    },
+  );
+}
+
+function sum(records: readonly UsageRecord[], key: "inputTokens" | "outputTokens" | "totalTokens") {
+  return records.reduce((total, r) => total + r[key], 0);
+}
+
+describe("UsageTracker on one call", () => {
+  it("records model, tokens with details, request ID, duration and cost of an invoke", async () => {
+    intercept(CHAT, [
+      200,
+      reply(9, 3, {
+        usage: {
+          prompt_tokens: 9,
+          completion_tokens: 3,
+          total_tokens: 12,
+          prompt_tokens_details: { cached_tokens: 2 },
+          completion_tokens_details: { reasoning_tokens: 1 },
+        },
+      }),
+      JSON_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: PRICES });
+    await chat().invoke("hi", { callbacks: [usage] });
+    expect(usage.records).toEqual([
+      {
+        runId: expect.any(String),
+        model: "test-model",
+        inputTokens: 9,
+        outputTokens: 3,
+        totalTokens: 12,
+        inputTokenDetails: { cache_read: 2 },
+        outputTokenDetails: { reasoning: 1 },
+        requestId: "req-ok-1",
+        durationMs: expect.any(Number),
+        cost: (9 * 2 + 3 * 8) / 1e6,
+      },
+    ]);
+    expect(usage.records[0]?.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("counts a streamed call once, from the usage of its final chunk", async () => {
+    const chunk = chatChunk;
+    const seen = intercept(CHAT, [
+      200,
+      sse([
+        chunk({ role: "assistant", content: "Hel" }),
+        chunk({ content: "lo" }),
+        { ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        {
+          ...chunk({}),
+          choices: [],
+          usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+        },
+      ]),
+      { ...SSE_HEADERS, "X-Gateway-Request-Id": "req-stream-1" },
+    ]);
+    const usage = new UsageTracker({ prices: PRICES });
+    let text = "";
+    for await (const c of await chat().stream("hi", { callbacks: [usage] })) text += c.text;
+    expect(text).toBe("Hello");
+    expect(seen).toHaveLength(1);
+    expect(usage.records).toHaveLength(1);
+    expect(usage.records[0]).toMatchObject({
+      inputTokens: 5,
+      outputTokens: 2,
+      totalTokens: 7,
+      requestId: "req-stream-1",
+    });
+    expect(usage.totals).toMatchObject({ calls: 1, inputTokens: 5, outputTokens: 2 });
+  });
+
+  it("records a failed call with the error, its request ID and no tokens", async () => {
+    intercept(CHAT, [403, bodies.noCredit, withRequestId()]);
+    const usage = new UsageTracker({ prices: PRICES });
+    await expect(chat().invoke("hi", { callbacks: [usage] })).rejects.toThrow();
+    expect(usage.records).toEqual([
+      expect.objectContaining({
+        model: "test-model",
+        inputTokens: 0,
+        outputTokens: 0,
+        requestId: RID,
+        error: { name: "InsufficientCreditError", message: expect.any(String) },
+        cost: 0,
+      }),
+    ]);
+    expect(usage.totals).toMatchObject({ calls: 1, failed: 1, totalTokens: 0 });
+  });
+
+  it("records a cache hit as cached, with no tokens and no second request", async () => {
+    const seen = intercept(CHAT, [200, reply(9, 3), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: PRICES });
+    const cached = chat("test-model", { cache: new InMemoryCache() });
+    await cached.invoke("hi", { callbacks: [usage] });
+    await cached.invoke("hi", { callbacks: [usage] });
+    expect(seen).toHaveLength(1);
+    expect(usage.records[1]).toMatchObject({ cached: true, totalTokens: 0, cost: 0 });
+    expect(usage.records[1]?.requestId).toBeUndefined();
+    expect(usage.totals).toMatchObject({ calls: 2, totalTokens: 12 });
+  });
+});
+
+describe("UsageTracker aggregates", () => {
+  it("keeps totals equal to the sum of the records and cost equal to tokens × price", async () => {
+    const seen = intercept(
+      CHAT,
+      [200, reply(10, 4), JSON_HEADERS],
+      [200, reply(25, 7), JSON_HEADERS],
+      [200, reply(3, 1), JSON_HEADERS],
+    );
+    const usage = new UsageTracker({ prices: PRICES });
+    const model = chat();
+    for (const input of ["a", "b", "c"]) await model.invoke(input, { callbacks: [usage] });
+    expect(seen).toHaveLength(3);
+    const { totals, records } = usage;
+    expect(totals).toMatchObject({
+      calls: 3,
+      failed: 0,
+      inputTokens: sum(records, "inputTokens"),
+      outputTokens: sum(records, "outputTokens"),
+      totalTokens: sum(records, "totalTokens"),
+    });
+    expect(totals.inputTokens).toBe(38);
+    expect(totals.outputTokens).toBe(12);
+    expect(totals.cost).toBeCloseTo((38 * 2 + 12 * 8) / 1e6, 15);
+    expect(records.reduce((c, r) => c + (r.cost ?? 0), 0)).toBeCloseTo(totals.cost!, 15);
+    expect(usage.spent).toBe(totals.cost);
+  });
+
+  it("counts each call of a batch once", async () => {
+    const seen = intercept(CHAT, [200, reply(4, 2), JSON_HEADERS]);
+    const usage = new UsageTracker();
+    await chat().batch(["a", "b", "c"], { callbacks: [usage], maxConcurrency: 2 });
+    expect(seen).toHaveLength(3);
+    expect(new Set(usage.records.map((r) => r.runId)).size).toBe(3);
+    expect(usage.totals).toMatchObject({ calls: 3, inputTokens: 12, outputTokens: 6 });
+  });
+
+  it("aggregates per model; a model without a price has tokens but no cost", async () => {
+    intercept(CHAT, [200, reply(10, 5), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: PRICES });
+    await chat("test-model").invoke("a", { callbacks: [usage] });
+    await chat("other-model").batch(["b", "c"], { callbacks: [usage] });
+    expect(usage.byModel()).toEqual({
+      "test-model": {
+        calls: 1,
+        failed: 0,
+        inputTokens: 10,
+        outputTokens: 5,
+        totalTokens: 15,
+        cost: (10 * 2 + 5 * 8) / 1e6,
+      },
+      "other-model": { calls: 2, failed: 0, inputTokens: 20, outputTokens: 10, totalTokens: 30 },
+    });
+    expect(usage.records.filter((r) => r.model === "other-model").map((r) => r.cost)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    // Totals count every token, but cost only where a price is known.
+    expect(usage.totals).toMatchObject({ calls: 3, totalTokens: 45, cost: (10 * 2 + 5 * 8) / 1e6 });
+  });
+
+  it("leaves cost undefined when no model has a price", async () => {
+    intercept(CHAT, [200, reply(10, 5), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: { "another-model": { input: 1, output: 1 } } });
+    await chat().invoke("a", { callbacks: [usage] });
+    expect(usage.records[0]?.cost).toBeUndefined();
+    expect(usage.totals.cost).toBeUndefined();
+    expect(usage.totals.totalTokens).toBe(15);
+    expect(usage.spent).toBe(0);
+  });
+
+  it("counts the model run nested in a chain (prompt | model | parser) under the chain", async () => {
+    const seen = intercept(CHAT, [200, reply(12, 6), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: PRICES });
+    const chain = ChatPromptTemplate.fromTemplate("Tell me about {topic}")
+      .pipe(chat())
+      .pipe(new StringOutputParser());
+    const chainRunIds: string[] = [];
+    const result = await chain.invoke(
+      { topic: "tides" },
+      {
+        callbacks: [
+          usage,
+          { handleChainStart: (_c, _i, runId, parent) => void (parent ?? chainRunIds.push(runId)) },
+        ],
+      },
+    );
+    expect(result).toBe("ok");
+    expect(seen[0]?.body.messages).toEqual([{ role: "user", content: "Tell me about tides" }]);
+    expect(usage.records).toHaveLength(1);
+    expect(chainRunIds).toHaveLength(1);
+    expect(usage.records[0]).toMatchObject({ model: "test-model", inputTokens: 12 });
+    expect(usage.records[0]?.parentRunId).toBe(chainRunIds[0]);
+  });
+
+  it("fires onUsage once per call, with the record", async () => {
+    intercept(CHAT, [200, reply(4, 2), JSON_HEADERS]);
+    const onUsage = vi.fn();
+    const usage = new UsageTracker({ onUsage });
+    const model = chat();
+    await model.invoke("a", { callbacks: [usage] });
+    await model.batch(["b", "c"], { callbacks: [usage] });
+    expect(onUsage).toHaveBeenCalledTimes(3);
+    expect(onUsage.mock.calls.map(([record]) => record)).toEqual([...usage.records]);
+  });
+
+  it("does not fail a call whose onUsage listener throws", async () => {
+    intercept(CHAT, [200, reply(4, 2), JSON_HEADERS]);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const usage = new UsageTracker({
+      onUsage: () => {
+        throw new Error("dashboard down");
+      },
+    });
+    await expect(chat().invoke("a", { callbacks: [usage] })).resolves.toBeDefined();
+    expect(usage.totals.calls).toBe(1);
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("dashboard down"));
+  });
+
+  it("reset() forgets totals and records; maxRecords bounds records, not totals", async () => {
+    intercept(CHAT, [200, reply(4, 2), JSON_HEADERS]);
+    const usage = new UsageTracker({ maxRecords: 2 });
+    await chat().batch(["a", "b", "c"], { callbacks: [usage], maxConcurrency: 1 });
+    expect(usage.records).toHaveLength(2);
+    expect(usage.totals.calls).toBe(3);
+    usage.reset();
+    expect(usage.records).toHaveLength(0);
+    expect(usage.totals).toEqual({
+      calls: 0,
+      failed: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+    });
+  });
+
+  it("prints a summary table with a row per model, a total row and the budget", async () => {
+    intercept(CHAT, [200, reply(1200, 300), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: PRICES, budget: 1, currency: "credit" });
+    await chat().batch(["a", "b"], { callbacks: [usage] });
+    await chat("other-model").invoke("c", { callbacks: [usage] });
+    expect(usage.summary()).toBe(
+      [
+        "model        calls  failed  input  output  total  cost (credit)",
+        "test-model       2       0   2400     600   3000         0.0096",
+        "other-model      1       0   1200     300   1500              -",
+        "total            3       0   3600     900   4500         0.0096",
+        "budget 1: spent 0.0096 (1.0%)",
+      ].join("\n"),
+    );
+    expect(JSON.parse(JSON.stringify(usage.snapshot()))).toMatchObject({
+      totals: { calls: 3, totalTokens: 4500 },
+      byModel: { "other-model": { calls: 1 } },
+      records: [{ model: "test-model" }, { model: "test-model" }, { model: "other-model" }],
+      budget: 1,
+      currency: "credit",
+    });
+  });
+});
+
+/** Prices where a call's worst case is exactly its `max_tokens` × 0.01: prompts cost nothing. */
+const OUTPUT_ONLY = { "test-model": { input: 0, output: 10_000 } };
+
+/** `n` prompts, each a distinct call. */
+const prompts = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
+
+/**
+ * 20 calls of 40 output tokens (0.4 credit each) against a budget of 3 that holds three
+ * worst cases (100 tokens): 3 sent, 17 refused unsent, spend settled to the real 1.2.
+ */
+async function expectThreeOfTwenty(seen: unknown[], results: unknown[], usage: UsageTracker) {
+  expect(seen).toHaveLength(3);
+  expect(results.filter((r) => r instanceof BudgetExceededError)).toHaveLength(17);
+  expect(usage.spent).toBeCloseTo(3 * 0.4, 12); // settled to the real 40 tokens each
+  expect(await usage.budgetStatus()).toEqual({
+    budget: 3,
+    spent: expect.closeTo(1.2, 12),
+    reserved: 0,
+    remaining: expect.closeTo(1.8, 12),
+  });
+  expect(usage.inFlight).toBe(0);
+}
+
+describe("UsageTracker budget: reservations", () => {
+  it("sends 3 of 20 parallel calls when the budget holds 3 worst cases, the rest refused unsent", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 40), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 3, currency: "credit" });
+    const results = await chat("test-model", { maxTokens: 100 }).batch(
+      prompts(20),
+      { callbacks: [usage] },
+      { returnExceptions: true },
+    );
+    await expectThreeOfTwenty(seen, results, usage);
+  });
+
+  it("holds the limit with maxConcurrency 1 too: the reservation is made as each request leaves the queue", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 3 });
+    const model = chat("test-model", { maxTokens: 100, maxConcurrency: 1 });
+    await model.batch(prompts(20), { callbacks: [usage] }, { returnExceptions: true });
+    expect(seen).toHaveLength(3);
+  });
+
+  it("reserves on LangChain's chat-model stream events path too (a handler that prefers them)", async () => {
+    // Core calls the model's stream-events generator without the run (e.g. LangGraph's v3
+    // messages protocol); the reservation must still be made before each request is sent.
+    const seen = intercept(CHAT, [
+      200,
+      sse([
+        chatChunk({ role: "assistant", content: "ok" }),
+        chatChunk({}, { usage: { prompt_tokens: 5, completion_tokens: 40, total_tokens: 45 } }),
+      ]),
+      SSE_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 3, currency: "credit" });
+    const events: string[] = [];
+    const listener = {
+      lc_prefer_chat_model_stream_events: true,
+      handleChatModelStreamEvent(event: { event: string }) {
+        events.push(event.event);
+      },
+    };
+    const results = await chat("test-model", { maxTokens: 100 }).batch(
+      prompts(20),
+      { callbacks: [usage, listener] },
+      { returnExceptions: true },
+    );
+    expect(events).toContain("message-start"); // the stream-events path was taken
+    await expectThreeOfTwenty(seen, results, usage);
+  });
+
+  it("refuses with one typed error, from the call path: nothing on the console", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const seen = intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 1.5, currency: "credit" });
+    const model = chat("test-model", { maxTokens: 100 });
+    await model.invoke("first", { callbacks: [usage] }); // reserves 1, settles at 1
+    const refused = await model.invoke("second", { callbacks: [usage] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BudgetExceededError);
+    expect(BudgetExceededError.isInstance(refused)).toBe(true);
+    expect(LangChainError.isInstance(refused)).toBe(true);
+    expect(getRetryable(refused)).toBe(false);
+    expect(refused).toMatchObject({
+      code: "budget_exceeded",
+      budget: 1.5,
+      spent: 1,
+      reserved: 0,
+      requested: 1,
+      currency: "credit",
+      model: "test-model",
+      hint: expect.stringMatching(/maxTokens/),
+    });
+    await expect(
+      (async () => {
+        for await (const _ of await model.stream("third", { callbacks: [usage] })) {
+          // never reached
+        }
+      })(),
+    ).rejects.toBeInstanceOf(BudgetExceededError);
+    await expect(model.batch(["4", "5"], { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(1);
+    expect(usage.totals).toMatchObject({ calls: 5, failed: 4 });
+    expect(error).not.toHaveBeenCalled();
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("with budget 0, the interceptor sees no request at all; the refused call is a failed record", async () => {
+    const seen = intercept(CHAT, [200, reply(1, 1), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: PRICES, budget: 0 });
+    await expect(chat().invoke("hi", { callbacks: [usage] })).rejects.toThrow(/budget/i);
+    expect(seen).toHaveLength(0);
+    expect(usage.records).toEqual([
+      expect.objectContaining({
+        totalTokens: 0,
+        error: { name: "BudgetExceededError", message: expect.any(String) },
+      }),
+    ]);
+  });
+
+  it("reserves defaultReplyTokens for a request without max_tokens; a longer reply overshoots", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 300), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2.5, defaultReplyTokens: 200 });
+    const model = chat();
+    await model.invoke("one", { callbacks: [usage] }); // holds 2, costs 3: the overshoot
+    await expect(model.invoke("two", { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.body.max_tokens).toBeUndefined();
+    expect(usage.spent).toBeCloseTo(3, 12);
+  });
+
+  it("reserves each choice of n > 1 and counts tools and prompt in the worst case", async () => {
+    intercept(CHAT, [200, reply(5, 10), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2.5 });
+    const refused = await chat("test-model", { maxTokens: 100, n: 3 })
+      .invoke("hi", { callbacks: [usage] })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: "BudgetExceededError", requested: 3 });
+  });
+
+  it("releases the reservation of an attempt the service refused; the retry reserves again", async () => {
+    const seen = intercept(
+      CHAT,
+      [503, { error: { code: "upstream_error", message: "busy" } }, JSON_HEADERS],
+      [200, reply(5, 50), JSON_HEADERS],
+    );
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 1, store });
+    const model = chat("test-model", {
+      maxTokens: 100,
+      maxRetries: 1,
+      retry: { initialDelayMs: 1, maxDelayMs: 1 },
+    });
+    await model.invoke("hi", { callbacks: [usage] });
+    expect(seen).toHaveLength(2); // a budget of one worst case still fits the retry
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 0.5, reserved: 0 });
+    expect(store.reservations).toBe(0);
+  });
+
+  it("charges nothing for a call the service refused (403)", async () => {
+    intercept(CHAT, [403, bodies.noCredit, withRequestId()]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    await expect(
+      chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] }),
+    ).rejects.toThrow();
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 0, reserved: 0 });
+    expect(store.reservations).toBe(0);
+  });
+
+  it("settles a reply without usage to an estimate, and marks the record estimated", async () => {
+    intercept(CHAT, [
+      200,
+      chatCompletion({ content: "x".repeat(300) }, { usage: undefined }),
+      JSON_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5 });
+    await chat("test-model", { maxTokens: 500 }).invoke("hi", { callbacks: [usage] });
+    expect(usage.records[0]).toMatchObject({ outputTokens: 100, estimated: true });
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(1, 12);
+  });
+
+  it("shares one budget between trackers given one store and budgetKey", async () => {
+    const seen = intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const store = new MemoryStore();
+    const a = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2, store, budgetKey: "team" });
+    const b = new UsageTracker({ prices: OUTPUT_ONLY, budget: 2, store, budgetKey: "team" });
+    const model = chat("test-model", { maxTokens: 100 });
+    await Promise.allSettled([
+      ...prompts(5).map((p) => model.invoke(p, { callbacks: [a] })),
+      ...prompts(5).map((p) => model.invoke(p, { callbacks: [b] })),
+    ]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it("reset() starts the budget again", async () => {
+    intercept(CHAT, [200, reply(5, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 1 });
+    const model = chat("test-model", { maxTokens: 100 });
+    await model.invoke("one", { callbacks: [usage] });
+    await expect(model.invoke("two", { callbacks: [usage] })).rejects.toThrow(BudgetExceededError);
+    await usage.reset();
+    await model.invoke("three", { callbacks: [usage] });
+    expect(usage.totals.calls).toBe(1);
+  });
+});
+
+describe("UsageTracker budget: streams left or failed", () => {
+  const chunk = chatChunk;
+  const words = Array.from({ length: 20 }, (_, i) => chunk({ content: `word${i} ` }));
+
+  it("counts a stream left with break, settles it to what was streamed, and leaks nothing", async () => {
+    intercept(CHAT, [200, sse([chunk({ role: "assistant", content: "" }), ...words]), SSE_HEADERS]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    let read = "";
+    for await (const c of await chat("test-model", { maxTokens: 100 }).stream("hi", {
+      callbacks: [usage],
+    })) {
+      read += c.text;
+      if (read.length > 10) break;
+    }
+    expect(read).toBe("word0 word1 ");
+    expect(usage.records).toEqual([
+      expect.objectContaining({ abandoned: true, estimated: true, outputTokens: 4 }),
+    ]);
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.04, 12);
+  });
+
+  it("counts a stream left after its usage chunk with the service's usage", async () => {
+    intercept(CHAT, [
+      200,
+      sse([
+        chunk({ role: "assistant", content: "Hi" }),
+        { ...chunk({}), choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        {
+          ...chunk({}),
+          choices: [],
+          usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+        },
+      ]),
+      SSE_HEADERS,
+    ]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    for await (const c of await chat("test-model", { maxTokens: 100 }).stream("hi", {
+      callbacks: [usage],
+    })) {
+      if (c.usage_metadata) break;
+    }
+    expect(usage.records).toEqual([
+      expect.objectContaining({ abandoned: true, inputTokens: 5, outputTokens: 2 }),
+    ]);
+    expect(usage.records[0]?.estimated).toBeUndefined();
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+  });
+
+  it("settles a stream that fails midway to what it streamed, recorded as failed", async () => {
+    intercept(CHAT, [
+      200,
+      sse(
+        [
+          chunk({ role: "assistant", content: "" }),
+          ...words.slice(0, 3),
+          { error: { message: "boom", code: "upstream_error" } },
+        ],
+        false,
+      ),
+      SSE_HEADERS,
+    ]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
+    await expect(
+      (async () => {
+        for await (const _ of await chat("test-model", { maxTokens: 100 }).stream("hi", {
+          callbacks: [usage],
+        })) {
+          // read on until it fails
+        }
+      })(),
+    ).rejects.toThrow();
+    expect(usage.records).toEqual([
+      expect.objectContaining({ error: expect.any(Object), estimated: true, outputTokens: 6 }),
+    ]);
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+  });
+
+  it("counts an abandoned dedicated-endpoint stream too", async () => {
+    const completionChunk = (text: string) => ({
+      id: "c",
+      object: "text_completion",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, text, finish_reason: null }],
+    });
+    intercept("/inference/v1/completions", [
+      200,
+      sse(Array.from({ length: 10 }, (_, i) => completionChunk(`tok${i} `))),
+      SSE_HEADERS,
+    ]);
+    const store = new MemoryStore();
+    const usage = new UsageTracker({
+      prices: { "t.a": { input: 0, output: 10_000 } },
+      budget: 5,
+      store,
+    });
+    const llm = new DedicatedEndpointLLM({
+      serviceName: "t.a",
+      apiKey: KEY,
+      baseURL: BASE,
+      maxRetries: 0,
+      maxTokens: 50,
+    });
+    let n = 0;
+    for await (const _ of await llm.stream("go", { callbacks: [usage] })) {
+      if (++n === 2) break;
+    }
+    expect(usage.records).toEqual([
+      expect.objectContaining({ model: "t.a", abandoned: true, outputTokens: 4 }),
+    ]);
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+  });
+});
+
+describe("UsageTracker budget: dedicated endpoints and other models", () => {
+  it("reserves each prompt of a multi-prompt generate: 2 of 3 sent when the budget holds 2", async () => {
+    const seen = intercept("/inference/v1/completions", [
+      200,
+      {
+        id: "c",
+        object: "text_completion",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, text: "ok", finish_reason: "stop" }],
+        usage: { prompt_tokens: 1, completion_tokens: 100, total_tokens: 101 },
+      },
+      JSON_HEADERS,
+    ]);
+    const usage = new UsageTracker({ prices: { "t.a": { input: 0, output: 10_000 } }, budget: 2 });
+    const llm = new DedicatedEndpointLLM({
+      serviceName: "t.a",
+      apiKey: KEY,
+      baseURL: BASE,
+      maxRetries: 0,
+      maxTokens: 100,
+      maxConcurrency: 1,
+    });
+    await expect(llm.generate(["a", "b", "c"], { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(2);
+    expect(usage.inFlight).toBe(0);
+  });
+
+  it("checks another model (ChatOpenAI) when its run starts and charges it when it ends", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const seen = intercept("/v1/chat/completions", [200, reply(0, 100), JSON_HEADERS]);
+    const usage = new UsageTracker({
+      prices: { "gpt-4o-mini": { input: 0, output: 10_000 } },
+      budget: 1,
+    });
+    const openai = new ChatOpenAI({
+      model: "gpt-4o-mini",
+      apiKey: "sk-openai-test",
+      maxRetries: 0,
+      configuration: { baseURL: `${BASE}/v1` },
+    });
+    await openai.invoke("one", { callbacks: [usage] });
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 1, reserved: 0 });
+    await expect(openai.invoke("two", { callbacks: [usage] })).rejects.toBeInstanceOf(
+      BudgetExceededError,
+    );
+    expect(seen).toHaveLength(1);
+    expect(error).toHaveBeenCalled(); // LangChain logs a raising handler's error before rethrowing
+  });
+});
+
+describe("UsageTracker options", () => {
+  it.each<[string, UsageTrackerOptions, string, RegExp]>([
+    [
+      "a negative price",
+      { prices: { m: { input: -1, output: 1 } } },
+      "prices.m.input",
+      /`prices\.m\.input` must be a number ≥ 0 \(price per million tokens\); got -1/,
+    ],
+    [
+      "a missing price",
+      { prices: { m: { input: 1 } as never } },
+      "prices.m.output",
+      /`prices\.m\.output`/,
+    ],
+    ["a price that is not an object", { prices: { m: 3 as never } }, "prices.m", /`prices\.m`/],
+    ["a negative budget", { prices: PRICES, budget: -1 }, "budget", /`budget` must be/],
+    ["a budget without prices", { budget: 1 }, "budget", /`budget` needs `prices`/],
+    ["an unknown option", { price: {} } as never, "price", /`price` is not an option/],
+    ["a fractional maxRecords", { maxRecords: 1.5 }, "maxRecords", /`maxRecords`/],
+    ["an onUsage that is not a function", { onUsage: "x" as never }, "onUsage", /a function/],
+    ["a store that is not one", { store: {} as never }, "store", /a UsageStore/],
+    ["an empty budgetKey", { budgetKey: "" }, "budgetKey", /`budgetKey`/],
+    [
+      "a negative defaultReplyTokens",
+      { defaultReplyTokens: -1 },
+      "defaultReplyTokens",
+      /`defaultReplyTokens`/,
+    ],
+  ])("rejects %s at construction, naming the option", (_label, options, option, message) => {
+    const attempt = () => new UsageTracker(options);
+    expect(attempt).toThrow(ConfigurationError);
+    expect(attempt).toThrow(message);
+    try {
+      attempt();
+    } catch (e) {
+      expect((e as ConfigurationError).option).toBe(option);
+    }
+  });
+});
+
+describe("UsageTracker with other LangChain models", () => {
+  it("tracks ChatOpenAI (usage_metadata, model from invocation params)", async () => {
+    const seen = intercept("/v1/chat/completions", [200, reply(7, 3), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: { "gpt-4o-mini": { input: 1, output: 2 } } });
+    const openai = new ChatOpenAI({
+      model: "gpt-4o-mini",
+      apiKey: "sk-openai-test",
+      maxRetries: 0,
+      configuration: { baseURL: `${BASE}/v1` },
+    });
+    await openai.invoke("hi", { callbacks: [usage] });
+    expect(seen).toHaveLength(1);
+    expect(usage.records).toEqual([
+      expect.objectContaining({
+        model: "gpt-4o-mini",
+        inputTokens: 7,
+        outputTokens: 3,
+        totalTokens: 10,
+        cost: (7 + 3 * 2) / 1e6,
+      }),
+    ]);
+  });
+
+  it("counts a model that reports no usage (FakeListChatModel) as a call with zero tokens", async () => {
+    const usage = new UsageTracker();
+    const fake = new FakeListChatModel({ responses: ["one", "two"] });
+    await fake.invoke("a", { callbacks: [usage] });
+    for await (const _ of await fake.stream("b", { callbacks: [usage] })) {
+      // drain
+    }
+    expect(usage.byModel()).toEqual({
+      FakeListChatModel: { calls: 2, failed: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
+  });
+
+  it("reads llmOutput.tokenUsage of an LLM, counting a multi-prompt generate once", async () => {
+    class CountingLLM extends BaseLLM {
+      _llmType() {
+        return "counting";
+      }
+      async _generate(prompts: string[]): Promise<LLMResult> {
+        return {
+          generations: prompts.map((p) => [{ text: p.toUpperCase() }]),
+          llmOutput: {
+            tokenUsage: {
+              promptTokens: 3 * prompts.length,
+              completionTokens: 2 * prompts.length,
+              totalTokens: 5 * prompts.length,
+            },
+          },
+        };
+      }
+    }
+    const usage = new UsageTracker();
+    const llm = new CountingLLM({});
+    await llm.invoke("a", { callbacks: [usage] });
+    await llm.generate(["b", "c"], { callbacks: [usage] });
+    expect(usage.records.map((r) => [r.model, r.inputTokens, r.outputTokens])).toEqual([
+      ["CountingLLM", 3, 2],
+      ["CountingLLM", 6, 4], // LangChain gives the sum to the first run of a generate
+      ["CountingLLM", 0, 0],
+    ]);
+    expect(usage.totals).toMatchObject({ calls: 3, inputTokens: 9, outputTokens: 6 });
+  });
+});
+
+describe("UsageTracker against the emulator", () => {
+  const getWeather = tool(async ({ city }) => `Sunny in ${city}`, {
+    name: "get_weather",
+    description: "Get the weather for a city",
+    schema: z.object({ city: z.string() }),
+  });
+
+  function setup() {
+    const emulator = createEmulator();
+    const prices = Object.fromEntries(emulator.state.listModels().map((m) => [m.id, m.prices]));
+    const model = new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+    });
+    return { emulator, prices, model };
+  }
+
+  /** The emulator's request log, in the tracker's terms. */
+  function metered(emulator: InProcessEmulator) {
+    return emulator.state.requests().map((entry) => ({
+      requestId: entry.requestId,
+      model: entry.model ?? entry.serviceName,
+      inputTokens: entry.promptTokens,
+      outputTokens: entry.completionTokens,
+      totalTokens: entry.totalTokens,
+    }));
+  }
+
+  function tracked(usage: UsageTracker) {
+    return usage.records.map(({ requestId, model, inputTokens, outputTokens, totalTokens }) => ({
+      requestId,
+      model,
+      inputTokens,
+      outputTokens,
+      totalTokens,
+    }));
+  }
+
+  it("matches what the emulator metered and debited for invoke, stream, batch and a chain", async () => {
+    const { emulator, prices, model } = setup();
+    const usage = new UsageTracker({ prices });
+    const chain = ChatPromptTemplate.fromTemplate("Tell me about {topic}")
+      .pipe(model)
+      .pipe(new StringOutputParser());
+    await model.invoke("What is the capital of France?", { callbacks: [usage] });
+    for await (const _ of await model.stream("Tell me a story", { callbacks: [usage] })) {
+      // drain
+    }
+    await model.batch(["one", "two", "three"], { callbacks: [usage] });
+    await chain.invoke({ topic: "tides" }, { callbacks: [usage] });
+
+    const log = metered(emulator);
+    expect(log).toHaveLength(6);
+    expect(tracked(usage).sort(byRequestId)).toEqual(log.sort(byRequestId));
+    expect(usage.totals.totalTokens).toBe(log.reduce((t, e) => t + e.totalTokens, 0));
+    expect(usage.totals.cost).toBeCloseTo(DEFAULT_CREDIT - emulator.state.credit, 12);
+  });
+
+  it("tracks the dedicated surface under its Service-Name (invoke, stream, batch)", async () => {
+    const { emulator } = setup();
+    const llm = new DedicatedEndpointLLM({
+      serviceName: DEFAULT_SERVICE_NAME,
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+    });
+    const usage = new UsageTracker();
+    await llm.invoke("Once upon a time", { callbacks: [usage] });
+    for await (const _ of await llm.stream("Once upon a time", { callbacks: [usage] })) {
+      // drain
+    }
+    await llm.batch(["a", "b"], { callbacks: [usage] });
+    expect(tracked(usage).sort(byRequestId)).toEqual(metered(emulator).sort(byRequestId));
+    expect(Object.keys(usage.byModel())).toEqual([DEFAULT_SERVICE_NAME]);
+    expect(usage.totals.calls).toBe(4);
+  });
+
+  it("counts every model step of an agent, each under the agent's run", async () => {
+    const { emulator, prices, model } = setup();
+    const usage = new UsageTracker({ prices });
+    const agent = createAgent({ model, tools: [getWeather] });
+    const result = await agent.invoke(
+      { messages: [{ role: "user", content: "What is the weather in Paris?" }] },
+      { callbacks: [usage] },
+    );
+    expect(result.messages.at(-1)?.content).toContain("Sunny in Paris");
+    expect(usage.records).toHaveLength(2); // the tool call, then the answer
+    expect(usage.records.every((r) => r.parentRunId !== undefined)).toBe(true);
+    expect(tracked(usage).sort(byRequestId)).toEqual(metered(emulator).sort(byRequestId));
+    expect(usage.totals.cost).toBeCloseTo(DEFAULT_CREDIT - emulator.state.credit, 12);
+  });
+
+  it("stops an agent at the model step whose worst case no longer fits; the emulator sees no request for it", async () => {
+    const { emulator } = setup();
+    const capped = new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 50,
+    });
+    // One output token costs 1: each step holds 50; the first settles at what it used (> 5).
+    const usage = new UsageTracker({
+      prices: { [DEFAULT_MODEL]: { input: 0, output: 1e6 } },
+      budget: 55,
+    });
+    const agent = createAgent({ model: capped, tools: [getWeather] });
+    await expect(
+      agent.invoke(
+        { messages: [{ role: "user", content: "What is the weather in Paris?" }] },
+        { callbacks: [usage] },
+      ),
+    ).rejects.toBeInstanceOf(BudgetExceededError);
+    expect(emulator.state.requests()).toHaveLength(1);
+    expect(usage.records.map((r) => r.error?.name)).toEqual([undefined, "BudgetExceededError"]);
+  });
+});
+
+function byRequestId(a: { requestId?: string }, b: { requestId?: string }) {
+  return (a.requestId ?? "").localeCompare(b.requestId ?? "");
+}

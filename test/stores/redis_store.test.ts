@@ -1,0 +1,304 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { getRetryable } from "@langchain/core/errors";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  createEmulator,
+  DEFAULT_MODEL,
+  type InProcessEmulator,
+  startEmulator,
+} from "../../src/emulator/index.js";
+import { BudgetExceededError, UsageStoreError } from "../../src/errors/errors.js";
+import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { UsageTracker } from "../../src/spend/usage_tracker.js";
+import { RedisStore } from "../../src/stores/redis_store.js";
+import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "../helpers/redis.js";
+import { describeStoreContract } from "../helpers/store_cases.js";
+
+warnIfNoRedis("redis_store.test.ts");
+
+describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server", () => {
+  let server: RedisServer;
+  const stores: RedisStore[] = [];
+  let prefixes = 0;
+
+  /** A store with a prefix of its own, so each case starts from empty keys. */
+  function store(options: ConstructorParameters<typeof RedisStore>[0] = {}): RedisStore {
+    // A generous timeout: other test files load both cores; outages are tested on their own.
+    const made = new RedisStore({
+      url: server.url,
+      prefix: `t${++prefixes}:`,
+      timeoutMs: 5000,
+      ...options,
+    });
+    stores.push(made);
+    return made;
+  }
+
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await server?.stop();
+  });
+
+  describeStoreContract("RedisStore", () => store());
+
+  it("writes only namespaced keys, each budget's in one cluster slot", async () => {
+    const s = store({ prefix: "ns-test:" });
+    await s.reserve("nightly", { id: "a", amount: 1, budget: 2 });
+    await s.takeRate("default:model:m", {
+      now: 0,
+      requestRate: 0.01,
+      burst: 1,
+      tokens: 0,
+      recoveryMs: 1000,
+      learn: true,
+      accepted: 0,
+    });
+    const client = new Redis(server.url);
+    const keys = (await client.keys("*")).filter((k) => k.startsWith("ns-test:")).sort();
+    await client.quit();
+    expect(keys).toEqual([
+      "ns-test:budget:{nightly}",
+      "ns-test:budget:{nightly}:holds",
+      "ns-test:budget:{nightly}:leases",
+      "ns-test:rate:{default:model:m}",
+    ]);
+  });
+
+  it("counts a hold whose lease ran out (its process died) as spent in full", async () => {
+    const s = store({ reservationLeaseMs: 50 });
+    await s.reserve("lease", { id: "dead", amount: 2, budget: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await s.budgetState("lease")).toEqual({ spent: 2, reserved: 0 });
+    // Its late settlement is charged, never subtracted from someone else's hold.
+    await s.settle("lease", "dead", 0.5);
+    expect(await s.budgetState("lease")).toEqual({ spent: 2.5, reserved: 0 });
+  });
+
+  it("shares one budget between two stores (two processes) on the same prefix", async () => {
+    const a = store({ prefix: "shared-budget:" });
+    const b = new RedisStore({ url: server.url, prefix: "shared-budget:", timeoutMs: 5000 });
+    stores.push(b);
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a : b).reserve("team", { id: `r${i}`, amount: 1, budget: 7 }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(7);
+  });
+
+  it("does not take a stall of this process (a busy event loop) for an outage of Redis", async () => {
+    const s = store({ timeoutMs: 100 });
+    await s.charge("stall", 1);
+    const pending = s.charge("stall", 1);
+    const until = Date.now() + 300;
+    while (Date.now() < until) {
+      // the event loop is busy past timeoutMs while Redis's answer waits on the socket
+    }
+    await pending;
+    expect(await s.budgetState("stall")).toEqual({ spent: 2, reserved: 0 });
+  });
+
+  it("loads its scripts again after Redis forgot them (SCRIPT FLUSH, a restart)", async () => {
+    const s = store();
+    await s.charge("flush", 1);
+    const client = new Redis(server.url);
+    await client.script("FLUSH");
+    await client.quit();
+    await s.charge("flush", 1);
+    expect(await s.budgetState("flush")).toEqual({ spent: 2, reserved: 0 });
+  });
+});
+
+describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and processes", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** Prices where a call reserves, and costs, exactly 1 (a reply cut at max_tokens 4). */
+  const ONE_PER_CALL = { [DEFAULT_MODEL]: { input: 0, output: 250_000 } };
+
+  /** The emulator's chat model, its replies cut at 4 tokens. */
+  const cappedModel = (emulator: InProcessEmulator) =>
+    new ChatInferenceService(DEFAULT_MODEL, {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 4,
+    });
+
+  it("sends 3 of 20 parallel calls when the shared budget holds 3", async () => {
+    const emulator = createEmulator();
+    const store = new RedisStore({ url: server.url, prefix: "twenty:", timeoutMs: 5000 });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = cappedModel(emulator);
+    const results = await model.batch(
+      Array.from({ length: 20 }, (_, i) => `q${i}`),
+      { callbacks: [usage] },
+      { returnExceptions: true },
+    );
+    expect(emulator.state.requests()).toHaveLength(3);
+    expect(results.filter((r) => BudgetExceededError.isInstance(r))).toHaveLength(17);
+    expect(await usage.budgetStatus()).toEqual({ budget: 3, spent: 3, reserved: 0, remaining: 0 });
+    await store.close();
+  });
+
+  it("4 processes sharing a budget of 10 send 10 requests between them, not 10 each", async () => {
+    const emulator = await startEmulator({ port: 0 });
+    const worker = fileURLToPath(new URL("../helpers/redis_budget_worker.ts", import.meta.url));
+    const startAt = Date.now() + 3000;
+    const run = () =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", worker], {
+        env: {
+          ...process.env,
+          REDIS_URL: server.url,
+          PREFIX: "fleet-test:",
+          MODEL: DEFAULT_MODEL,
+          BUDGET: "10",
+          CALLS: "8",
+          API_KEY: emulator.apiKey,
+          BASE_URL: emulator.baseURL,
+          START_AT: String(startAt),
+        },
+      });
+    try {
+      const outputs = await Promise.all([run(), run(), run(), run()]);
+      const reports = outputs.map(({ stdout }) => JSON.parse(stdout.trim()));
+      const sent = reports.reduce((sum, r) => sum + r.sent, 0);
+      expect(reports.every((r) => r.failed === 0)).toBe(true);
+      expect(emulator.state.requests()).toHaveLength(10);
+      expect(sent).toBe(10);
+      expect(reports.reduce((sum, r) => sum + r.refused, 0)).toBe(22);
+      const store = new RedisStore({ url: server.url, prefix: "fleet-test:" });
+      expect(await store.budgetState("fleet")).toEqual({ spent: 10, reserved: 0 });
+      await store.close();
+    } finally {
+      await emulator.close();
+    }
+  }, 60_000);
+
+  it("hands out one sequence of slots to two processes' stores on one limit", async () => {
+    const stores = [0, 1].map(
+      () => new RedisStore({ url: server.url, prefix: "rate-fleet:", timeoutMs: 5000 }),
+    );
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const grant = await stores[i % 2]!.takeRate("default:model:m", {
+        now: 5_000_000,
+        requestRate: 600 / 60_000,
+        burst: 1,
+        tokens: 0,
+        recoveryMs: 10_000,
+        learn: true,
+        accepted: 0,
+      });
+      waits.push(grant.waitMs);
+    }
+    expect(waits).toEqual([0, 100, 200, 300, 400, 500]);
+    await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it("fails a call with one typed UsageStoreError when Redis is down, sending nothing and logging nothing", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const down = await startRedis();
+    const emulator = createEmulator();
+    const store = new RedisStore({ url: down.url, timeoutMs: 300 });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = cappedModel(emulator);
+    await down.stop();
+    const failure = await model.invoke("hi", { callbacks: [usage] }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(UsageStoreError);
+    expect(failure).toMatchObject({ operation: "reserve", code: "usage_store_unavailable" });
+    expect(getRetryable(failure)).toBe(false);
+    expect(emulator.state.requests()).toHaveLength(0);
+    expect(error).not.toHaveBeenCalled();
+    error.mockRestore();
+    await store.close();
+  });
+
+  it("with failOpen, sends the call unguarded while Redis is down", async () => {
+    const down = await startRedis();
+    const emulator = createEmulator();
+    const errors: UsageStoreError[] = [];
+    const store = new RedisStore({
+      url: down.url,
+      timeoutMs: 300,
+      failOpen: true,
+      onError: (e) => errors.push(e),
+    });
+    const usage = new UsageTracker({ prices: ONE_PER_CALL, budget: 3, store });
+    const model = cappedModel(emulator);
+    await down.stop();
+    await model.invoke("hi", { callbacks: [usage] });
+    expect(emulator.state.requests()).toHaveLength(1);
+    expect(errors.map((e) => e.operation)).toEqual(["reserve", "settle"]);
+    await store.close();
+  });
+});
+
+describe.skipIf(REDIS_SERVER === undefined)("RedisStore when Redis is down", () => {
+  it("fails with a typed UsageStoreError within timeoutMs", async () => {
+    const server = await startRedis();
+    const s = new RedisStore({ url: server.url, timeoutMs: 300 });
+    await s.charge("x", 1);
+    await server.stop();
+    const error = await s.reserve("x", { id: "a", amount: 1, budget: 5 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageStoreError);
+    expect(error).toMatchObject({
+      name: "UsageStoreError",
+      code: "usage_store_unavailable",
+      store: "redis",
+      operation: "reserve",
+    });
+    expect(UsageStoreError.isInstance(error)).toBe(true);
+    expect((error as UsageStoreError).hint).toMatch(/failOpen/);
+    await s.close();
+  });
+
+  it("with failOpen, grants everything and reports each error to onError", async () => {
+    const server = await startRedis();
+    const errors: UsageStoreError[] = [];
+    const s = new RedisStore({
+      url: server.url,
+      timeoutMs: 300,
+      failOpen: true,
+      onError: (e) => errors.push(e),
+    });
+    await server.stop();
+    expect(await s.reserve("x", { id: "a", amount: 9, budget: 1 })).toMatchObject({ ok: true });
+    const grant = await s.takeRate("x", {
+      now: 0,
+      requestRate: 0.001,
+      burst: 1,
+      tokens: 0,
+      recoveryMs: 1,
+      learn: false,
+      accepted: 0,
+    });
+    expect(grant.waitMs).toBe(0);
+    expect(errors.map((e) => e.operation)).toEqual(["reserve", "takeRate"]);
+    await s.close();
+  });
+});
+
+describe("RedisStore options", () => {
+  it.each([
+    [{ prefix: 3 }, "prefix"],
+    [{ timeoutMs: 0 }, "timeoutMs"],
+    [{ failOpen: "yes" }, "failOpen"],
+    [{ client: {} }, "client"],
+    [{ reservationLeaseMs: -1 }, "reservationLeaseMs"],
+    [{ host: "x" }, "host"],
+  ])("rejects %j at construction, naming the option", (options, option) => {
+    expect(() => new RedisStore(options as never)).toThrow(expect.objectContaining({ option }));
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { EndpointNotReadyError, MalformedResponseError } from "../../src/errors/errors.js";
+import { checkChatCompletion, parseCompletion, textOfChoice } from "../../src/transport/answer.js";
+
+const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
+const response = (headers: Record<string, string> = {}) => new Response(null, { headers });
+
+describe("checkChatCompletion", () => {
+  const hosted = { surface: "hosted" as const, model: "m" };
+
+  it("returns a chat completion with choices as it is", () => {
+    const data = { choices: [{ message: { content: "hi" } }] };
+    expect(checkChatCompletion(data, new Headers(), hosted)).toBe(data);
+  });
+
+  it.each([
+    ["no choices", {}],
+    ["empty choices", { choices: [] }],
+    ["choices that are not an array", { choices: { 0: {} } }],
+    ["no body", undefined],
+    ["a string", "<html>"],
+  ])(
+    "refuses %s as a MalformedResponseError carrying the request ID (§7 rule 4)",
+    (_label, data) => {
+      const headers = new Headers({ "x-gateway-request-id": "rid-3" });
+      let error: unknown;
+      try {
+        checkChatCompletion(data, headers, hosted);
+      } catch (e) {
+        error = e;
+      }
+      expect(MalformedResponseError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ requestId: "rid-3", surface: "hosted", retryable: false });
+    },
+  );
+});
+
+describe("parseCompletion", () => {
+  it("prefers choices[].text over message.content and keeps one generation per choice", () => {
+    const generations = parseCompletion(
+      {
+        choices: [
+          { text: "a", message: { content: "ignored" }, finish_reason: "stop" },
+          { message: { content: "b" }, finish_reason: null },
+        ],
+        usage: { prompt_tokens: 2, completion_tokens: 3 },
+      },
+      response({ "X-Gateway-Request-Id": "rid-9" }),
+      ctx,
+    );
+
+    expect(generations).toEqual([
+      {
+        text: "a",
+        generationInfo: {
+          finishReason: "stop",
+          requestId: "rid-9",
+          tokenUsage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 },
+        },
+      },
+      {
+        text: "b",
+        generationInfo: {
+          requestId: "rid-9",
+          tokenUsage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 },
+        },
+      },
+    ]);
+  });
+
+  it("treats an empty body as the empty answer of a Pending endpoint", () => {
+    expect(() => parseCompletion(undefined, response(), ctx)).toThrow(EndpointNotReadyError);
+  });
+
+  it("shows the start of an unreadable body, cut at 100 characters and without secrets", () => {
+    const body = { echo: "sk-secret-1234", answer: "x".repeat(300) };
+    let error: MalformedResponseError | undefined;
+    try {
+      parseCompletion(body, response(), ctx);
+    } catch (e) {
+      error = e as MalformedResponseError;
+    }
+
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error?.message).toContain(`(body starts: {"echo":"[redacted]","answer":"xxx`);
+    expect(error?.message).not.toContain("sk-secret-1234");
+    expect(error?.message).toContain("…");
+    expect(error?.message).not.toContain("x".repeat(101));
+  });
+
+  it("rejects a choice that has no text in any known shape", () => {
+    expect(() =>
+      parseCompletion({ choices: [{ text: "ok" }, { message: {} }] }, response(), ctx),
+    ).toThrow(MalformedResponseError);
+  });
+});
+
+describe("textOfChoice", () => {
+  it("reads stream deltas in the chat shape", () => {
+    expect(textOfChoice({ delta: { content: "hi" } }, "delta")).toBe("hi");
+    expect(textOfChoice({ delta: { content: 1 } }, "delta")).toBeUndefined();
+  });
+});

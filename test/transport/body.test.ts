@@ -1,0 +1,228 @@
+import { describe, expect, it } from "vitest";
+import {
+  BaseURLError,
+  EndpointNotReadyError,
+  MalformedResponseError,
+  ServiceConnectionError,
+  ServiceTimeoutError,
+  ServiceUnavailableError,
+} from "../../src/errors/errors.js";
+import { guardBody, MAX_ERROR_BODY_BYTES, readErrorBody } from "../../src/transport/body.js";
+
+const encoder = new TextEncoder();
+const RID = "rid-body-1";
+
+/** A body that hands out `chunks` one per read and counts the bytes it was asked for. */
+function source(chunks: Array<string | Uint8Array>, end: "close" | "stall" | Error = "close") {
+  const counter = { pulls: 0, bytes: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const chunk = chunks[counter.pulls++];
+        if (chunk !== undefined) {
+          const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+          counter.bytes += bytes.byteLength;
+          controller.enqueue(bytes);
+        } else if (end === "close") controller.close();
+        else if (end === "stall") await new Promise(() => {});
+        else controller.error(end);
+      },
+      cancel() {
+        counter.cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, counter };
+}
+
+function response(body: ReadableStream<Uint8Array>, type: string, status = 200) {
+  return new Response(body, {
+    status,
+    headers: { "content-type": type, "x-gateway-request-id": RID },
+  });
+}
+
+const ctx = (surface: "hosted" | "dedicated" = "hosted", idleMs = 5_000) => ({
+  idleMs,
+  ctx: () => ({ surface, model: "m", serviceName: "t.a", secrets: ["sk-secret-42"] }),
+  aborted: () => false,
+});
+
+/** The body as a program reads it: a JSON body with `text()`, an SSE body from `body`. */
+async function readAll(out: Response): Promise<string> {
+  if (!/event-stream/.test(out.headers.get("content-type") ?? "")) return out.text();
+  const reader = out.body!.getReader();
+  let text = "";
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    text += new TextDecoder().decode(read.value);
+  }
+  return text;
+}
+
+describe("readErrorBody", () => {
+  it("reads at most 64 KiB of an error body and cancels the rest", async () => {
+    const chunk = "x".repeat(16 * 1024);
+    const { stream, counter } = source(Array.from({ length: 100 }, () => chunk));
+    const text = await readErrorBody(response(stream, "application/json", 500), 5_000);
+    expect(text).toHaveLength(MAX_ERROR_BODY_BYTES);
+    expect(counter.bytes).toBeLessThanOrEqual(MAX_ERROR_BODY_BYTES + chunk.length);
+    expect(counter.cancelled).toBe(true);
+  });
+
+  it("keeps what arrived when an error body stalls or breaks", async () => {
+    const stalled = source(['{"error":{"code":"x"'], "stall");
+    expect(await readErrorBody(response(stalled.stream, "application/json", 503), 20)).toBe(
+      '{"error":{"code":"x"',
+    );
+    const broken = source(['{"error"'], new TypeError("terminated"));
+    expect(await readErrorBody(response(broken.stream, "application/json", 503), 5_000)).toBe(
+      '{"error"',
+    );
+  });
+});
+
+describe("guardBody", () => {
+  it("keeps the response object, and reads a stream request's JSON answer as a stream", async () => {
+    const { stream } = source(['{"error":{"code":"do_request_failed","message":"m"}}']);
+    const given = response(stream, "application/json");
+    const out = guardBody(given, "sse", ctx());
+    expect(out).toBe(given);
+    const error = await out
+      .body!.getReader()
+      .read()
+      .catch((e: unknown) => e);
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+  });
+
+  it("types an HTML page where events were expected as BaseURLError", async () => {
+    const { stream } = source(["<!doctype html><p>console</p>"]);
+    const error = await readAll(
+      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
+    ).catch((e: unknown) => e);
+    expect(BaseURLError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: RID });
+  });
+
+  it("hands a JSON body on whole, the bytes unchanged", async () => {
+    const chunks = ['{"id":"c","choices":[', '{"index":0}', "]}"];
+    const { stream } = source(chunks);
+    expect(await readAll(guardBody(response(stream, "application/json"), "json", ctx()))).toBe(
+      chunks.join(""),
+    );
+  });
+
+  it("passes JSON literals and an `error: null` success body through", async () => {
+    for (const body of ["null", "42", '{"error":null,"id":"c","choices":[]}']) {
+      const { stream } = source([body]);
+      expect(await readAll(guardBody(response(stream, "application/json"), "json", ctx()))).toBe(
+        body,
+      );
+    }
+  });
+
+  it("fails a stream read that waits longer than idleMs as a retryable ServiceTimeoutError with the request ID", async () => {
+    const { stream, counter } = source(['data: {"id":"c"}\n\n'], "stall");
+    const error = await readAll(
+      guardBody(response(stream, "text/event-stream"), "sse", ctx("hosted", 30)),
+    ).catch((e: unknown) => e);
+    expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });
+    // The stalled body is cancelled, which closes the connection.
+    expect(counter.cancelled).toBe(true);
+  });
+
+  it("counts only the time spent waiting on the network, not a slow consumer", async () => {
+    const { stream } = source(["data: {}\n\n", "data: {}\n\n", "data: [DONE]\n\n"]);
+    const reader = guardBody(
+      response(stream, "text/event-stream"),
+      "sse",
+      ctx("hosted", 30),
+    ).body!.getReader();
+    const seen: string[] = [];
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      seen.push(new TextDecoder().decode(read.value));
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    expect(seen).toHaveLength(3);
+  });
+
+  it("types a broken connection as a retryable ServiceConnectionError keeping the request ID", async () => {
+    const cut = new TypeError("terminated");
+    const { stream } = source(['{"id":'], cut);
+    const error = await readAll(
+      guardBody(response(stream, "application/json"), "json", ctx()),
+    ).catch((e: unknown) => e);
+    expect(ServiceConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ retryable: true, requestId: RID, cause: cut });
+  });
+
+  it("types JSON that ends before its closing bracket as a cut connection", async () => {
+    const { stream } = source(['{"id":"c","choices":[']);
+    const error = await readAll(
+      guardBody(response(stream, "application/json"), "json", ctx()),
+    ).catch((e: unknown) => e);
+    expect(ServiceConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ retryable: true, requestId: RID });
+  });
+
+  it("types an empty body per surface, with the request ID", async () => {
+    const hosted = await readAll(
+      guardBody(response(source([]).stream, "text/event-stream"), "sse", ctx("hosted")),
+    ).catch((e: unknown) => e);
+    const dedicated = await readAll(
+      guardBody(response(source([]).stream, "text/event-stream"), "sse", ctx("dedicated")),
+    ).catch((e: unknown) => e);
+    expect(MalformedResponseError.isInstance(hosted)).toBe(true);
+    expect(EndpointNotReadyError.isInstance(dedicated)).toBe(true);
+    expect([hosted, dedicated]).toMatchObject([{ requestId: RID }, { requestId: RID }]);
+  });
+
+  it("types an HTML page labelled JSON as BaseURLError, quoting it redacted", async () => {
+    const { stream } = source(["  <html><body>console sk-secret-42", "</body></html>"]);
+    const error = await readAll(
+      guardBody(response(stream, "application/json"), "json", ctx()),
+    ).catch((e: unknown) => e);
+    expect(BaseURLError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: RID });
+    expect((error as Error).message).toContain("console [redacted]");
+  });
+
+  it.each([
+    ["a JSON body", "application/json", "json"],
+    ["an SSE body", "text/event-stream", "sse"],
+  ] as const)(
+    "types an error object sent as %s with a 200 by its code, split over chunks",
+    async (_name, type, kind) => {
+      const body =
+        '{"error":{"message":"m (request id: r2)","type":"new_api_error","code":"do_request_failed"}}';
+      const { stream } = source([body.slice(0, 3), body.slice(3, 20), body.slice(20)]);
+      const error = await readAll(guardBody(response(stream, type), kind, ctx())).catch(
+        (e: unknown) => e,
+      );
+      expect(ServiceUnavailableError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({
+        code: "do_request_failed",
+        status: 200,
+        requestIds: [RID, "r2"],
+      });
+    },
+  );
+
+  it("types an SSE body that is JSON but no error object as malformed", async () => {
+    const { stream } = source(['{"id":"c","choices":[]}']);
+    const error = await readAll(
+      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
+    ).catch((e: unknown) => e);
+    expect(MalformedResponseError.isInstance(error)).toBe(true);
+  });
+
+  it("lets the caller's cancellation through as it is", async () => {
+    const abort = new DOMException("This operation was aborted", "AbortError");
+    const { stream } = source(['{"id":'], abort);
+    const error = await readAll(
+      guardBody(response(stream, "application/json"), "json", { ...ctx(), aborted: () => true }),
+    ).catch((e: unknown) => e);
+    expect(error).toBe(abort);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { ServiceConnectionError, ServiceUnavailableError } from "../../src/errors/errors.js";
+import { requestMetaOf } from "../../src/transport/response_meta.js";
+import { tagStream } from "../../src/transport/stream.js";
+
+const ctx = { surface: "hosted" as const, model: "m", secrets: ["sk-secret-1234"] };
+const headers = new Headers({ "x-gateway-request-id": "rid-1" });
+const chunk = (content: string, model = "m-2024") => ({
+  model,
+  choices: [{ delta: { content } }],
+});
+
+/** A stream of `chunks` that then fails with `error`. */
+async function* failing(chunks: object[], error: unknown) {
+  yield* chunks;
+  throw error;
+}
+
+async function drain(stream: AsyncIterable<unknown>) {
+  const seen: unknown[] = [];
+  for await (const value of stream) seen.push(value);
+  return seen;
+}
+
+describe("tagStream", () => {
+  it("passes every chunk through unchanged, the same objects in the same order", async () => {
+    const chunks = [chunk("a"), { choices: [] }, chunk("b")];
+    async function* source() {
+      yield* chunks;
+    }
+    expect(await drain(tagStream(source(), headers, ctx))).toEqual(chunks);
+    const seen = await drain(tagStream(source(), headers, ctx));
+    for (const [i, value] of seen.entries()) expect(value).toBe(chunks[i]);
+  });
+
+  it("types a cut connection as a mid-stream error keeping the output received so far", async () => {
+    const cut = new TypeError("terminated");
+    const error = await drain(
+      tagStream(failing([chunk("Hel"), chunk("lo")], cut), headers, ctx),
+    ).catch((e: unknown) => e);
+    expect(ServiceConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ midStream: true, partialOutput: "Hello", surface: "hosted" });
+    expect((error as Error).cause).toBe(cut);
+  });
+
+  it("types an error event inside the 200 stream by its code, with the text of completions chunks too", async () => {
+    const event = Object.assign(new Error("upstream"), {
+      error: { code: "", message: "Upstream stream interrupted (request id: rid-9)" },
+    });
+    const error = await drain(
+      tagStream(
+        failing([{ choices: [{ text: "par" }] }, { choices: [{ text: "t" }] }], event),
+        headers,
+        ctx,
+      ),
+    ).catch((e: unknown) => e);
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+    // The response's header first, then the event's own suffix (§7 rule 5).
+    expect(error).toMatchObject({
+      midStream: true,
+      partialOutput: "part",
+      requestId: "rid-1",
+      requestIds: ["rid-1", "rid-9"],
+    });
+  });
+
+  it("records the request ID and model on the chunks until a model has announced them", async () => {
+    async function* source() {
+      yield chunk("a");
+      yield chunk("b", "other");
+    }
+    const stream = tagStream(source(), headers, ctx);
+    const first = (await stream.next()).value!;
+    const meta = requestMetaOf(first);
+    expect(meta).toEqual({ requestId: "rid-1", model: "m-2024", announced: false });
+    meta!.announced = true;
+    const second = (await stream.next()).value!;
+    expect(requestMetaOf(second)).toBeUndefined();
+  });
+
+  it("closes the source when the reader stops early", async () => {
+    let closed = false;
+    async function* source() {
+      try {
+        yield chunk("a");
+        yield chunk("b");
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const _ of tagStream(source(), headers, ctx)) break;
+    expect(closed).toBe(true);
+  });
+});
