@@ -1,6 +1,6 @@
 /**
  * @module Benchmark 3, time to a typed error for each non-retryable row: those of the interface
- * document (§7, §8) and the gateway's own (a 500 `invalid_request`, a 403 `access_denied`, a
+ * document (docs/service-contract.md#errors, docs/service-contract.md#limits-and-retries) and the gateway's own (a 500 `invalid_request`, a 403 `access_denied`, a
  * redirect loop, …): `ChatInferenceService` with its defaults vs `ChatOpenAI`, whose retries are
  * capped (`maxRetries` 0 for the time of one attempt, 1 to measure one backoff); the time of its
  * default configuration (6 retries) is computed from those, not waited out.
@@ -29,7 +29,7 @@ interface Row {
   target: (ctx: BenchContext) => Target;
 }
 
-/** A proxy that drops the final "s" of the path: the §7 404 on a server reachable only that way. */
+/** A proxy that drops the final "s" of the path: the docs/service-contract.md#errors 404 on a server reachable only that way. */
 const singularPath: Fetch = (input, init) => {
   const rewrite = (url: string) => url.replace(/\/chat\/completions$/, "/chat/completion");
   if (typeof input === "string") return fetch(rewrite(input), init);
@@ -300,7 +300,7 @@ export async function timeToError(ctx: BenchContext): Promise<Section> {
   const samples = results[0]?.rows[0]?.samples ?? 0;
   return {
     name: "errors",
-    heading: "3. Time to a typed error (non-retryable rows, §7–§8)",
+    heading: "3. Time to a typed error (non-retryable rows, docs/service-contract.md)",
     tables: [
       {
         title: "Time to error",

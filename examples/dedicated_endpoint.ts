@@ -18,7 +18,7 @@ export async function main(log: Log = console.log, connection: Connection = {} a
   const { emulator } = connection;
   if (!emulator) return; // the rest needs endpoints we can create and start
 
-  // An endpoint that is still Pending (§3): the connection closes with no response.
+  // An endpoint that is still Pending (docs/service-contract.md#endpoint-states): the connection closes with no response.
   const pending = new DedicatedEndpointLLM({
     serviceName: "tenant-demo.pending-endpoint",
     maxRetries: 0,

@@ -63,7 +63,7 @@ export async function main(log: Log = console.log, connection: Connection = {} a
       headers: { Authorization: `Bearer ${process.env.INFERENCE_SERVICE_API_KEY}` },
       body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
     });
-  // The models normalise the base URL, so these two go through the raw fetch layer (§4.2 rules 1–2).
+  // The models normalise the base URL, so these two go through the raw fetch layer (docs/service-contract.md#hosted-models, rules 1–2).
   await show(log, "singular path", () => post(`${base}/chat/completion`));
   await show(log, "base without /v1", () => post(`${new URL(base).origin}/chat/completions`));
 

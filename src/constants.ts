@@ -8,13 +8,13 @@ export const ENV = {
   jobAlias: "INFERENCE_SERVICE_JOB_ALIAS",
 } as const;
 
-/** The version prefix every call needs (§9): a base missing it does not reach the API. */
+/** The version prefix every call needs (docs/service-contract.md#versioning): a base missing it does not reach the API. */
 export const API_PREFIX = "/inference/v1";
 
-/** The header that routes a dedicated-endpoint call (§4.1 rule 1); never sent on the hosted surface (§4.2). */
+/** The header that routes a dedicated-endpoint call (docs/service-contract.md#dedicated-endpoints, rule 1); never sent on the hosted surface (docs/service-contract.md#hosted-models). */
 export const SERVICE_NAME_HEADER = "Service-Name";
 
-/** The response header that carries the service's request ID (§7 rule 5). */
+/** The response header that carries the service's request ID (docs/service-contract.md#errors, rule 5). */
 export const REQUEST_ID_HEADER = "X-Gateway-Request-Id";
 
 /** The npm name, reported to LangSmith with the version. */

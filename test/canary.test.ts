@@ -4,7 +4,7 @@
  * `String`, stack, `JSON.stringify`, `toJSON`, `util.inspect` as `console.error` prints it), not
  * in the JSON or `util.inspect` of the models, of bound models or of their `lc_kwargs`, not in
  * what LangSmith and callbacks receive (run inputs, params, metadata, `extraParams`, errors), not
- * in logs, not in what `diagnose()` reports — on every error row of §7 and §8 and the gateway's
+ * in logs, not in what `diagnose()` reports — on every error row of docs/service-contract.md#errors and docs/service-contract.md#limits-and-retries and the gateway's
  * own, on both surfaces, invoked and streamed, from the emulator as it is and from a service that
  * echoes the secrets back in its messages. Any eight characters of a secret count, so a secret cut
  * short by a preview is a leak too.
@@ -12,7 +12,7 @@
  * What is secret: the API key, `configuration.defaultHeaders` values and per-call header values
  * (`options.headers`). The Service-Name
  * (tenant ID and job alias) is not: it routes a call but grants nothing without a key, and errors
- * name it on purpose so the user can see which endpoint failed (§7 rule 7), as LangSmith does
+ * name it on purpose so the user can see which endpoint failed (docs/service-contract.md#errors, rule 7), as LangSmith does
  * (`ls_model_name`). So this test does not look for it.
  */
 import { format, inspect } from "node:util";

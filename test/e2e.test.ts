@@ -1,6 +1,6 @@
 /**
- * End to end over real HTTP: both models against the emulator on a free port, for every §7 row
- * that a configuration can produce and both §3 states, plus streaming, tools, structured output
+ * End to end over real HTTP: both models against the emulator on a free port, for every docs/service-contract.md#errors row
+ * that a configuration can produce and both docs/service-contract.md#endpoint-states states, plus streaming, tools, structured output
  * and metering.
  */
 import { tool } from "@langchain/core/tools";
@@ -150,7 +150,7 @@ describe("hosted surface against the emulator", () => {
 });
 
 describe("dedicated surface against the emulator", () => {
-  it("Running (§3): answers, routed by Service-Name", async () => {
+  it("Running (docs/service-contract.md#endpoint-states): answers, routed by Service-Name", async () => {
     await expect(endpoint().invoke("Hello")).resolves.toMatch(/Emulated completion/);
     expect(emulator.state.lastRequest()).toMatchObject({
       surface: "dedicated",
@@ -158,7 +158,7 @@ describe("dedicated surface against the emulator", () => {
     });
   });
 
-  it("Pending (§3): the closed connection is EndpointNotReadyError, retried maxRetries times", async () => {
+  it("Pending (docs/service-contract.md#endpoint-states): the closed connection is EndpointNotReadyError, retried maxRetries times", async () => {
     const e = await failure(
       endpoint({ serviceName: "tenant-demo.pending-endpoint", maxRetries: 1 }).invoke("hi"),
     );

@@ -40,6 +40,17 @@ describe("the built package", () => {
     expect(info.keys).not.toContain("default");
   });
 
+  it("publishes type declarations without a § citation (editors show them as hover text)", () => {
+    const declarations = readdirSync("dist", { recursive: true, encoding: "utf8" }).filter((name) =>
+      /\.d\.c?ts$/.test(name),
+    );
+    expect(declarations.length).toBeGreaterThan(0);
+    const cited = declarations.filter((name) =>
+      readFileSync(join("dist", name), "utf8").includes("§"),
+    );
+    expect(cited).toEqual([]);
+  });
+
   it("loads with import and constructs a model", () => {
     const out = run([
       "--input-type=module",

@@ -204,7 +204,7 @@ describe("validateServiceName", () => {
 });
 
 describe("the error mapper", () => {
-  /** Whether each class is retried (§8: connection errors, 408, 409, 429 and 5xx; never model_not_found). */
+  /** Whether each class is retried (docs/service-contract.md#limits-and-retries: connection errors, 408, 409, 429 and 5xx; never model_not_found). */
   const RETRYABLE: Record<string, boolean> = {
     AuthenticationError: false,
     InsufficientCreditError: false,
@@ -257,7 +257,7 @@ describe("the error mapper", () => {
   };
 
   /**
-   * The §7 table, §8 rules and the gateway's codes, written out independently of the mapper: a
+   * The docs/service-contract.md#errors table, docs/service-contract.md#limits-and-retries rules and the gateway's codes, written out independently of the mapper: a
    * 401 is the key; a known code decides; a 2xx with an error object is judged as the status it
    * implies (its own `status` from 300 up, 429 for a rate limit, 400 for an invalid request,
    * else 500); then the status.

@@ -6,7 +6,7 @@
  *
  * Routes: `json` (a `chat.completion`), `sse-<events>-<chars>` (a chat stream of `<events>`
  * content events of `<chars>` characters each, written with back-pressure), `e401`, `e403`,
- * `e404`, `e503` (the interface document's §7 bodies), `html` (a 200 `text/html` page),
+ * `e404`, `e503` (the service contract's docs/service-contract.md#errors bodies), `html` (a 200 `text/html` page),
  * `g-<fault>` (the gateway reply the emulator's fault of that name sends, e.g. `g-access_denied`),
  * `loop` (a 307 back to the same path, for ever).
  */

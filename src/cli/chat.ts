@@ -195,7 +195,7 @@ async function chatDedicated(
     ...{ serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature },
     streaming: true,
   });
-  // §4.1 shows no roles on the completions surface: a system text simply leads the prompt.
+  // docs/service-contract.md#dedicated-endpoints shows no roles on the completions surface: a system text simply leads the prompt.
   const prompt = request.system ? `${request.system}\n\n${request.prompt}` : request.prompt;
   const printer = BaseCallbackHandler.fromMethods({ handleLLMNewToken: (token) => write(token) });
   // Awaited, so every token is on stdout before the usage line reaches stderr.

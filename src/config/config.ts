@@ -13,11 +13,11 @@ export function readEnv(name: string): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-// Paths users paste from docs or curl examples; the SDK appends the operation itself (§4.2 rule 1).
+// Paths users paste from docs or curl examples; the SDK appends the operation itself (docs/service-contract.md#hosted-models, rule 1).
 const OPERATION_SUFFIX = /\/(?:chat\/)?completions?$/;
 
 /**
- * Normalises what a user may pass as `baseURL` to `<origin>[/prefix]/inference/v1` (§4.2 rules 1–2, §9).
+ * Normalises what a user may pass as `baseURL` to `<origin>[/prefix]/inference/v1` (docs/service-contract.md#hosted-models, rules 1–2, docs/service-contract.md#versioning).
  *
  * Accepted: the host root, `…/inference`, `…/inference/v1`, trailing slashes, and a base that
  * wrongly ends in `/chat/completions` or `/completions`. A path ending in a bare `/v1` is taken as
@@ -146,7 +146,7 @@ const SERVICE_NAME_PART = /^[\x21-\x2d\x2f-\x7e]+$/;
 
 /**
  * Checks a `Service-Name` value: `<TENANT_ID>.<JOB_ALIAS_NAME>`, one dot, both parts non-empty,
- * no whitespace, control or non-ASCII characters (§4.1, rule 2). Returns it unchanged when valid.
+ * no whitespace, control or non-ASCII characters (docs/service-contract.md#dedicated-endpoints, rule 2). Returns it unchanged when valid.
  */
 export function validateServiceName(value: unknown, option = "serviceName"): string {
   // Only strings are shown: JSON.stringify throws on a BigInt or a circular object.
@@ -177,7 +177,7 @@ export interface ServiceNameSources {
 
 /**
  * Builds the Service-Name from its parts, validating each part on its own: one dot between them,
- * none inside, no empty part, printable ASCII only (§4.1 rule 2). The error names the part's
+ * none inside, no empty part, printable ASCII only (docs/service-contract.md#dedicated-endpoints, rule 2). The error names the part's
  * option (`tenantId`, `jobAlias`) and, when it came from the environment, its variable.
  */
 export function buildServiceName(
@@ -221,7 +221,7 @@ export interface ResolvedServiceName {
 
 /**
  * The Service-Name from `serviceName`, else `tenantId` and `jobAlias` (options, then
- * INFERENCE_SERVICE_TENANT_ID / INFERENCE_SERVICE_JOB_ALIAS), validated (§4.1 rule 2).
+ * INFERENCE_SERVICE_TENANT_ID / INFERENCE_SERVICE_JOB_ALIAS), validated (docs/service-contract.md#dedicated-endpoints, rule 2).
  * A `serviceName` that disagrees with a given `tenantId`/`jobAlias` is an error. With
  * `required: false`, nothing configured at all gives `undefined` instead of an error.
  */

@@ -16,17 +16,17 @@ export type ModelProfiles = Readonly<Record<string, ModelProfile>>;
 
 /**
  * What a hosted model is taken to be when its ID has no entry in `profiles` (and the base every
- * entry is merged over). The interface document names no models and no limits (§4.2, §8), so:
+ * entry is merged over). The service contract names no models and no limits (docs/service-contract.md#hosted-models, docs/service-contract.md#limits-and-retries), so:
  * - `maxInputTokens`, `maxOutputTokens`, `reasoningOutput`: unknown (`undefined`). The key is
  *   present on purpose: LangChain's summarization and context-editing middleware then refuse a
  *   fractional limit ("Model profile information is required …") instead of guessing a window
  *   from the model's name, which for an unknown name is 4,097 tokens.
- * - `toolCalling`, `toolChoice`: `true`. The surface is chat-completions style (§1); agents and
+ * - `toolCalling`, `toolChoice`: `true`. The surface is chat-completions style (docs/service-contract.md#the-two-surfaces); agents and
  *   this package's structured output (a forced tool call) rely on them.
  * - `structuredOutput`: `false`, so `createAgent` picks its tool strategy for a `responseFormat`,
- *   which works wherever tool calling does; `response_format` is not shown by §4.2. Declare
+ *   which works wherever tool calling does; `response_format` is not shown by docs/service-contract.md#hosted-models. Declare
  *   `true` for a model that honours `json_schema` to get the provider strategy.
- * - Image, audio, video, PDF inputs and outputs: `false` — §4.2 gives `content` as a string.
+ * - Image, audio, video, PDF inputs and outputs: `false` — docs/service-contract.md#hosted-models gives `content` as a string.
  */
 export const DEFAULT_HOSTED_PROFILE: Readonly<ModelProfile> = Object.freeze({
   maxInputTokens: undefined,
@@ -49,7 +49,7 @@ export const DEFAULT_HOSTED_PROFILE: Readonly<ModelProfile> = Object.freeze({
 
 /**
  * What a dedicated endpoint is taken to be when its Service-Name has no entry in `profiles`: text
- * in, text out (§4.1 takes a `prompt` string), no tools, limits unknown (see
+ * in, text out (docs/service-contract.md#dedicated-endpoints takes a `prompt` string), no tools, limits unknown (see
  * {@link DEFAULT_HOSTED_PROFILE} for why they stay `undefined`).
  */
 export const DEFAULT_DEDICATED_PROFILE: Readonly<ModelProfile> = Object.freeze({

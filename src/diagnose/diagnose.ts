@@ -26,18 +26,18 @@ import { listModelIds } from "../transport/model_list.js";
 
 /** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
 export interface DiagnoseOptions {
-  /** API key, sent as `Authorization: Bearer …` (§5). @default env `INFERENCE_SERVICE_API_KEY` */
+  /** API key, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication). @default env `INFERENCE_SERVICE_API_KEY` */
   apiKey?: string;
-  /** The service's host root or `…/inference/v1` (normalised, §9). @default env `INFERENCE_SERVICE_BASE_URL` */
+  /** The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning). @default env `INFERENCE_SERVICE_BASE_URL` */
   baseURL?: string;
   /**
-   * A hosted model ID to check (§4.2 rule 4). With it, the credit is checked too, by one real call
+   * A hosted model ID to check (docs/service-contract.md#hosted-models, rule 4). With it, the credit is checked too, by one real call
    * with `max_tokens: 1` that may cost a few tokens. @default none: model and credit are skipped
    */
   model?: string;
-  /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (§4.1). @default `tenantId` + "." + `jobAlias` */
+  /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias` */
   serviceName?: string;
-  /** Tenant ID (§5 rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
+  /** Tenant ID (docs/service-contract.md#authentication, rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
   tenantId?: string;
   /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
   jobAlias?: string;
@@ -58,7 +58,7 @@ export interface DiagnosisCheck {
   detail: string;
   /** What to change: the typed error's `hint`, or the `ConfigurationError`'s message. */
   fix?: string;
-  /** `X-Gateway-Request-Id` of the response the check is based on (§7 rule 5); quote it to support. */
+  /** `X-Gateway-Request-Id` of the response the check is based on (docs/service-contract.md#errors, rule 5); quote it to support. */
   requestId?: string;
   /** The typed error the check is based on. */
   error?: { name: string; code?: string; status?: number };
@@ -70,7 +70,7 @@ export interface Diagnosis {
   checks: DiagnosisCheck[];
   /**
    * The model IDs `GET …/models` listed once the key was accepted; absent when the service does
-   * not answer that route with a list (the interface document does not show it).
+   * not answer that route with a list (the service contract does not show it).
    */
   availableModels?: string[];
 }
@@ -78,7 +78,7 @@ export interface Diagnosis {
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Sent by the key check: no service can know it, so the key is judged without any cost. */
 const NO_SUCH_MODEL = "inference-service-doctor-no-such-model";
-/** The one-word prompt of every request (§4.1, §4.2), with `max_tokens: 1`. */
+/** The one-word prompt of every request (docs/service-contract.md#dedicated-endpoints, docs/service-contract.md#hosted-models), with `max_tokens: 1`. */
 const PROMPT = "ping";
 
 type CheckId = DiagnosisCheck["id"];
@@ -109,19 +109,19 @@ interface Target {
  * makes it meaningless:
  *
  * 1. `base-url` — the base URL's shape, and its normalised form (no request);
- * 2. `reachable` — one `POST …/chat/completions` reaches the API: not HTML (§4.2 rule 2), not
- *    404 `Invalid URL` (§4.2 rule 1), not a network failure;
+ * 2. `reachable` — one `POST …/chat/completions` reaches the API: not HTML (docs/service-contract.md#hosted-models, rule 2), not
+ *    404 `Invalid URL` (docs/service-contract.md#hosted-models, rule 1), not a network failure;
  * 3. `api-key` — the same request, sent with a model ID that cannot exist: 401 means the key is
- *    missing, invalid or expired (§5 rule 4); 503 `model_not_found` means the service accepted the
+ *    missing, invalid or expired (docs/service-contract.md#authentication, rule 4); 503 `model_not_found` means the service accepted the
  *    key and went on to the model, so this check costs nothing;
  * 4. `model`, 5. `credit` — first one free `GET …/models` (once the key is accepted): when the
  *    service answers it with a list, the model check names the listed IDs and the near misses of
  *    `model` (an unknown route changes nothing). Then, only with `model`, one chat completion with
- *    `max_tokens: 1` (it may cost a few tokens): 503 `model_not_found` (§4.2 rule 4), 403
- *    `insufficient_user_quota` (§7);
- * 6. `service-name` — the Service-Name's shape (§4.1 rule 2; no request);
+ *    `max_tokens: 1` (it may cost a few tokens): 503 `model_not_found` (docs/service-contract.md#hosted-models, rule 4), 403
+ *    `insufficient_user_quota` (docs/service-contract.md#errors);
+ * 6. `service-name` — the Service-Name's shape (docs/service-contract.md#dedicated-endpoints, rule 2; no request);
  * 7. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
- *    404 → Service-Name, refused or empty → Pending, 200 → Running (§3, §7 rule 7).
+ *    404 → Service-Name, refused or empty → Pending, 200 → Running (docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7).
  *
  * Every failure is the package's typed error, so `fix` is its `hint`. Never throws for a service
  * or configuration problem; throws `ConfigurationError` only for an invalid `timeout`.
@@ -151,7 +151,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     ? { baseURL: base.baseURL, apiKey: key.apiKey, fetch: options.fetch, timeout }
     : undefined;
 
-  // Hosted surface: the probe is also the key check (§4.2).
+  // Hosted surface: the probe is also the key check (docs/service-contract.md#hosted-models).
   let probe: Outcome | undefined;
   let keyCheck: DiagnosisCheck | undefined;
   let availableModels: string[] | undefined;
@@ -185,7 +185,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     }
   }
 
-  // Dedicated surface (§4.1): the Service-Name is checked without a request, then the endpoint.
+  // Dedicated surface (docs/service-contract.md#dedicated-endpoints): the Service-Name is checked without a request, then the endpoint.
   const named = readServiceName(options);
   const nameCheck = add(checkServiceName(named));
   if (nameCheck.status !== "pass") {
@@ -200,7 +200,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   } else if (!key.apiKey) {
     skip("endpoint", "no API key.");
   } else {
-    // Run even when the hosted key check failed: the two surfaces need different permissions (§5 rules 3, 6).
+    // Run even when the hosted key check failed: the two surfaces need different permissions (docs/service-contract.md#authentication, rules 3, 6).
     const outcome = await postCompletion(target!, named.serviceName!);
     add(checkEndpoint(outcome, named.serviceName!, keyCheck?.status));
   }
@@ -242,7 +242,7 @@ function checkBaseURL(option: string | undefined): {
     status: removed ? "warn" : "pass",
     detail: `${baseURL} (from ${source}; ${change}).`,
   };
-  // This package repairs it, but the openai SDK or curl given the same value would get 404 (§4.2 rule 1).
+  // This package repairs it, but the openai SDK or curl given the same value would get 404 (docs/service-contract.md#hosted-models, rule 1).
   if (removed) {
     check.fix = `Set ${source} to ${baseURL}, so that other clients (the openai SDK, curl) reach the API too.`;
   }
@@ -312,7 +312,7 @@ function checkServiceName(read: ServiceNameRead): Omit<DiagnosisCheck, "title"> 
     return configurationFailure(
       "service-name",
       read.error,
-      // §4.1 rule 2: the service would answer 404 or route to the wrong service.
+      // docs/service-contract.md#dedicated-endpoints, rule 2: the service would answer 404 or route to the wrong service.
       "The Service-Name is malformed; no request was sent.",
     );
   }
@@ -365,7 +365,7 @@ async function post(
       method: "POST",
       headers: {
         "Content-Type": "application/json",
-        // §5 rule 4: without a key the probe still tells a 401 from HTML or a 404.
+        // docs/service-contract.md#authentication, rule 4: without a key the probe still tells a 401 from HTML or a 404.
         ...(target.apiKey ? { Authorization: `Bearer ${target.apiKey}` } : {}),
       },
       body: JSON.stringify(body),
@@ -399,7 +399,7 @@ function postChat(target: Target, model: string, availableModels?: string[]): Pr
 
 function postCompletion(target: Target, serviceName: string): Promise<Outcome> {
   const ctx: FailureContext = { surface: "dedicated", serviceName, secrets: secretsOf(target) };
-  // §4.1 rule 1: the Service-Name header must be added explicitly.
+  // docs/service-contract.md#dedicated-endpoints, rule 1: the Service-Name header must be added explicitly.
   return post(target, "/completions", { prompt: PROMPT, max_tokens: 1 }, ctx, {
     [SERVICE_NAME_HEADER]: serviceName,
   });
@@ -471,7 +471,7 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
     return fromError(
       "reachable",
       error,
-      // §4.2 rule 2, §7 HTML 200 row.
+      // docs/service-contract.md#hosted-models, rule 2, docs/service-contract.md#errors HTML 200 row.
       `${sent} answered HTTP 200 with an HTML page, not the API: this base URL does not reach /inference/v1.`,
     );
   }
@@ -479,7 +479,7 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
     return fromError(
       "reachable",
       error,
-      // §4.2 rule 1: e.g. a base ending in /chat/completions.
+      // docs/service-contract.md#hosted-models, rule 1: e.g. a base ending in /chat/completions.
       `${sent} got HTTP 404 ${error.serviceMessage ?? "Invalid URL"}: the service does not serve this path.`,
     );
   }
@@ -498,7 +498,7 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
 
 function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "title"> {
   if (!key.apiKey) {
-    // §5 rule 1: every call carries the key.
+    // docs/service-contract.md#authentication, rule 1: every call carries the key.
     return configurationFailure("api-key", key.error, "No API key configured.");
   }
   const accepted = {
@@ -516,7 +516,7 @@ function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "tit
     return fromError(
       "api-key",
       error,
-      // §5 rule 4: a missing and an invalid key get the same 401.
+      // docs/service-contract.md#authentication, rule 4: a missing and an invalid key get the same 401.
       `${key.shown} rejected with HTTP 401: the key is missing, invalid or expired.`,
     );
   }
@@ -579,7 +579,7 @@ async function checkModelAndCredit(
       fromError(
         "model",
         error,
-        // §4.2 rule 4: 503 model_not_found means an unknown model, not an outage.
+        // docs/service-contract.md#hosted-models, rule 4: 503 model_not_found means an unknown model, not an outage.
         `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`,
       ),
       creditFromProbe ?? skipCredit("needs a model ID the service knows."),
@@ -629,7 +629,7 @@ function noCredit(error: InferenceServiceError): Omit<DiagnosisCheck, "title"> {
   return fromError(
     "credit",
     error,
-    // §7 rule 3: credit exhaustion is a 403, not a 429.
+    // docs/service-contract.md#errors, rule 3: credit exhaustion is a 403, not a 429.
     "No credit left: HTTP 403 insufficient_user_quota (a Wallet at or below zero, not a rate limit).",
   );
 }
@@ -666,7 +666,7 @@ function checkEndpoint(
     return fromError(
       "endpoint",
       error,
-      // §5 rule 3, §7 rule 7.
+      // docs/service-contract.md#authentication, rule 3, docs/service-contract.md#errors, rule 7.
       `HTTP 401 from ${serviceName}: ${why}.`,
     );
   }
@@ -674,7 +674,7 @@ function checkEndpoint(
     return fromError(
       "endpoint",
       error,
-      // §4.1 rule 2, §7 rule 7.
+      // docs/service-contract.md#dedicated-endpoints, rule 2, docs/service-contract.md#errors, rule 7.
       `HTTP 404: no deployment answers to Service-Name ${serviceName}; check the tenant ID and the job alias.`,
     );
   }
@@ -682,7 +682,7 @@ function checkEndpoint(
     return fromError(
       "endpoint",
       error,
-      // §3, §7 rule 7.
+      // docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7.
       `${serviceName} refused the connection or answered with nothing: it is still Pending.`,
     );
   }

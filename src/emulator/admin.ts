@@ -37,7 +37,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   },
   "POST /top-up": ({ state }, body) => ok({ credit: state.topUp(body.amount as number) }),
   "POST /keys": ({ state }, body) => {
-    // Like the console's create-key action (§5 rule 2): the full secret is shown once, here.
+    // Like the console's create-key action (docs/service-contract.md#authentication, rule 2): the full secret is shown once, here.
     const secret = body.secret ?? `sk-emu-${randomBytes(12).toString("hex")}`;
     return created(state.describeKey(state.addKey({ ...body, secret } as ApiKeyConfig), true));
   },

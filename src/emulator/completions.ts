@@ -30,7 +30,7 @@ export function chatCompletionBody(
 }
 
 /**
- * `text_completion`. §4.1 leaves the dedicated response body "not shown"; the emulator uses
+ * `text_completion`. docs/service-contract.md#dedicated-endpoints leaves the dedicated response body "not shown"; the emulator uses
  * OpenAI's completions shape, which `choices[].text` parsers expect.
  */
 export function textCompletionBody(

@@ -2,12 +2,12 @@
 
 import type { EmulatorStateConfig } from "./options.js";
 
-/** The permission a key needs on the dedicated endpoint surface (§2, §5 rule 3). */
+/** The permission a key needs on the dedicated endpoint surface (docs/service-contract.md#resources, docs/service-contract.md#authentication, rule 3). */
 export const INFERENCE_SERVICE_PERMISSION = "Inference Service";
 
 /** Demo key with the Inference Service permission: works on both surfaces. */
 export const DEFAULT_API_KEY = "sk-emulator-demo";
-/** Demo key without the Inference Service permission: 401 on the dedicated surface (§5 rule 3). */
+/** Demo key without the Inference Service permission: 401 on the dedicated surface (docs/service-contract.md#authentication, rule 3). */
 export const NO_PERMISSION_API_KEY = "sk-emulator-noperm";
 /** Demo key that expired in 2000: 401 on both surfaces. */
 export const EXPIRED_API_KEY = "sk-emulator-expired";
@@ -16,7 +16,7 @@ export const EXPIRED_API_KEY = "sk-emulator-expired";
 export const DEFAULT_TENANT_ID = "tenant-demo";
 /** Running demo endpoint (Scaling 1/1). */
 export const DEFAULT_SERVICE_NAME = "tenant-demo.demo-endpoint";
-/** Pending demo endpoint (Scaling 0/1): calls get a closed connection (§3). */
+/** Pending demo endpoint (Scaling 0/1): calls get a closed connection (docs/service-contract.md#endpoint-states). */
 export const PENDING_SERVICE_NAME = "tenant-demo.pending-endpoint";
 
 /** Plain hosted demo model. */

@@ -1,11 +1,11 @@
-/** @module The error bodies of interface document §7, byte for byte, plus the emulator's own. */
+/** @module The error bodies of service contract docs/service-contract.md#errors, byte for byte, plus the emulator's own. */
 
 import { type EmulatorResponse, jsonReply } from "./reply.js";
 
-// §7: {"error": {"code", "message", "type", "param" (403 and 404 only)}}. Key order follows the
+// docs/service-contract.md#errors: {"error": {"code", "message", "type", "param" (403 and 404 only)}}. Key order follows the
 // document so recorded bodies diff cleanly against the real service.
 
-/** 401 for a missing, unknown or expired key, or a key without permission (§5 rules 3–4). */
+/** 401 for a missing, unknown or expired key, or a key without permission (docs/service-contract.md#authentication, rules 3–4). */
 export function invalidToken(requestId: string): EmulatorResponse {
   return jsonReply(
     401,
@@ -20,7 +20,7 @@ export function invalidToken(requestId: string): EmulatorResponse {
   );
 }
 
-/** 403 when credit is at or below zero (§7, §4.2 rule 3): Simplified Chinese, with the balance. */
+/** 403 when credit is at or below zero (docs/service-contract.md#errors, docs/service-contract.md#hosted-models, rule 3): Simplified Chinese, with the balance. */
 export function insufficientQuota(requestId: string, balance: number): EmulatorResponse {
   return jsonReply(
     403,
@@ -36,7 +36,7 @@ export function insufficientQuota(requestId: string, balance: number): EmulatorR
   );
 }
 
-/** 404 for a wrong path under `/inference/v1` (§7): the path after `/inference`, no request ID in the body. */
+/** 404 for a wrong path under `/inference/v1` (docs/service-contract.md#errors): the path after `/inference`, no request ID in the body. */
 export function invalidUrl(requestId: string, method: string, path: string): EmulatorResponse {
   return jsonReply(
     404,
@@ -52,7 +52,7 @@ export function invalidUrl(requestId: string, method: string, path: string): Emu
   );
 }
 
-/** 503 for an unknown hosted model (§4.2 rule 4): the service is not down, so retrying never helps. */
+/** 503 for an unknown hosted model (docs/service-contract.md#hosted-models, rule 4): the service is not down, so retrying never helps. */
 export function modelNotFound(requestId: string, model: string): EmulatorResponse {
   return jsonReply(
     503,
@@ -67,7 +67,7 @@ export function modelNotFound(requestId: string, model: string): EmulatorRespons
   );
 }
 
-/** Injected 429 (§7 rule 9 leaves open whether the service sends one; users' retry code needs it). */
+/** Injected 429 (docs/service-contract.md#errors, rule 9 leaves open whether the service sends one; users' retry code needs it). */
 export function rateLimited(requestId: string, retryAfterSeconds: number): EmulatorResponse {
   return jsonReply(
     429,
@@ -126,8 +126,8 @@ export function badRequest(requestId: string, message: string): EmulatorResponse
 }
 
 /**
- * 413 for a body over `maxBodyBytes`: §8 shows no size limit, so the code and wording are the
- * emulator's; the shape is the §7 one, so clients need one parser.
+ * 413 for a body over `maxBodyBytes`: docs/service-contract.md#limits-and-retries shows no size limit, so the code and wording are the
+ * emulator's; the shape is the docs/service-contract.md#errors one, so clients need one parser.
  */
 export function requestTooLarge(requestId: string, limit: number): EmulatorResponse {
   return jsonReply(

@@ -13,7 +13,7 @@ import {
 export const FAULT_HEADER = "X-Emulator-Fault";
 
 /**
- * The gateway's error replies beyond §7 (see `gateway_faults.ts` and docs/emulator.md), named
+ * The gateway's error replies beyond docs/service-contract.md#errors (see `gateway_faults.ts` and docs/emulator.md), named
  * after the gateway's code where there is one.
  */
 export type GatewayFaultKind = keyof typeof GATEWAY_FAULTS;

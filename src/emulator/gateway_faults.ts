@@ -1,5 +1,5 @@
 /**
- * @module The gateway's error replies beyond §7, as the new-api gateway the service runs on sends
+ * @module The gateway's error replies beyond docs/service-contract.md#errors, as the new-api gateway the service runs on sends
  * them (status, `code`, `type`, message and where the `(request id: …)` suffix is): injected with
  * `X-Emulator-Fault: <name>` so that a program's handling of each can be tested offline. Named
  * after the gateway's code where there is one.

@@ -1,5 +1,5 @@
 /**
- * @module The emulator's HTTP semantics (interface document §3–§8) over the transport-neutral
+ * @module The emulator's HTTP semantics (service contract (docs/service-contract.md)) over the transport-neutral
  * request/reply types: routing, authentication, faults, both surfaces and metering.
  */
 
@@ -81,17 +81,17 @@ function route(
     if (request.method === "GET" && path === MODELS_PATH) {
       return listModels(context.state, request, requestId, startedAt);
     }
-    // §7 404 row: the path after `/inference`, and no request ID in the body.
+    // docs/service-contract.md#errors 404 row: the path after `/inference`, and no request ID in the body.
     return invalidUrl(requestId, request.method, path.slice("/inference".length));
   }
-  // §4.2 rule 2: a base missing `/v1` (or any other path) reaches the console's HTML page.
+  // docs/service-contract.md#hosted-models, rule 2: a base missing `/v1` (or any other path) reaches the console's HTML page.
   return consolePage(requestId);
 }
 
 /**
- * Hosted surface (§4.2). Order: key (401) → faults → body (400) → model (503) → credit (403).
+ * Hosted surface (docs/service-contract.md#hosted-models). Order: key (401) → faults → body (400) → model (503) → credit (403).
  * The model comes before the credit, as on a gateway that must know a model's price before it
- * can reserve credit for the call; §7 does not order the two.
+ * can reserve credit for the call; docs/service-contract.md#errors does not order the two.
  */
 function hosted(
   context: HandlerContext,
@@ -100,7 +100,7 @@ function hosted(
 ): EmulatorReply {
   const { state } = context;
   const call = new Call(context, request, requestId, "hosted");
-  // §5 rule 6 leaves the hosted surface's permission "not shown": any valid, unexpired key works.
+  // docs/service-contract.md#authentication, rule 6 leaves the hosted surface's permission "not shown": any valid, unexpired key works.
   const refused = call.admit(false);
   if (refused) return refused;
   const read = call.read(parseChatRequest);
@@ -110,7 +110,7 @@ function hosted(
   call.entry.stream = body.stream;
   const model = state.model(body.model);
   if (!model) return call.finish(modelNotFound(requestId, body.model));
-  // §7: credit must be above zero; a call may still run it below zero, the next one gets 403.
+  // docs/service-contract.md#errors: credit must be above zero; a call may still run it below zero, the next one gets 403.
   if (state.credit <= 0) return call.finish(insufficientQuota(requestId, state.credit));
   const output = generateChat(body);
   const identity = call.identity("chatcmpl", body.model);
@@ -125,9 +125,9 @@ function hosted(
 }
 
 /**
- * Dedicated surface (§4.1). Order: key with the Inference Service permission (401) → faults →
- * Service-Name (404) → Pending (closed connection, §3) → body (400). Dedicated calls are metered
- * in tokens in the request log but debit no credit: §1 says only the hosted surface is paid per
+ * Dedicated surface (docs/service-contract.md#dedicated-endpoints). Order: key with the Inference Service permission (401) → faults →
+ * Service-Name (404) → Pending (closed connection, docs/service-contract.md#endpoint-states) → body (400). Dedicated calls are metered
+ * in tokens in the request log but debit no credit: docs/service-contract.md#the-two-surfaces says only the hosted surface is paid per
  * token from credit.
  */
 function dedicated(
@@ -137,18 +137,18 @@ function dedicated(
 ): EmulatorReply {
   const { state } = context;
   const call = new Call(context, request, requestId, "dedicated");
-  // §5 rule 3: the permission is required here; a missing one is the same 401 as a bad key.
+  // docs/service-contract.md#authentication, rule 3: the permission is required here; a missing one is the same 401 as a bad key.
   const refused = call.admit(true);
   if (refused) return refused;
   const serviceName = headerValue(request, "service-name") ?? "";
   if (serviceName !== "") call.entry.serviceName = serviceName;
-  // §4.1 rule 2, §7 rule 8: the dedicated error bodies are not shown; a malformed or unknown
-  // Service-Name gets the §7 404 body, so clients need one parser for both surfaces.
+  // docs/service-contract.md#dedicated-endpoints, rule 2, docs/service-contract.md#errors, rule 8: the dedicated error bodies are not shown; a malformed or unknown
+  // Service-Name gets the docs/service-contract.md#errors 404 body, so clients need one parser for both surfaces.
   const endpointState = state.endpointState(serviceName);
   if (endpointState === undefined) {
     return call.finish(invalidUrl(requestId, "POST", "/v1/completions"));
   }
-  // §3: a Pending endpoint yields a refused connection or an empty response.
+  // docs/service-contract.md#endpoint-states: a Pending endpoint yields a refused connection or an empty response.
   if (endpointState === "Pending") return call.finish(dropReply(false));
   const read = call.read(parseCompletionRequest);
   if ("reply" in read) return read.reply;
@@ -164,7 +164,7 @@ function dedicated(
 
 /**
  * `GET /models`, as the new-api gateway serves it: `{ success, object: "list", data: [{ id,
- * object: "model", created, owned_by }] }`. The interface document does not show this route; the
+ * object: "model", created, owned_by }] }`. The service contract does not show this route; the
  * key is checked as on the hosted surface, and a listing is neither faulted, metered nor logged.
  */
 function listModels(
@@ -180,7 +180,7 @@ function listModels(
   return jsonReply(200, { success: true, object: "list", data }, requestId);
 }
 
-/** §5 rules 1, 3, 4: a missing, unknown or expired key, or a missing permission, are all "no key". */
+/** docs/service-contract.md#authentication, rules 1, 3, 4: a missing, unknown or expired key, or a missing permission, are all "no key". */
 function authenticate(
   state: EmulatorState,
   request: EmulatorRequest,
@@ -225,7 +225,7 @@ class Call {
   }
 
   /**
-   * Authenticates the key (§5 rules 1, 3, 4), then applies the request's faults. Faults come after
+   * Authenticates the key (docs/service-contract.md#authentication, rules 1, 3, 4), then applies the request's faults. Faults come after
    * authentication, so a fault never hides a 401 and unauthenticated traffic cannot draw from the
    * seeded generator. Returns the reply when the call ends here.
    */

@@ -49,7 +49,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
 
   const send = (reply: EmulatorReply, request: IncomingMessage, response: ServerResponse) => {
     if (reply.kind === "drop") {
-      // §3 Pending: an orderly close with nothing written is "an empty response"; the reset
+      // docs/service-contract.md#endpoint-states Pending: an orderly close with nothing written is "an empty response"; the reset
       // fault sends RST instead, like a crashed upstream.
       if (reply.reset) request.socket.resetAndDestroy();
       else request.socket.destroy();

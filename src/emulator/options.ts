@@ -7,7 +7,7 @@ import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type { FaultOptions } from "./faults.js";
 import { EmulatorConfigError } from "./validate.js";
 
-/** Dedicated endpoint states named in §3. */
+/** Dedicated endpoint states named in docs/service-contract.md#endpoint-states. */
 export type EndpointState = "Pending" | "Running";
 
 /** An API key as configured (options, JSON file, `POST /_emulator/keys`). */
@@ -24,7 +24,7 @@ export interface ApiKeyConfig {
   expiresAt?: string | number;
 }
 
-/** A tenant (§2); its ID is the first half of a Service-Name. */
+/** A tenant (docs/service-contract.md#resources); its ID is the first half of a Service-Name. */
 export interface TenantConfig {
   id: string;
   /** Default: the id. */
@@ -56,7 +56,7 @@ export interface ModelConfig {
   prices?: ModelPrices;
   /**
    * What the model can do and its context window, as a client declares it in
-   * `ChatInferenceService`'s `profiles` (the service itself publishes none: §4.2). Informative:
+   * `ChatInferenceService`'s `profiles` (the service itself publishes none: docs/service-contract.md#hosted-models). Informative:
    * the emulator does not enforce it. Default none.
    */
   profile?: ModelProfile;

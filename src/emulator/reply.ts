@@ -26,7 +26,7 @@ export interface EmulatorResponse {
   delayMs: number;
 }
 
-/** Close the connection without any response (§3 Pending endpoint, reset fault). */
+/** Close the connection without any response (docs/service-contract.md#endpoint-states Pending endpoint, reset fault). */
 export interface EmulatorDrop {
   kind: "drop";
   /** true: reset (RST, like a crashed peer); false: orderly close (an empty response). */
@@ -36,7 +36,7 @@ export interface EmulatorDrop {
 
 export type EmulatorReply = EmulatorResponse | EmulatorDrop;
 
-/** Every response carries it (§7 rule 5); the middle word is the emulator's neutral choice. */
+/** Every response carries it (docs/service-contract.md#errors, rule 5); the middle word is the emulator's neutral choice. */
 export const REQUEST_ID_HEADER = "X-Gateway-Request-Id";
 
 const JSON_TYPE = "application/json; charset=utf-8";

@@ -66,7 +66,7 @@ function parseObject(body: string): Record<string, unknown> {
   return parsed;
 }
 
-/** Reads a `POST /chat/completions` body (§4.2), tolerating the fields OpenAI SDKs add. */
+/** Reads a `POST /chat/completions` body (docs/service-contract.md#hosted-models), tolerating the fields OpenAI SDKs add. */
 export function parseChatRequest(body: string): ChatRequest {
   const json = parseObject(body);
   if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
@@ -86,7 +86,7 @@ export function parseChatRequest(body: string): ChatRequest {
   };
 }
 
-/** Reads a `POST /completions` body (§4.1): `prompt` is a string or an array of strings. */
+/** Reads a `POST /completions` body (docs/service-contract.md#dedicated-endpoints): `prompt` is a string or an array of strings. */
 export function parseCompletionRequest(body: string): CompletionRequest {
   const json = parseObject(body);
   const { prompt } = json;

@@ -23,7 +23,7 @@ import {
   requireStringArray,
 } from "./validate.js";
 
-/** The two call surfaces of §1. */
+/** The two call surfaces of docs/service-contract.md#the-two-surfaces. */
 export type Surface = "hosted" | "dedicated";
 
 /** An API key as stored. */
@@ -43,13 +43,13 @@ export interface Tenant {
 
 /** A dedicated endpoint as reported by {@link EmulatorState.endpoint} and the admin API. */
 export interface Endpoint {
-  /** `<TENANT_ID>.<JOB_ALIAS_NAME>`, the value of the Service-Name header (§4.1). */
+  /** `<TENANT_ID>.<JOB_ALIAS_NAME>`, the value of the Service-Name header (docs/service-contract.md#dedicated-endpoints). */
   readonly serviceName: string;
   readonly tenantId: string;
   readonly jobAlias: string;
   readonly replicas: number;
   readonly state: EndpointState;
-  /** `<running_replicas>/<total_replicas>` (§2): every replica runs when Running, none when Pending. */
+  /** `<running_replicas>/<total_replicas>` (docs/service-contract.md#resources): every replica runs when Running, none when Pending. */
   readonly scaling: string;
   /** When a Pending endpoint with `readyAfterMs` turns Running (ISO date). */
   readonly readyAt?: string;
@@ -183,7 +183,7 @@ export class EmulatorState {
 
   // ---- credit -------------------------------------------------------------------------------
 
-  /** Account credit (Wallet). Hosted calls need it above zero (§2, §7). */
+  /** Account credit (Wallet). Hosted calls need it above zero (docs/service-contract.md#resources, docs/service-contract.md#errors). */
   get credit(): number {
     return this.#credit;
   }
@@ -513,7 +513,7 @@ function requireEndpointState(value: unknown, field: string): EndpointState {
   return value;
 }
 
-/** Each half of a Service-Name is dot-free, or the name could not be split back (§4.1). */
+/** Each half of a Service-Name is dot-free, or the name could not be split back (docs/service-contract.md#dedicated-endpoints). */
 function requireServiceNamePart(value: unknown, field: string): string {
   const part = requireString(value, field);
   if (part.includes(".") || /\s/.test(part)) {

@@ -6,7 +6,7 @@ import {
   stampRetryable,
 } from "@langchain/core/errors";
 
-/** Which call surface of the service an error came from (interface document §1). */
+/** Which call surface of the service an error came from (service contract docs/service-contract.md#the-two-surfaces). */
 export type Surface = "hosted" | "dedicated";
 
 /** Everything a service error carries; the mapper in `mapper.ts` fills it in. */
@@ -58,7 +58,7 @@ export function formatDetails(init: {
  * Base class of every error this package raises for a service call.
  *
  * Programs branch on the class (or `code`) and on `retryable`, never on the message text
- * (interface document §7 rule 1). `isInstance` works across duplicate copies of the package.
+ * (service contract docs/service-contract.md#errors, rule 1). `isInstance` works across duplicate copies of the package.
  *
  * @example
  * ```ts
@@ -138,13 +138,13 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
   }
 }
 
-/** The API key is missing, invalid or expired, or (dedicated surface) lacks the Inference Service permission (§5.3, §7.7). */
+/** The API key is missing, invalid or expired, or (dedicated surface) lacks the Inference Service permission (docs/service-contract.md#authentication, rule 3, docs/service-contract.md#errors, rule 7). */
 export class AuthenticationError extends serviceNs.brand(InferenceServiceError, "authentication") {
   override readonly name = "AuthenticationError";
   override readonly lc_error_code = "MODEL_AUTHENTICATION" as const;
 }
 
-/** 403 `insufficient_user_quota`: the account's credit (Wallet) is exhausted; not a rate limit (§7 rule 3). */
+/** 403 `insufficient_user_quota`: the account's credit (Wallet) is exhausted; not a rate limit (docs/service-contract.md#errors, rule 3). */
 export class InsufficientCreditError extends serviceNs.brand(
   InferenceServiceError,
   "insufficient-credit",
@@ -167,7 +167,7 @@ export class KeyQuotaExceededError extends serviceNs.brand(
 /**
  * 403 other than a credit or key quota: the gateway refused the call for this key — `access_denied`
  * (the key's IP allow-list), an empty code (the key may not use this model or group), or a code
- * §7 does not document (§7 rule 2).
+ * docs/service-contract.md#errors does not document (docs/service-contract.md#errors, rule 2).
  */
 export class PermissionDeniedError extends serviceNs.brand(
   InferenceServiceError,
@@ -176,17 +176,17 @@ export class PermissionDeniedError extends serviceNs.brand(
   override readonly name = "PermissionDeniedError";
 }
 
-/** 404 on the hosted surface, or 501 `api_not_implemented`: the request went to a path the service does not serve (§4.2 rule 1). */
+/** 404 on the hosted surface, or 501 `api_not_implemented`: the request went to a path the service does not serve (docs/service-contract.md#hosted-models, rule 1). */
 export class InvalidURLError extends serviceNs.brand(InferenceServiceError, "invalid-url") {
   override readonly name = "InvalidURLError";
 }
 
-/** The `Service-Name` header is malformed or names no deployment of yours (§4.1 rule 2, §7 rule 7). */
+/** The `Service-Name` header is malformed or names no deployment of yours (docs/service-contract.md#dedicated-endpoints, rule 2, docs/service-contract.md#errors, rule 7). */
 export class ServiceNameError extends serviceNs.brand(InferenceServiceError, "service-name") {
   override readonly name = "ServiceNameError";
 }
 
-/** 503 `model_not_found`: the model ID is unknown; the service is not down (§4.2 rule 4). */
+/** 503 `model_not_found`: the model ID is unknown; the service is not down (docs/service-contract.md#hosted-models, rule 4). */
 export class ModelNotFoundError extends serviceNs.brand(InferenceServiceError, "model-not-found") {
   override readonly name = "ModelNotFoundError";
   override readonly lc_error_code = "MODEL_NOT_FOUND" as const;
@@ -194,13 +194,13 @@ export class ModelNotFoundError extends serviceNs.brand(InferenceServiceError, "
 
 /**
  * The base URL does not reach the API: a 200 whose body is HTML or other non-JSON (it misses
- * `/v1`, §4.2 rule 2, §7 rule 4), or it redirects more than 5 times or to another origin.
+ * `/v1`, docs/service-contract.md#hosted-models, rule 2, docs/service-contract.md#errors, rule 4), or it redirects more than 5 times or to another origin.
  */
 export class BaseURLError extends serviceNs.brand(InferenceServiceError, "base-url") {
   override readonly name = "BaseURLError";
 }
 
-/** A 200 JSON body without what the interface promises, such as a non-empty `choices` array (§7 rule 4). */
+/** A 200 JSON body without what the interface promises, such as a non-empty `choices` array (docs/service-contract.md#errors, rule 4). */
 export class MalformedResponseError extends serviceNs.brand(
   InferenceServiceError,
   "malformed-response",
@@ -208,7 +208,7 @@ export class MalformedResponseError extends serviceNs.brand(
   override readonly name = "MalformedResponseError";
 }
 
-/** 429: too many requests; retried after `Retry-After` (§7 rule 9). */
+/** 429: too many requests; retried after `Retry-After` (docs/service-contract.md#errors, rule 9). */
 export class RateLimitError extends serviceNs.brand(InferenceServiceError, "rate-limit") {
   override readonly name = "RateLimitError";
   override readonly lc_error_code = "MODEL_RATE_LIMIT" as const;
@@ -248,7 +248,7 @@ export class ContextLengthExceededError extends serviceNs.brand(
   override readonly lc_error_code = "CONTEXT_OVERFLOW" as const;
 }
 
-/** The service could not be reached (DNS, refused, reset, timeout) on the hosted surface (§7 rule 9). */
+/** The service could not be reached (DNS, refused, reset, timeout) on the hosted surface (docs/service-contract.md#errors, rule 9). */
 export class ServiceConnectionError extends serviceNs.brand(
   InferenceServiceError,
   "service-connection",
@@ -270,7 +270,7 @@ export class ServiceTimeoutError extends serviceNs.brand(
   override readonly name = "ServiceTimeoutError";
 }
 
-/** A dedicated endpoint refused the connection or answered with nothing: it is still Pending (§3, §7 rule 7). */
+/** A dedicated endpoint refused the connection or answered with nothing: it is still Pending (docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7). */
 export class EndpointNotReadyError extends serviceNs.brand(
   InferenceServiceError,
   "endpoint-not-ready",
@@ -314,7 +314,7 @@ export interface BudgetExceededErrorInit {
 /**
  * A `UsageTracker`'s budget could not hold the next call's worst-case cost, so the call was
  * refused before any request was sent. A guard only: the service's Wallet is authoritative and
- * ends calls with a 403 `insufficient_user_quota` ({@link InsufficientCreditError}, §2, §7).
+ * ends calls with a 403 `insufficient_user_quota` ({@link InsufficientCreditError}, docs/service-contract.md#resources, docs/service-contract.md#errors).
  */
 export class BudgetExceededError extends serviceNs.brand(LangChainError, "budget-exceeded") {
   override readonly name = "BudgetExceededError";

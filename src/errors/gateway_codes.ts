@@ -3,7 +3,7 @@
  * its class, whether retrying can help, and what to change. The service runs on the new-api
  * gateway (its bodies say `"type": "new_api_error"`); a code decides before the HTTP status does,
  * because the gateway sends request errors as 500 and passes the model server's errors through
- * with their own status (§7 rule 1: branch on status and code, never on the message).
+ * with their own status (docs/service-contract.md#errors, rule 1: branch on status and code, never on the message).
  */
 // The row picks among many classes of errors.ts: the module is imported whole.
 import * as errors from "./errors.js";

@@ -77,7 +77,7 @@ export function errorObjectFailure(
   return undefined;
 }
 
-/** The `error` object of a service body (§7), read leniently: every field may be missing. */
+/** The `error` object of a service body (docs/service-contract.md#errors), read leniently: every field may be missing. */
 interface ErrorBody {
   code?: string;
   message?: string;
@@ -120,14 +120,14 @@ export function parseErrorBody(body: unknown): ErrorBody {
   };
 }
 
-/** The request ID of a response, from its `X-Gateway-Request-Id` header (§7 rule 5). */
+/** The request ID of a response, from its `X-Gateway-Request-Id` header (docs/service-contract.md#errors, rule 5). */
 export function headerRequestId(headers?: Headers): string | undefined {
   return headers?.get(REQUEST_ID_HEADER)?.trim() || undefined;
 }
 
 /**
  * Request IDs: the `X-Gateway-Request-Id` header first, then each `(request id: …)` suffix of the
- * message in order (chained gateways add several). Never the client's own `X-Request-Id` (§7 rules 5–6).
+ * message in order (chained gateways add several). Never the client's own `X-Request-Id` (docs/service-contract.md#errors, rules 5–6).
  */
 export function findRequestIds(headers?: Headers, message?: string): string[] {
   const ids: string[] = [];
@@ -181,7 +181,7 @@ function networkCode(cause: unknown): string | undefined {
   return undefined;
 }
 
-/** Codes that mean "nothing is listening" or "the peer hung up without answering" (§3 Pending). */
+/** Codes that mean "nothing is listening" or "the peer hung up without answering" (docs/service-contract.md#endpoint-states Pending). */
 const NOT_READY_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -211,7 +211,7 @@ function bareMessage(message: string | undefined): string | undefined {
 }
 
 /**
- * Picks the class for an HTTP status and service `code` (§7 table; §7 rules 1–3): a 401 is always
+ * Picks the class for an HTTP status and service `code` (docs/service-contract.md#errors table; docs/service-contract.md#errors, rules 1–3): a 401 is always
  * the key; then a code the gateway documents decides (it sends request errors as 500 and passes
  * the model server's own errors through); then the status. A 2xx that carries an error object is
  * judged like an error event inside a stream.
@@ -327,7 +327,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     case "network": {
       const code = networkCode(failure.cause);
       // The response had begun: the service was reached, so this is neither "unreachable" nor,
-      // on the dedicated surface, a Pending endpoint (§3).
+      // on the dedicated surface, a Pending endpoint (docs/service-contract.md#endpoint-states).
       if (ctx.midStream || failure.afterResponse) {
         return {
           cls: errors.ServiceConnectionError,

@@ -1,4 +1,4 @@
-/** @module `ChatInferenceService`: the chat model for the service's hosted models (§4.2). */
+/** @module `ChatInferenceService`: the chat model for the service's hosted models (docs/service-contract.md#hosted-models). */
 
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type {
@@ -67,9 +67,9 @@ export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCa
 /** Options of {@link ChatInferenceService}. Every other `ChatOpenAI` field (temperature, maxTokens, streaming, …) works as there. */
 export interface ChatInferenceServiceFields
   extends Omit<BaseChatOpenAIFields, "configuration" | "apiKey" | "openAIApiKey"> {
-  /** Model ID of the hosted model, sent as `model` in the body (§4.2). Required. */
+  /** Model ID of the hosted model, sent as `model` in the body (docs/service-contract.md#hosted-models). Required. */
   model?: string;
-  /** API key, sent as `Authorization: Bearer …` (§5). @default env `INFERENCE_SERVICE_API_KEY` */
+  /** API key, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication). @default env `INFERENCE_SERVICE_API_KEY` */
   apiKey?: string;
   /**
    * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
@@ -77,11 +77,11 @@ export interface ChatInferenceServiceFields
    */
   openAIApiKey?: string;
   /**
-   * The service's host root or `…/inference/v1` (normalised, §9).
+   * The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning).
    * @default env `INFERENCE_SERVICE_BASE_URL`
    */
   baseURL?: string;
-  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors, timeouts). @default 2 (§8) */
+  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors, timeouts). @default 2 (docs/service-contract.md#limits-and-retries) */
   maxRetries?: number;
   /**
    * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt

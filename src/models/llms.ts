@@ -1,4 +1,4 @@
-/** @module `DedicatedEndpointLLM`: the text LLM for a user's own dedicated endpoint (§4.1). */
+/** @module `DedicatedEndpointLLM`: the text LLM for a user's own dedicated endpoint (docs/service-contract.md#dedicated-endpoints). */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import {
   BaseLLM,
@@ -62,19 +62,19 @@ export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
 export interface DedicatedEndpointLLMFields extends BaseLLMParams {
   /**
    * The `Service-Name` header, `<TENANT_ID>.<JOB_ALIAS_NAME>`: tenant ID, one dot, job alias
-   * (§4.1). @default `tenantId` + "." + `jobAlias`
+   * (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias`
    */
   serviceName?: string;
-  /** Tenant ID, shown with the tenant name in the console sidebar (§5 rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
+  /** Tenant ID, shown with the tenant name in the console sidebar (docs/service-contract.md#authentication, rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
   tenantId?: string;
   /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
   jobAlias?: string;
   /**
-   * API key with the **Inference Service** permission, sent as `Authorization: Bearer …` (§5 rule 3).
+   * API key with the **Inference Service** permission, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication, rule 3).
    * @default env `INFERENCE_SERVICE_API_KEY`
    */
   apiKey?: string;
-  /** The service's host root or `…/inference/v1` (normalised, §9). @default env `INFERENCE_SERVICE_BASE_URL` */
+  /** The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning). @default env `INFERENCE_SERVICE_BASE_URL` */
   baseURL?: string;
   /**
    * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
@@ -87,9 +87,9 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
    * takes no other client option: any other field is a `ConfigurationError`. @default `{}`
    */
   configuration?: { apiKey?: string; baseURL?: string };
-  /** `max_tokens`: token cap on the generated output (§4.1); a whole number ≥ 1. @default the endpoint's own */
+  /** `max_tokens`: token cap on the generated output (docs/service-contract.md#dedicated-endpoints); a whole number ≥ 1. @default the endpoint's own */
   maxTokens?: number;
-  /** `temperature`: sampling temperature (§4.1); a finite number ≥ 0. @default the endpoint's own */
+  /** `temperature`: sampling temperature (docs/service-contract.md#dedicated-endpoints); a finite number ≥ 0. @default the endpoint's own */
   temperature?: number;
   /** Stop sequences sent as `stop`; a call's `stop` replaces them. @default none */
   stop?: string[];
@@ -104,7 +104,7 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
    * non-streamed answer is bounded by `timeout` as a whole. @default `timeout`
    */
   idleTimeout?: number;
-  /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx, timeouts). @default 2 (§8) */
+  /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx, timeouts). @default 2 (docs/service-contract.md#limits-and-retries) */
   maxRetries?: number;
   /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
   retry?: RetryOptions;
@@ -119,7 +119,7 @@ export interface DedicatedEndpointLLMFields extends BaseLLMParams {
   modelKwargs?: Record<string, unknown>;
   /**
    * Milliseconds to keep retrying while the endpoint is Pending (refused connection or empty
-   * response, §3), whatever `maxRetries` says; then an `EndpointNotReadyError` saying how long it
+   * response, docs/service-contract.md#endpoint-states), whatever `maxRetries` says; then an `EndpointNotReadyError` saying how long it
    * waited. `0` turns it off. @default 0
    */
   waitForReady?: number;
@@ -164,11 +164,11 @@ const serviceNameOfFailure = new WeakMap<object, string>();
 /**
  * LLM (text in, text out) for a dedicated endpoint of the inference service: a model you deployed
  * yourself, called at `…/inference/v1/completions` and routed by the `Service-Name` header that
- * standard SDK clients never send (§4.1 rule 1). Use it in any chain like another LangChain LLM.
+ * standard SDK clients never send (docs/service-contract.md#dedicated-endpoints, rule 1). Use it in any chain like another LangChain LLM.
  *
  * ## Setup
  * 1. Deploy the model as a dedicated endpoint and wait until its **Scaling** shows every replica
- *    running, e.g. `1/1` (§3): until then it is Pending and calls are refused or answered empty.
+ *    running, e.g. `1/1` (docs/service-contract.md#endpoint-states): until then it is Pending and calls are refused or answered empty.
  * 2. Note the **tenant ID** (console sidebar, next to the tenant name) and the endpoint's
  *    **job alias** name.
  * 3. Create an API key with the **Inference Service** permission (it is shown once).
@@ -226,7 +226,7 @@ const serviceNameOfFailure = new WeakMap<object, string>();
  *
  * ## Errors
  * Every failure is an `InferenceServiceError` subclass with `status`, `requestId`, `retryable`
- * and a `hint` (§7 rule 7):
+ * and a `hint` (docs/service-contract.md#errors, rule 7):
  * - `AuthenticationError` (401): the key is invalid, expired, or lacks the Inference Service permission;
  * - `ServiceNameError` (404): no deployment answers to that Service-Name — check tenant ID and job alias;
  * - `EndpointNotReadyError`: refused connection or empty response — the endpoint is still Pending.
@@ -239,7 +239,7 @@ const serviceNameOfFailure = new WeakMap<object, string>();
  * // EndpointNotReadyError: The dedicated endpoint "t-1234.summarizer" was still not ready after waiting 120004 ms …
  * ```
  *
- * ## Wire format (§4.1 leaves the response "not shown")
+ * ## Wire format (docs/service-contract.md#dedicated-endpoints leaves the response "not shown")
  * The body is `{ prompt, max_tokens?, temperature?, stop?, stream?, stream_options?, ...modelKwargs }`;
  * `model` is not sent, since routing is by Service-Name (pass `modelKwargs: { model }` if your
  * endpoint wants one). The answer is read from `choices[i].text`, else `choices[i].message.content`;
@@ -361,7 +361,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       timeout: fields.timeout,
       // One retry layer (issue 3): the caller below retries, the SDK never does.
       maxRetries: 0,
-      // §4.1 rule 1: Service-Name is added to every request; a call's own value takes precedence.
+      // docs/service-contract.md#dedicated-endpoints, rule 1: Service-Name is added to every request; a call's own value takes precedence.
       fetch: createServiceFetch({
         surface: "dedicated",
         serviceName,
@@ -580,7 +580,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   /**
    * Opens the SSE stream inside the retried attempt and reads its first event there, so a stream
-   * that ends without any event counts as the empty response of a Pending endpoint (§3) and is
+   * that ends without any event counts as the empty response of a Pending endpoint (docs/service-contract.md#endpoint-states) and is
    * retried like one, as is one that fails or stalls before it; later events are never retried
    * (they have been handed out).
    */

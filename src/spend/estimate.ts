@@ -115,7 +115,7 @@ function choicesOf(body: Record<string, unknown>): number {
   return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
 }
 
-/** The estimate of a `/chat/completions` body (§4.2): messages, tools and response format. */
+/** The estimate of a `/chat/completions` body (docs/service-contract.md#hosted-models): messages, tools and response format. */
 export function estimateChatRequest(body: Record<string, unknown>, model: string): RequestEstimate {
   let inputTokens = 0;
   const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -127,7 +127,7 @@ export function estimateChatRequest(body: Record<string, unknown>, model: string
   return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
 }
 
-/** The estimate of a `/completions` body (§4.1): its prompt, or each of its prompts. */
+/** The estimate of a `/completions` body (docs/service-contract.md#dedicated-endpoints): its prompt, or each of its prompts. */
 export function estimateCompletionRequest(
   body: Record<string, unknown>,
   model: string,

@@ -39,7 +39,7 @@ export interface UsageRecord extends RunUsage {
   parentRunId?: string;
   /** Model ID (hosted surface), Service-Name (dedicated surface) or, failing both, the class name. */
   model: string;
-  /** The service's request ID (`X-Gateway-Request-Id`, §7 rule 5): quote it to support. */
+  /** The service's request ID (`X-Gateway-Request-Id`, docs/service-contract.md#errors, rule 5): quote it to support. */
   requestId?: string;
   /** From the start of the run to its end, in whole milliseconds. */
   durationMs: number;
@@ -158,7 +158,7 @@ const DEFAULT_MAX_RECORDS = 10_000;
  * reserves its worst-case cost before it is sent, so however many run at once, the budget is
  * never committed beyond its amount; a reply longer than its reservation (no `max_tokens`) is
  * the only overshoot. The service's Wallet stays authoritative and refuses calls with a 403
- * `insufficient_user_quota` when it runs dry (`InsufficientCreditError`, §2, §7).
+ * `insufficient_user_quota` when it runs dry (`InsufficientCreditError`, docs/service-contract.md#resources, docs/service-contract.md#errors).
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * @module The checks of a 2xx answer both models and `diagnose` make: a chat completion must have
- * a non-empty `choices` array (§7 rule 4); a `/completions` answer, whose body §4.1 leaves "not
+ * a non-empty `choices` array (docs/service-contract.md#errors, rule 4); a `/completions` answer, whose body docs/service-contract.md#dedicated-endpoints leaves "not
  * shown", is read tolerantly.
  */
 import type { Generation } from "@langchain/core/outputs";
@@ -23,7 +23,7 @@ export interface RawChoice {
 
 /**
  * A chat completion as the hosted surface must answer it: with a non-empty `choices` array
- * (§7 rule 4); anything else is a `MalformedResponseError`. Returns `data` unchanged.
+ * (docs/service-contract.md#errors, rule 4); anything else is a `MalformedResponseError`. Returns `data` unchanged.
  */
 export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureContext): T {
   const choices = (data as { choices?: unknown } | null | undefined)?.choices;
@@ -46,7 +46,7 @@ function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: 
   if (failure) throw toServiceError(failure, ctx);
 }
 
-/** §4.1 shows no response body: the completions shape first, then the chat shape. */
+/** docs/service-contract.md#dedicated-endpoints shows no response body: the completions shape first, then the chat shape. */
 export function textOfChoice(
   choice: RawChoice,
   chatField: "message" | "delta",
@@ -58,15 +58,15 @@ export function textOfChoice(
 
 /**
  * The generations of one non-streamed answer, each with its finish reason, the request ID
- * (`X-Gateway-Request-Id`, §7 rule 5) and the answer's usage. An empty body is the empty answer of
- * a Pending endpoint (§3); a body without readable choices is a `MalformedResponseError`.
+ * (`X-Gateway-Request-Id`, docs/service-contract.md#errors, rule 5) and the answer's usage. An empty body is the empty answer of
+ * a Pending endpoint (docs/service-contract.md#endpoint-states); a body without readable choices is a `MalformedResponseError`.
  */
 export function parseCompletion(
   data: unknown,
   response: Response,
   ctx: FailureContext,
 ): Generation[] {
-  // The SDK turns an empty JSON body into `undefined`: the empty answer of a Pending endpoint (§3).
+  // The SDK turns an empty JSON body into `undefined`: the empty answer of a Pending endpoint (docs/service-contract.md#endpoint-states).
   if (data === undefined || data === "") {
     throw toServiceError(
       { kind: "empty", status: response.status, headers: response.headers },

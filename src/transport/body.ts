@@ -180,7 +180,7 @@ function nonJson(text: string, status: number, headers: Headers): Failure {
  * hide become typed errors with the response's status and request ID —
  *
  * - no bytes at all: the `empty` failure (a Pending endpoint on the dedicated surface);
- * - JSON that starts with `<`: an HTML page labelled JSON (§4.2 rule 2);
+ * - JSON that starts with `<`: an HTML page labelled JSON (docs/service-contract.md#hosted-models, rule 2);
  * - JSON that opens with an `"error"` key, or SSE that is a JSON document instead of events: the
  *   error object it holds, mapped by its code like an HTTP error;
  * - JSON that ends before its closing bracket: a cut connection (retryable);

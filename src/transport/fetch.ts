@@ -72,7 +72,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * The request's headers with the surface's added and, on the hosted surface, `Service-Name`
- * removed (§4.2). Returns the caller's own object when nothing changes: copying headers is the
+ * removed (docs/service-contract.md#hosted-models). Returns the caller's own object when nothing changes: copying headers is the
  * biggest cost of this layer on a hosted call.
  */
 function surfaceHeaders(
@@ -98,14 +98,14 @@ function hasServiceName(headers: HeadersInit | undefined): boolean {
  * Wraps `fetch` so that every response the SDK sees is one it can use, and every failure is a
  * typed error thrown from here (the SDK passes it on as the `cause` of its connection error).
  *
- * - adds the surface's headers; on the hosted surface removes `Service-Name` (§4.2);
+ * - adds the surface's headers; on the hosted surface removes `Service-Name` (docs/service-contract.md#hosted-models);
  * - every header value the request carries, other than the protocol's own, is a secret its errors
  *   never show (the key, configured and per-call headers);
  * - follows at most {@link MAX_REDIRECTS} redirects, on the same origin only (the key is never
  *   sent elsewhere), keeping the method and body; more is a redirect loop (`BaseURLError`);
  * - non-2xx: reads at most 64 KiB of the error body and throws the mapped error, so the SDK never
  *   retries it;
- * - 2xx HTML or other non-JSON: throws `BaseURLError` (§7 rule 4); an empty 2xx is mapped too;
+ * - 2xx HTML or other non-JSON: throws `BaseURLError` (docs/service-contract.md#errors, rule 4); an empty 2xx is mapped too;
  * - 2xx JSON and SSE bodies are passed on, an SSE body chunk by chunk: a stream read that waits
  *   longer than `idleTimeout` fails the attempt with a retryable `ServiceTimeoutError`, and an
  *   error object, an HTML page or an empty or cut body found in them is typed with the request ID.

@@ -3,7 +3,7 @@ import { headerRequestId } from "../errors/mapper.js";
 
 /** What the models copy into `response_metadata` for one response. */
 export interface RequestMeta {
-  /** From the `X-Gateway-Request-Id` header (§7 rule 5). */
+  /** From the `X-Gateway-Request-Id` header (docs/service-contract.md#errors, rule 5). */
   requestId?: string;
   model?: string;
   /** Streams: set once the first chunk has carried the fields. */

@@ -6,7 +6,7 @@ import {
   type AsyncCallerParams,
 } from "@langchain/core/utils/async_caller";
 
-/** The service's documented client default (§8): two retries. */
+/** The service's documented client default (docs/service-contract.md#limits-and-retries): two retries. */
 export const DEFAULT_MAX_RETRIES = 2;
 
 /** How retryable failures back off. */

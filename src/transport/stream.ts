@@ -12,7 +12,7 @@ import { streamMeta, tagChunk } from "./response_meta.js";
 /**
  * Passes a stream through unchanged. A plain iterator, not an async generator: it sits on every
  * chunk of every stream. A stream that ends without any choice is a `MalformedResponseError`, as a
- * 200 without choices is on invoke (§7 rule 4).
+ * 200 without choices is on invoke (docs/service-contract.md#errors, rule 4).
  */
 export function tagStream<T extends object>(
   stream: AsyncIterable<T>,
@@ -63,7 +63,7 @@ export function tagStream<T extends object>(
  * A stream whose first event has arrived: call it inside a retried attempt, so that a stream that
  * fails, stalls or ends before its first event is retried like a failed request (nothing has been
  * handed out yet); later events are never retried. A stream with no event at all is the empty
- * response of `status` (a Pending endpoint on the dedicated surface, §3).
+ * response of `status` (a Pending endpoint on the dedicated surface, docs/service-contract.md#endpoint-states).
  */
 export async function openStream<T extends object>(
   stream: AsyncIterable<T>,

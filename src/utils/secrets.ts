@@ -19,9 +19,9 @@ const PUBLIC_HEADERS = new Set([
   "openai-organization",
   "openai-project",
   "user-agent",
-  // §4.1: routes the call but grants nothing without a key; errors name it on purpose (§7 rule 7).
+  // docs/service-contract.md#dedicated-endpoints: routes the call but grants nothing without a key; errors name it on purpose (docs/service-contract.md#errors, rule 7).
   "service-name",
-  // The caller's own request IDs (§7 rule 6): theirs to quote.
+  // The caller's own request IDs (docs/service-contract.md#errors, rule 6): theirs to quote.
   "x-client-request-id",
   "x-request-id",
   // The emulator's fault switch: its values are fault names such as the gateway's codes.

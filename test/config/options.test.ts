@@ -123,7 +123,7 @@ describe("parseOptions", () => {
 });
 
 describe("the models' options", () => {
-  it("apply the retry defaults once checked (§8: two retries)", () => {
+  it("apply the retry defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
     expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: {} });
     expect(validateDedicatedEndpointOptions({ maxRetries: 0, retry: { maxDelayMs: 5 } })).toEqual({
       maxRetries: 0,

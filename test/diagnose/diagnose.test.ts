@@ -211,7 +211,7 @@ describe("diagnose: the base URL", () => {
     expect(sent).toHaveLength(0);
   });
 
-  it("recognises the HTML 200 of a base that does not reach /inference/v1 (§4.2 rule 2)", async () => {
+  it("recognises the HTML 200 of a base that does not reach /inference/v1 (docs/service-contract.md#hosted-models, rule 2)", async () => {
     const { sent, run, requestId } = setup();
     const diagnosis = await run({
       baseURL: "http://emulator.invalid/console",
@@ -238,7 +238,7 @@ describe("diagnose: the base URL", () => {
     expect(sent).toHaveLength(1);
   });
 
-  it("recognises a 404 Invalid URL, e.g. from a proxy that rewrites the path (§4.2 rule 1)", async () => {
+  it("recognises a 404 Invalid URL, e.g. from a proxy that rewrites the path (docs/service-contract.md#hosted-models, rule 1)", async () => {
     const singular: (fetch: Fetch) => Fetch = (fetch) => (input, init) =>
       fetch(String(input).replace("/chat/completions", "/chat/completion"), init);
     const { run, requestId } = setup(undefined, singular);
@@ -358,7 +358,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(JSON.stringify(diagnosis)).not.toContain("sk-not-a-real-key");
   });
 
-  it("fails an expired key on both surfaces (§5 rule 3, §7 rule 7)", async () => {
+  it("fails an expired key on both surfaces (docs/service-contract.md#authentication, rule 3, docs/service-contract.md#errors, rule 7)", async () => {
     const { run, requestId } = setup();
     const checks = checksOf(
       await run({ apiKey: EXPIRED_API_KEY, serviceName: DEFAULT_SERVICE_NAME }),
@@ -477,7 +477,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checksOf(diagnosis).credit.requestId).toBe("rid-403");
   });
 
-  it("fails a model whose 200 has no choices with the chat model's own check (§7 rule 4)", async () => {
+  it("fails a model whose 200 has no choices with the chat model's own check (docs/service-contract.md#errors, rule 4)", async () => {
     const { sent, run } = setup(undefined, (fetch) => async (input, init) => {
       const body = JSON.parse(String(init?.body ?? "{}")) as { model?: string };
       if (body.model !== DEFAULT_MODEL) return fetch(input, init);
@@ -519,7 +519,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
   });
 });
 
-describe("diagnose: dedicated endpoint (§4.1, §7 rule 7)", () => {
+describe("diagnose: dedicated endpoint (docs/service-contract.md#dedicated-endpoints, docs/service-contract.md#errors, rule 7)", () => {
   it("passes a Running endpoint with its request ID", async () => {
     const { run, requestId } = setup();
     const checks = checksOf(await run({ tenantId: "tenant-demo", jobAlias: "demo-endpoint" }));

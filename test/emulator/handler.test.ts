@@ -19,7 +19,7 @@ import {
 } from "./helpers.js";
 
 const requestIdOf = (response: Response) => response.headers.get("x-gateway-request-id") ?? "";
-/** The §7 401 body, with the response's own request ID. */
+/** The docs/service-contract.md#errors 401 body, with the response's own request ID. */
 const invalidTokenBody = (response: Response) => ({
   error: {
     code: "",
@@ -28,199 +28,202 @@ const invalidTokenBody = (response: Response) => ({
   },
 });
 
-describe.each(TRANSPORTS)("interface document §7 over the %s", (_name, make) => {
-  const emulator = useEmulator(make);
+describe.each(TRANSPORTS)(
+  "service contract docs/service-contract.md#errors over the %s",
+  (_name, make) => {
+    const emulator = useEmulator(make);
 
-  it("answers a missing key and an invalid key with the same 401 body except the request ID", async () => {
-    const missing = await post(emulator, CHAT, chatBody(), {});
-    const invalid = await post(emulator, CHAT, chatBody(), bearer("sk-wrong"));
-    const [missingId, invalidId] = [requestIdOf(missing), requestIdOf(invalid)];
-    expect([missing.status, invalid.status]).toEqual([401, 401]);
-    expect(await missing.json()).toEqual({
-      error: {
-        code: "",
-        message: `Invalid token (request id: ${missingId})`,
-        type: "new_api_error",
-      },
-    });
-    const invalidText = await invalid.text();
-    expect(invalidText).toBe(
-      `{"error":{"code":"","message":"Invalid token (request id: ${invalidId})","type":"new_api_error"}}`,
-    );
-    expect(missingId).not.toBe(invalidId);
-  });
-
-  it("gives an expired key the same 401 on both surfaces", async () => {
-    const hosted = await post(emulator, CHAT, chatBody(), bearer(EXPIRED_API_KEY));
-    const dedicated = await post(
-      emulator,
-      COMPLETIONS,
-      { prompt: "Hi" },
-      { ...bearer(EXPIRED_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
-    );
-    for (const response of [hosted, dedicated]) {
-      expect(response.status).toBe(401);
-      expect(await response.json()).toEqual(invalidTokenBody(response));
-    }
-  });
-
-  it("refuses a key without the Inference Service permission on the dedicated surface only", async () => {
-    const dedicated = await post(
-      emulator,
-      COMPLETIONS,
-      { prompt: "Hi" },
-      { ...bearer(NO_PERMISSION_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
-    );
-    expect(dedicated.status).toBe(401);
-    expect(await dedicated.json()).toEqual(invalidTokenBody(dedicated));
-    const hosted = await post(emulator, CHAT, chatBody(), bearer(NO_PERMISSION_API_KEY));
-    expect(hosted.status).toBe(200);
-  });
-
-  it("answers 403 insufficient_user_quota in Simplified Chinese with param when credit is zero", async () => {
-    emulator.state.setCredit(0);
-    const response = await post(emulator, CHAT, chatBody());
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({
-      error: {
-        code: "insufficient_user_quota",
-        message: `用户额度不足, 剩余额度: ¥0.000000 (request id: ${requestIdOf(response)})`,
-        type: "new_api_error",
-        param: "",
-      },
-    });
-  });
-
-  it.each([
-    ["POST", "/inference/v1/chat/completion", "/v1/chat/completion"],
-    [
-      "POST",
-      "/inference/v1/chat/completions/chat/completions",
-      "/v1/chat/completions/chat/completions",
-    ],
-    ["GET", "/inference/v1/chat/completions", "/v1/chat/completions"],
-    ["POST", "/inference/v1/models?x=1", "/v1/models"],
-  ])(
-    "answers %s %s with 404 Invalid URL showing the path after /inference",
-    async (method, path, shown) => {
-      const response = await emulator.fetch(`${emulator.url}${path}`, {
-        method,
-        headers: bearer(),
-        ...(method === "POST" ? { body: JSON.stringify(chatBody()) } : {}),
+    it("answers a missing key and an invalid key with the same 401 body except the request ID", async () => {
+      const missing = await post(emulator, CHAT, chatBody(), {});
+      const invalid = await post(emulator, CHAT, chatBody(), bearer("sk-wrong"));
+      const [missingId, invalidId] = [requestIdOf(missing), requestIdOf(invalid)];
+      expect([missing.status, invalid.status]).toEqual([401, 401]);
+      expect(await missing.json()).toEqual({
+        error: {
+          code: "",
+          message: `Invalid token (request id: ${missingId})`,
+          type: "new_api_error",
+        },
       });
-      expect(response.status).toBe(404);
-      expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
-      // §7 rule 5: the 404 body is the one without the request ID.
-      expect(await response.text()).toBe(
-        `{"error":{"code":"","message":"Invalid URL (${method} ${shown})","type":"invalid_request_error","param":""}}`,
+      const invalidText = await invalid.text();
+      expect(invalidText).toBe(
+        `{"error":{"code":"","message":"Invalid token (request id: ${invalidId})","type":"new_api_error"}}`,
       );
-    },
-  );
+      expect(missingId).not.toBe(invalidId);
+    });
 
-  it("answers 503 model_not_found for an unknown model, without param", async () => {
-    const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }));
-    expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({
-      error: {
-        code: "model_not_found",
-        message: `No available channel for model no-such-model under group default (request id: ${requestIdOf(response)})`,
-        type: "new_api_error",
+    it("gives an expired key the same 401 on both surfaces", async () => {
+      const hosted = await post(emulator, CHAT, chatBody(), bearer(EXPIRED_API_KEY));
+      const dedicated = await post(
+        emulator,
+        COMPLETIONS,
+        { prompt: "Hi" },
+        { ...bearer(EXPIRED_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
+      );
+      for (const response of [hosted, dedicated]) {
+        expect(response.status).toBe(401);
+        expect(await response.json()).toEqual(invalidTokenBody(response));
+      }
+    });
+
+    it("refuses a key without the Inference Service permission on the dedicated surface only", async () => {
+      const dedicated = await post(
+        emulator,
+        COMPLETIONS,
+        { prompt: "Hi" },
+        { ...bearer(NO_PERMISSION_API_KEY), "service-name": DEFAULT_SERVICE_NAME },
+      );
+      expect(dedicated.status).toBe(401);
+      expect(await dedicated.json()).toEqual(invalidTokenBody(dedicated));
+      const hosted = await post(emulator, CHAT, chatBody(), bearer(NO_PERMISSION_API_KEY));
+      expect(hosted.status).toBe(200);
+    });
+
+    it("answers 403 insufficient_user_quota in Simplified Chinese with param when credit is zero", async () => {
+      emulator.state.setCredit(0);
+      const response = await post(emulator, CHAT, chatBody());
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "insufficient_user_quota",
+          message: `用户额度不足, 剩余额度: ¥0.000000 (request id: ${requestIdOf(response)})`,
+          type: "new_api_error",
+          param: "",
+        },
+      });
+    });
+
+    it.each([
+      ["POST", "/inference/v1/chat/completion", "/v1/chat/completion"],
+      [
+        "POST",
+        "/inference/v1/chat/completions/chat/completions",
+        "/v1/chat/completions/chat/completions",
+      ],
+      ["GET", "/inference/v1/chat/completions", "/v1/chat/completions"],
+      ["POST", "/inference/v1/models?x=1", "/v1/models"],
+    ])(
+      "answers %s %s with 404 Invalid URL showing the path after /inference",
+      async (method, path, shown) => {
+        const response = await emulator.fetch(`${emulator.url}${path}`, {
+          method,
+          headers: bearer(),
+          ...(method === "POST" ? { body: JSON.stringify(chatBody()) } : {}),
+        });
+        expect(response.status).toBe(404);
+        expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
+        // docs/service-contract.md#errors, rule 5: the 404 body is the one without the request ID.
+        expect(await response.text()).toBe(
+          `{"error":{"code":"","message":"Invalid URL (${method} ${shown})","type":"invalid_request_error","param":""}}`,
+        );
       },
-    });
-  });
-
-  it.each(["/inference/chat/completions", "/chat/completions", "/", "/v1/chat/completions"])(
-    "serves the HTML console page with 200 for %s (a base missing /inference/v1)",
-    async (path) => {
-      const response = await post(emulator, path, chatBody());
-      expect(response.status).toBe(200);
-      expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
-      expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
-      expect(await response.text()).toMatch(/^<!doctype html>/);
-    },
-  );
-
-  it("sends a fresh X-Gateway-Request-Id on every response", async () => {
-    const responses = [
-      await post(emulator, CHAT, chatBody()),
-      await post(emulator, CHAT, chatBody(), {}),
-      await post(emulator, "/inference/v1/nope", {}),
-      await post(emulator, "/", {}),
-      await emulator.fetch(`${emulator.url}/_emulator/state`),
-    ];
-    const ids = responses.map(requestIdOf);
-    for (const id of ids) expect(id).toMatch(REQUEST_ID);
-    expect(new Set(ids).size).toBe(ids.length);
-  });
-
-  it("never returns the client's X-Client-Request-Id or X-Request-Id (§7 rule 6)", async () => {
-    const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }), {
-      ...bearer(),
-      "x-client-request-id": "client-abc-123",
-      "x-request-id": "client-def-456",
-    });
-    expect(response.status).toBe(503);
-    const headerValues = [...response.headers].map(([, value]) => value).join("\n");
-    const body = await response.text();
-    for (const id of ["client-abc-123", "client-def-456"]) {
-      expect(headerValues).not.toContain(id);
-      expect(body).not.toContain(id);
-    }
-    expect(response.headers.has("x-client-request-id")).toBe(false);
-    expect(response.headers.has("x-request-id")).toBe(false);
-  });
-
-  it.each([
-    ["missing", undefined],
-    ["without a dot", "tenant-demo"],
-    ["with an empty alias", "tenant-demo."],
-    ["with an empty tenant", ".demo-endpoint"],
-    ["with two dots", "tenant-demo.demo-endpoint.x"],
-    ["with an unknown alias", "tenant-demo.unknown"],
-    ["with an unknown tenant", "other-tenant.demo-endpoint"],
-  ])("answers 404 for a Service-Name %s", async (_case, serviceName) => {
-    const headers =
-      serviceName === undefined ? bearer() : { ...bearer(), "service-name": serviceName };
-    const response = await post(emulator, COMPLETIONS, { prompt: "Hi" }, headers);
-    expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({
-      error: {
-        code: "",
-        message: "Invalid URL (POST /v1/completions)",
-        type: "invalid_request_error",
-        param: "",
-      },
-    });
-  });
-
-  it("closes the connection with no response for a Pending endpoint (§3)", async () => {
-    const call = post(
-      emulator,
-      COMPLETIONS,
-      { prompt: "Hi" },
-      { ...bearer(), "service-name": PENDING_SERVICE_NAME },
     );
-    await expect(call).rejects.toThrow(TypeError);
-    await expect(call).rejects.toThrow("fetch failed");
-    expect(emulator.state.lastRequest()).toMatchObject({
-      status: 0,
-      serviceName: PENDING_SERVICE_NAME,
-    });
-  });
 
-  it("answers 400 invalid_request for a body that is not a chat request", async () => {
-    const response = await post(emulator, CHAT, "{not json");
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
-      error: {
-        code: "invalid_request",
-        message: `Request body is not valid JSON (request id: ${requestIdOf(response)})`,
-        type: "new_api_error",
-        param: "",
-      },
+    it("answers 503 model_not_found for an unknown model, without param", async () => {
+      const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }));
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "model_not_found",
+          message: `No available channel for model no-such-model under group default (request id: ${requestIdOf(response)})`,
+          type: "new_api_error",
+        },
+      });
     });
-  });
-});
+
+    it.each(["/inference/chat/completions", "/chat/completions", "/", "/v1/chat/completions"])(
+      "serves the HTML console page with 200 for %s (a base missing /inference/v1)",
+      async (path) => {
+        const response = await post(emulator, path, chatBody());
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+        expect(response.headers.get("x-gateway-request-id")).toMatch(REQUEST_ID);
+        expect(await response.text()).toMatch(/^<!doctype html>/);
+      },
+    );
+
+    it("sends a fresh X-Gateway-Request-Id on every response", async () => {
+      const responses = [
+        await post(emulator, CHAT, chatBody()),
+        await post(emulator, CHAT, chatBody(), {}),
+        await post(emulator, "/inference/v1/nope", {}),
+        await post(emulator, "/", {}),
+        await emulator.fetch(`${emulator.url}/_emulator/state`),
+      ];
+      const ids = responses.map(requestIdOf);
+      for (const id of ids) expect(id).toMatch(REQUEST_ID);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it("never returns the client's X-Client-Request-Id or X-Request-Id (docs/service-contract.md#errors, rule 6)", async () => {
+      const response = await post(emulator, CHAT, chatBody("Hi", { model: "no-such-model" }), {
+        ...bearer(),
+        "x-client-request-id": "client-abc-123",
+        "x-request-id": "client-def-456",
+      });
+      expect(response.status).toBe(503);
+      const headerValues = [...response.headers].map(([, value]) => value).join("\n");
+      const body = await response.text();
+      for (const id of ["client-abc-123", "client-def-456"]) {
+        expect(headerValues).not.toContain(id);
+        expect(body).not.toContain(id);
+      }
+      expect(response.headers.has("x-client-request-id")).toBe(false);
+      expect(response.headers.has("x-request-id")).toBe(false);
+    });
+
+    it.each([
+      ["missing", undefined],
+      ["without a dot", "tenant-demo"],
+      ["with an empty alias", "tenant-demo."],
+      ["with an empty tenant", ".demo-endpoint"],
+      ["with two dots", "tenant-demo.demo-endpoint.x"],
+      ["with an unknown alias", "tenant-demo.unknown"],
+      ["with an unknown tenant", "other-tenant.demo-endpoint"],
+    ])("answers 404 for a Service-Name %s", async (_case, serviceName) => {
+      const headers =
+        serviceName === undefined ? bearer() : { ...bearer(), "service-name": serviceName };
+      const response = await post(emulator, COMPLETIONS, { prompt: "Hi" }, headers);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "",
+          message: "Invalid URL (POST /v1/completions)",
+          type: "invalid_request_error",
+          param: "",
+        },
+      });
+    });
+
+    it("closes the connection with no response for a Pending endpoint (docs/service-contract.md#endpoint-states)", async () => {
+      const call = post(
+        emulator,
+        COMPLETIONS,
+        { prompt: "Hi" },
+        { ...bearer(), "service-name": PENDING_SERVICE_NAME },
+      );
+      await expect(call).rejects.toThrow(TypeError);
+      await expect(call).rejects.toThrow("fetch failed");
+      expect(emulator.state.lastRequest()).toMatchObject({
+        status: 0,
+        serviceName: PENDING_SERVICE_NAME,
+      });
+    });
+
+    it("answers 400 invalid_request for a body that is not a chat request", async () => {
+      const response = await post(emulator, CHAT, "{not json");
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: {
+          code: "invalid_request",
+          message: `Request body is not valid JSON (request id: ${requestIdOf(response)})`,
+          type: "new_api_error",
+          param: "",
+        },
+      });
+    });
+  },
+);
 
 describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) => {
   const emulator = useEmulator(make);

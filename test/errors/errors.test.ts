@@ -58,7 +58,7 @@ interface Row {
   retryable: boolean;
 }
 
-/** Every row of the table that can happen before a stream starts (§7, §8). */
+/** Every row of the table that can happen before a stream starts (docs/service-contract.md#errors, docs/service-contract.md#limits-and-retries). */
 const hostedRows: Row[] = [
   {
     name: "401 invalid key",
@@ -216,7 +216,7 @@ function endpoint() {
   });
 }
 
-/** The dedicated surface differs from the hosted one in three rows (§4.1, §7 rule 7). */
+/** The dedicated surface differs from the hosted one in three rows (docs/service-contract.md#dedicated-endpoints, docs/service-contract.md#errors, rule 7). */
 const dedicatedRows: Row[] = [
   ...hostedRows.map((row): Row => {
     if (row.status === 404)
@@ -398,7 +398,7 @@ describe("request ids", () => {
     expect(e.requestIds).toEqual(["first-gw", "second-gw"]);
   });
 
-  it("has no request id for a 404 whose body carries none and no header (§7 rule 5)", async () => {
+  it("has no request id for a 404 whose body carries none and no header (docs/service-contract.md#errors, rule 5)", async () => {
     intercept(CHAT, [404, bodies.invalidUrl, { "Content-Type": "application/json" }]);
     const e = (await model()
       .invoke("hi")
@@ -470,13 +470,16 @@ describe("malformed successes", () => {
     ["no choices", { id: "x", object: "chat.completion", model: "m" }],
     ["empty choices", { ...chatCompletion({ content: "x" }), choices: [] }],
     ["choices not an array", { ...chatCompletion({ content: "x" }), choices: "nope" }],
-  ])("raises MalformedResponseError for a 200 JSON body with %s (§7 rule 4)", async (_n, body) => {
-    const seen = intercept(CHAT, [200, body, withRequestId()]);
-    const e = (await model()
-      .invoke("hi")
-      .catch((x: unknown) => x)) as MalformedResponseError;
-    expect(MalformedResponseError.isInstance(e)).toBe(true);
-    expect(e.requestId).toBe(RID);
-    expect(seen).toHaveLength(1);
-  });
+  ])(
+    "raises MalformedResponseError for a 200 JSON body with %s (docs/service-contract.md#errors, rule 4)",
+    async (_n, body) => {
+      const seen = intercept(CHAT, [200, body, withRequestId()]);
+      const e = (await model()
+        .invoke("hi")
+        .catch((x: unknown) => x)) as MalformedResponseError;
+      expect(MalformedResponseError.isInstance(e)).toBe(true);
+      expect(e.requestId).toBe(RID);
+      expect(seen).toHaveLength(1);
+    },
+  );
 });

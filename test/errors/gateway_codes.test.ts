@@ -64,7 +64,7 @@ interface Row {
   status?: number;
   requestId?: string;
   retryable: boolean;
-  /** The dedicated surface's class, when it differs (§3: an empty answer is a Pending endpoint). */
+  /** The dedicated surface's class, when it differs (docs/service-contract.md#endpoint-states: an empty answer is a Pending endpoint). */
   dedicated?: Cls;
   /** Only streamed calls meet it (a stream-shaped body). */
   streamOnly?: boolean;
@@ -470,7 +470,7 @@ describe("the gateway's error surface, at the wire", () => {
       expect(getRetryable(e)).toBe(row.retryable);
       expect(e.hint.length).toBeGreaterThan(10);
       expect(e.message.startsWith(`${e.summary} ${e.hint}`)).toBe(true);
-      // New messages cite no section numbers of the interface document.
+      // New messages cite no section numbers of the service contract.
       expect(`${e.summary} ${e.hint}`).not.toMatch(/§/);
       expect(e.message).not.toContain(KEY);
       row.check?.(e);

@@ -55,7 +55,7 @@ describe("parseRetryAfter", () => {
 });
 
 describe("toServiceError", () => {
-  it("uses the dedicated-surface hint for a 401 (§5.3, §7 rule 7)", () => {
+  it("uses the dedicated-surface hint for a 401 (docs/service-contract.md#authentication, rule 3, docs/service-contract.md#errors, rule 7)", () => {
     const e = toServiceError(
       { kind: "http", status: 401, body: "" },
       { surface: "dedicated", serviceName: "t.a" },
@@ -86,7 +86,7 @@ describe("toServiceError", () => {
     expect(ServiceConnectionError.isInstance(dns)).toBe(true);
   });
 
-  it("branches on code, never on message text (§7 rule 1)", () => {
+  it("branches on code, never on message text (docs/service-contract.md#errors, rule 1)", () => {
     const e = toServiceError(
       { kind: "http", status: 503, body: '{"error":{"code":"","message":"model_not_found"}}' },
       { surface: "hosted" },

@@ -1,8 +1,8 @@
-/** @module Error bodies exactly as the interface document describes them (§7). */
+/** @module Error bodies exactly as the service contract describes them (docs/service-contract.md#errors). */
 
 export const RID = "2026112208000012345678";
 
-/** The service's §7 bodies, one per row, with the `(request id: …)` suffix where §7 rule 5 says so. */
+/** The service's docs/service-contract.md#errors bodies, one per row, with the `(request id: …)` suffix where docs/service-contract.md#errors, rule 5 says so. */
 export const bodies = {
   unauthorized: {
     error: { code: "", message: `Invalid token (request id: ${RID})`, type: "new_api_error" },

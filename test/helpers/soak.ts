@@ -199,7 +199,7 @@ export function expectedError(mode: Mode, fault: FaultKind): Expected {
         code: "upstream_error",
       };
     case "reset":
-      // §7 rule 7: a dedicated endpoint that closes the connection unanswered is Pending.
+      // docs/service-contract.md#errors, rule 7: a dedicated endpoint that closes the connection unanswered is Pending.
       return { cls: dedicated ? EndpointNotReadyError : ServiceConnectionError, midStream: false };
     case "truncate":
       // A body cut after its 200: the service answered, so a broken connection on both surfaces.

@@ -114,7 +114,7 @@ describe("ChatInferenceService configuration", () => {
 });
 
 describe("ChatInferenceService on the wire", () => {
-  it("sends Bearer auth, JSON, the model and messages, and no Service-Name header (§4.2)", async () => {
+  it("sends Bearer auth, JSON, the model and messages, and no Service-Name header (docs/service-contract.md#hosted-models)", async () => {
     const seen = intercept(CHAT, [200, chatCompletion({ content: "hello" }), JSON_HEADERS]);
     const chat = model({
       configuration: { defaultHeaders: { "Service-Name": "t.job", "X-Custom": "v" } },

@@ -100,7 +100,7 @@ async function caught(promise: Promise<unknown>): Promise<InferenceServiceError>
   throw new Error("expected the call to fail");
 }
 
-describe("Service-Name on the wire (§4.1)", () => {
+describe("Service-Name on the wire (docs/service-contract.md#dedicated-endpoints)", () => {
   it("sends serviceName, the bearer key and JSON content type; the body holds prompt, max_tokens, temperature, stop and no model", async () => {
     const { scope, requests } = service();
     scope.post(PATH).reply(200, completion(" Paris."));
@@ -298,7 +298,7 @@ describe("a malformed Service-Name never reaches the wire", () => {
   });
 });
 
-describe("failures of a dedicated endpoint (§7 rule 7)", () => {
+describe("failures of a dedicated endpoint (docs/service-contract.md#errors, rule 7)", () => {
   it("maps 401 to AuthenticationError naming the Inference Service permission, after one request", async () => {
     const { scope, requests } = service();
     scope
@@ -415,7 +415,7 @@ describe("failures of a dedicated endpoint (§7 rule 7)", () => {
   });
 });
 
-describe("reading the /completions answer (§4.1: not shown)", () => {
+describe("reading the /completions answer (docs/service-contract.md#dedicated-endpoints: not shown)", () => {
   it("reads choices[].text, with finish reason, request ID and usage per generation and in llmOutput", async () => {
     const { scope } = service();
     scope.post(PATH).reply(200, completion(" Paris."), { "X-Gateway-Request-Id": "req-42" });

@@ -20,7 +20,7 @@ describe("checkChatCompletion", () => {
     ["no body", undefined],
     ["a string", "<html>"],
   ])(
-    "refuses %s as a MalformedResponseError carrying the request ID (§7 rule 4)",
+    "refuses %s as a MalformedResponseError carrying the request ID (docs/service-contract.md#errors, rule 4)",
     (_label, data) => {
       const headers = new Headers({ "x-gateway-request-id": "rid-3" });
       let error: unknown;

@@ -41,7 +41,7 @@ describe("createServiceFetch", () => {
     expect(calls.map((c) => c.get("service-name"))).toEqual(["t.a", "t.b"]);
   });
 
-  it("strips Service-Name on the hosted surface (§4.2)", async () => {
+  it("strips Service-Name on the hosted surface (docs/service-contract.md#hosted-models)", async () => {
     const { fetch, calls } = stub(
       new Response("{}", { headers: { "content-type": "application/json" } }),
     );
@@ -95,7 +95,7 @@ describe("createServiceFetch", () => {
     expect(await out.json()).toEqual({ choices: [] });
   });
 
-  it("throws BaseURLError for a 200 HTML page (§7 rule 4)", async () => {
+  it("throws BaseURLError for a 200 HTML page (docs/service-contract.md#errors, rule 4)", async () => {
     const { fetch } = stub(
       new Response("<html>console</html>", {
         headers: { "content-type": "text/html", "x-gateway-request-id": "rid-html" },

@@ -55,7 +55,7 @@ describe("tagStream", () => {
       ),
     ).catch((e: unknown) => e);
     expect(ServiceUnavailableError.isInstance(error)).toBe(true);
-    // The response's header first, then the event's own suffix (§7 rule 5).
+    // The response's header first, then the event's own suffix (docs/service-contract.md#errors, rule 5).
     expect(error).toMatchObject({
       midStream: true,
       partialOutput: "part",

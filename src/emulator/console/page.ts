@@ -1,6 +1,6 @@
 /**
  * @module The console page: what a browser, or a client whose base URL misses `/v1`, gets for any
- * path outside the API (§4.2 rule 2, §7 HTML 200 row). Static HTML; its script fills it from the
+ * path outside the API (docs/service-contract.md#hosted-models, rule 2, docs/service-contract.md#errors HTML 200 row). Static HTML; its script fills it from the
  * admin API.
  */
 
@@ -148,8 +148,8 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * 200 `text/html`: the console page (§4.2 rule 2). SDKs raise nothing here: the failure shows when
- * the caller reads `choices` (§7 rule 4), which is what users must be able to test. Built once:
+ * 200 `text/html`: the console page (docs/service-contract.md#hosted-models, rule 2). SDKs raise nothing here: the failure shows when
+ * the caller reads `choices` (docs/service-contract.md#errors, rule 4), which is what users must be able to test. Built once:
  * the HTML-200 case must stay as cheap as any other reply.
  */
 export function consolePage(requestId: string): EmulatorResponse {
