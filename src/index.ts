@@ -1,11 +1,12 @@
 /** @module Public API of langchain-inference-service; runs in any JS runtime (no node:* imports). */
 
-export { buildServiceName, normalizeBaseURL, validateServiceName } from "./config/config.js";
+export { normalizeBaseURL } from "./config/base_url.js";
 export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
   type ModelProfiles,
 } from "./config/profiles.js";
+export { buildServiceName, validateServiceName } from "./config/service_name.js";
 export { API_PREFIX, ENV } from "./constants.js";
 export {
   type DiagnoseOptions,

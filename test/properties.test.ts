@@ -6,7 +6,8 @@
 import { getRetryable } from "@langchain/core/errors";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildServiceName, normalizeBaseURL, validateServiceName } from "../src/config/config.js";
+import { normalizeBaseURL } from "../src/config/base_url.js";
+import { buildServiceName, validateServiceName } from "../src/config/service_name.js";
 import { ConfigurationError, InferenceServiceError } from "../src/errors/errors.js";
 import {
   asServiceError,

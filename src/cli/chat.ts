@@ -1,7 +1,7 @@
 /** @module `inference-service chat`: one prompt, the reply streamed to stdout, usage to stderr. */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { AIMessageChunk } from "@langchain/core/messages";
-import { readEnv } from "../config/config.js";
+import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { errorSummary } from "../diagnose/diagnose.js";
 import { ConfigurationError, InferenceServiceError } from "../errors/errors.js";

@@ -5,7 +5,7 @@
  * `apiKey` or INFERENCE_SERVICE_API_KEY"). At the command line the user typed `--base-url`, or
  * set the variable, or neither; the CLI rewords each mention to what they can act on.
  */
-import { readEnv } from "../config/config.js";
+import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 
 /** One setting: its option name in the library, its flag, and its env variable if it has one. */

@@ -5,7 +5,8 @@
 
 import { ENV } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
-import { normalizeBaseURL, resolveApiKey, resolveBaseURL } from "./config.js";
+import { resolveApiKey } from "./api_key.js";
+import { normalizeBaseURL, resolveBaseURL } from "./base_url.js";
 
 /** The fields {@link resolveConnection} reads; any of them may be missing, or of the wrong type. */
 export interface ConnectionFields {

@@ -1,7 +1,9 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
-import { readEnv, resolveApiKey, resolveBaseURL, resolveServiceName } from "../config/config.js";
-import { validateDiagnoseOptions } from "../config/options.js";
+import { resolveApiKey } from "../config/api_key.js";
+import { resolveBaseURL } from "../config/base_url.js";
+import { readEnv } from "../config/env.js";
+import { resolveServiceName } from "../config/service_name.js";
 import { ENV, SERVICE_NAME_HEADER } from "../constants.js";
 import { availableModelsText } from "../errors/available_models.js";
 import {
@@ -19,6 +21,7 @@ import {
   ServiceNameError,
 } from "../errors/errors.js";
 import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
+import { validateDiagnoseOptions } from "../models/options.js";
 import { tokenUsageFromWire } from "../spend/usage.js";
 import { checkChatCompletion, parseCompletion } from "../transport/answer.js";
 import { createServiceFetch, type Fetch } from "../transport/fetch.js";

@@ -27,7 +27,6 @@ import {
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import { resolveConnection } from "../config/connection.js";
-import { validateChatOptions } from "../config/options.js";
 import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
@@ -56,6 +55,7 @@ import { openStream } from "../transport/stream.js";
 import { redactCallOptions, secretHeaderValues } from "../utils/secrets.js";
 import { VERSION } from "../version.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
+import { validateChatOptions } from "./options.js";
 import { RedactedBinding } from "./redacted_binding.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */

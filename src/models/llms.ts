@@ -9,14 +9,13 @@ import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { OpenAI } from "openai";
-import { resolveServiceName, validateServiceName } from "../config/config.js";
 import { resolveConnection } from "../config/connection.js";
-import { validateDedicatedEndpointOptions } from "../config/options.js";
 import {
   DEFAULT_DEDICATED_PROFILE,
   type ModelProfiles,
   resolveProfile,
 } from "../config/profiles.js";
+import { resolveServiceName, validateServiceName } from "../config/service_name.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME, SERVICE_NAME_HEADER } from "../constants.js";
 import { EndpointNotReadyError } from "../errors/errors.js";
 import {
@@ -46,6 +45,7 @@ import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
 import { openStream } from "../transport/stream.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
+import { validateDedicatedEndpointOptions } from "./options.js";
 
 /** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
 export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {

@@ -3,11 +3,13 @@
  * API key, that queues calls instead of failing them and adapts to the service's 429s.
  */
 
-import { validateRateLimiterOptions } from "../config/options.js";
+import { z } from "zod";
+import { milliseconds, parseOptions } from "../config/options.js";
 import { hasBrand, RATE_LIMITER_BRAND } from "../constants.js";
 import { MemoryStore } from "../stores/memory_store.js";
 import type { UsageStore } from "../stores/usage_store.js";
-import { sleep } from "../transport/retry.js";
+import { isUsageStore, STORE_EXPECTED } from "../stores/usage_store.js";
+import { sleep } from "../utils/sleep.js";
 import { DEFAULT_REPLY_TOKENS, type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
 
 /** Options of {@link RateLimiter}; each is checked when the limiter is built. */
@@ -205,4 +207,52 @@ export function apiKeyId(apiKey: string): string {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+// ---- options ------------------------------------------------------------------------------
+
+const perMinute = z.number().positive();
+
+const rateLimiterSchema = z
+  .object({
+    requestsPerMinute: perMinute.optional(),
+    tokensPerMinute: perMinute.optional(),
+    per: z.enum(["model", "key"]).optional(),
+    burst: z.number().int().positive().optional(),
+    adaptive: z.boolean().optional(),
+    decrease: z.number().gt(0).lt(1).optional(),
+    recoveryMs: z.number().positive().optional(),
+    pauseMs: milliseconds.optional(),
+    maxPauseMs: milliseconds.optional(),
+    defaultReplyTokens: z.number().int().nonnegative().optional(),
+    store: z.custom<UsageStore>(isUsageStore).optional(),
+    name: z.string().min(1).optional(),
+    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+  })
+  .strict();
+
+/** Checks a `RateLimiter`'s options where they enter; the error names the option. */
+export function validateRateLimiterOptions<T extends object>(options: T): T {
+  return parseOptions(
+    {
+      owner: "RateLimiter",
+      schema: rateLimiterSchema,
+      expected: {
+        requestsPerMinute: "a number > 0",
+        tokensPerMinute: "a number > 0",
+        per: '"model" or "key"',
+        burst: "a whole number ≥ 1",
+        adaptive: "true or false",
+        decrease: "a number between 0 and 1 (both excluded), e.g. 0.5",
+        recoveryMs: "a number of milliseconds > 0",
+        pauseMs: "a number of milliseconds ≥ 0",
+        maxPauseMs: "a number of milliseconds ≥ 0",
+        defaultReplyTokens: "a whole number ≥ 0",
+        store: STORE_EXPECTED,
+        name: "a non-empty string",
+        clock: "a function returning milliseconds since the epoch",
+      },
+    },
+    options,
+  );
 }

@@ -2,15 +2,18 @@
  * @module `UsageTracker`: a callback handler that counts the tokens, cost and request IDs of LLM
  * and chat-model runs, with local prices and a budget that reserves each call's worst case.
  */
+
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
-import { validateUsageTrackerOptions } from "../config/options.js";
+import { z } from "zod";
+import { parseOptions } from "../config/options.js";
 import { LC_NAMESPACE, SPEND_GUARD_BRAND } from "../constants.js";
-import { BudgetExceededError } from "../errors/errors.js";
+import { BudgetExceededError, ConfigurationError } from "../errors/errors.js";
 import { MemoryStore } from "../stores/memory_store.js";
 import type { BudgetState, UsageStore } from "../stores/usage_store.js";
+import { isUsageStore, STORE_EXPECTED } from "../stores/usage_store.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { DEFAULT_REPLY_TOKENS, type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
 import type { SpendGuard, SpendReservation, TokenCount } from "./spend_guard.js";
@@ -560,4 +563,60 @@ function formatAmount(value: number): string {
 
 function now(): number {
   return globalThis.performance?.now() ?? Date.now();
+}
+
+// ---- options ------------------------------------------------------------------------------
+
+const amount = z.number().nonnegative();
+
+const trackerSchema = z
+  .object({
+    prices: z.record(z.string(), z.object({ input: amount, output: amount }).strict()).optional(),
+    budget: amount.optional(),
+    currency: z.string().optional(),
+    onUsage: z.custom<(record: never) => void>((v) => typeof v === "function").optional(),
+    maxRecords: z
+      .union([z.number().int().nonnegative(), z.literal(Number.POSITIVE_INFINITY)])
+      .optional(),
+    store: z.custom<UsageStore>(isUsageStore).optional(),
+    budgetKey: z.string().min(1).optional(),
+    defaultReplyTokens: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+/** The shape of `UsageTrackerOptions` that is checked (the interface lives with the tracker). */
+export interface TrackerOptionsShape {
+  prices?: Readonly<Record<string, { input: number; output: number }>>;
+  budget?: number;
+}
+
+/** Checks a `UsageTracker`'s options where they enter; the error names the option (`prices.<model>.input`). */
+export function validateUsageTrackerOptions<T extends TrackerOptionsShape>(options: T): T {
+  parseOptions(
+    {
+      owner: "UsageTracker",
+      schema: trackerSchema,
+      expected: {
+        prices: "an object of { input, output } per model: prices per million tokens, numbers ≥ 0",
+        "prices.*.*": "a number ≥ 0 (price per million tokens)",
+        budget: "a number ≥ 0, in the unit of `prices`",
+        currency: "a string",
+        onUsage: "a function",
+        maxRecords: "a whole number ≥ 0, or Infinity",
+        store: STORE_EXPECTED,
+        budgetKey: "a non-empty string",
+        defaultReplyTokens: "a whole number ≥ 0",
+      },
+      takes:
+        "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }",
+    },
+    options,
+  );
+  if (options.budget !== undefined && Object.keys(options.prices ?? {}).length === 0) {
+    throw new ConfigurationError(
+      "budget",
+      "`budget` needs `prices`: without a price no call has a cost, so the budget is never reached.",
+    );
+  }
+  return options;
 }

@@ -107,3 +107,19 @@ export function fitsBudget(state: BudgetState, amount: number, budget: number): 
   const slack = EPSILON * Math.max(1, budget);
   return committed < budget - slack / 2 && committed + amount <= budget + slack;
 }
+
+/** What a `UsageStore` must have: its methods, checked by name (users may write their own). */
+export function isUsageStore(value: unknown): value is UsageStore {
+  const store = value as Record<string, unknown> | null;
+  return (
+    typeof store === "object" &&
+    store !== null &&
+    ["reserve", "settle", "charge", "budgetState", "resetBudget", "takeRate", "penalizeRate"].every(
+      (method) => typeof store[method] === "function",
+    )
+  );
+}
+
+/** What a `store` option must be, worded for a `ConfigurationError`. */
+export const STORE_EXPECTED =
+  "a UsageStore (a MemoryStore, a RedisStore or your own with reserve, settle, charge, budgetState, resetBudget, takeRate and penalizeRate)";

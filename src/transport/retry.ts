@@ -5,6 +5,7 @@ import {
   type AsyncCallerCallOptions,
   type AsyncCallerParams,
 } from "@langchain/core/utils/async_caller";
+import { abortError, sleep } from "../utils/sleep.js";
 
 /** The service's documented client default (docs/service-contract.md#limits-and-retries): two retries. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -40,32 +41,6 @@ export interface ServiceCallerParams extends AsyncCallerParams, RetryOptions {
 const rethrow = (error: unknown): never => {
   throw error;
 };
-
-/**
- * The error a cancelled call ends with: the signal's reason when it is an Error (by default a
- * DOMException "AbortError"), as LangChain's own callers reject with it.
- */
-function abortError(signal: AbortSignal): unknown {
-  const { reason } = signal;
-  if (reason instanceof Error) return reason;
-  return new Error(typeof reason === "string" ? reason : "Aborted");
-}
-
-/** Waits `ms`, or rejects with the signal's abort error as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal ? abortError(signal) : undefined);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /**
  * An `AsyncCaller` (so `maxConcurrency` and LangChain's call plumbing keep working) whose retries

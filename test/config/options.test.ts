@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type OptionsSpec,
-  parseOptions,
-  validateChatOptions,
-  validateDedicatedEndpointOptions,
-  validateDiagnoseOptions,
-  validateRateLimiterOptions,
-  validateUsageTrackerOptions,
-} from "../../src/config/options.js";
+import { type OptionsSpec, parseOptions } from "../../src/config/options.js";
 import { ConfigurationError } from "../../src/errors/errors.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 
@@ -119,107 +111,5 @@ describe("parseOptions", () => {
       option: "options",
       message: '`options` must be an object; got "big".',
     });
-  });
-});
-
-describe("the models' options", () => {
-  it("apply the retry defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
-    expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: {} });
-    expect(validateDedicatedEndpointOptions({ maxRetries: 0, retry: { maxDelayMs: 5 } })).toEqual({
-      maxRetries: 0,
-      retry: { maxDelayMs: 5 },
-    });
-  });
-
-  it("name a nested retry option and an unknown one by their paths", () => {
-    expect(problem(() => validateChatOptions({ retry: { maxDelayMs: -1 } }))).toEqual({
-      option: "retry.maxDelayMs",
-      message: "`retry.maxDelayMs` must be a number of milliseconds ≥ 0; got -1.",
-    });
-    expect(problem(() => validateChatOptions({ retry: { delay: 1 } as never }))).toEqual({
-      option: "retry.delay",
-      message:
-        "`retry.delay` is not an option: `retry` must be an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0).",
-    });
-  });
-
-  it("check the shared options before the dedicated endpoint's own", () => {
-    expect(
-      problem(() => validateDedicatedEndpointOptions({ maxTokens: 0, maxRetries: -1 })).option,
-    ).toBe("maxRetries");
-  });
-
-  it("accept any non-array object as modelKwargs, as the body spreads it", () => {
-    class Extra {
-      top_p = 0.5;
-    }
-    expect(validateDedicatedEndpointOptions({ modelKwargs: new Extra() as never })).toEqual({
-      maxRetries: 2,
-      retry: {},
-    });
-    expect(problem(() => validateDedicatedEndpointOptions({ modelKwargs: null as never }))).toEqual(
-      {
-        option: "modelKwargs",
-        message: "`modelKwargs` must be an object of extra body fields; got null.",
-      },
-    );
-  });
-
-  it("check diagnose's timeout the same way", () => {
-    expect(problem(() => validateDiagnoseOptions({ timeout: -1 }))).toEqual({
-      option: "timeout",
-      message: "`timeout` must be a number of milliseconds > 0; got -1.",
-    });
-  });
-});
-
-describe("the usage tracker's options", () => {
-  it("name a model's price by its path, and an unknown option with the list of options", () => {
-    expect(
-      problem(() => validateUsageTrackerOptions({ prices: { m: { input: -1, output: 1 } } })),
-    ).toEqual({
-      option: "prices.m.input",
-      message: "`prices.m.input` must be a number ≥ 0 (price per million tokens); got -1.",
-    });
-    expect(problem(() => validateUsageTrackerOptions({ price: {} } as never))).toEqual({
-      option: "price",
-      message:
-        "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }.",
-    });
-  });
-
-  it("refuse a budget without prices", () => {
-    expect(problem(() => validateUsageTrackerOptions({ budget: 1 })).option).toBe("budget");
-  });
-});
-
-describe("the rate limiter's options", () => {
-  it.each<[Record<string, unknown>, string, RegExp]>([
-    [{ requestsPerMinute: 0 }, "requestsPerMinute", /must be a number > 0; got 0/],
-    [{ tokensPerMinute: Number.POSITIVE_INFINITY }, "tokensPerMinute", /a number > 0/],
-    [{ per: "user" }, "per", /"model" or "key"/],
-    [{ burst: 1.5 }, "burst", /a whole number ≥ 1/],
-    [{ decrease: 1 }, "decrease", /between 0 and 1/],
-    [{ recoveryMs: -5 }, "recoveryMs", /milliseconds > 0/],
-    [{ maxPauseMs: "1s" }, "maxPauseMs", /milliseconds ≥ 0/],
-    [{ store: { takeRate() {} } }, "store", /a UsageStore/],
-    [{ rpm: 60 }, "rpm", /not an option of RateLimiter/],
-  ])("name the option of %j and what it must be", (options, option, message) => {
-    const found = problem(() => validateRateLimiterOptions(options));
-    expect(found.option).toBe(option);
-    expect(found.message).toMatch(message);
-    // The constructor checks the same way.
-    expect(problem(() => new RateLimiter(options as never)).option).toBe(option);
-  });
-
-  it("accept a limiter as a model option, and nothing else there", () => {
-    expect(() => validateChatOptions({ rateLimiter: new RateLimiter() })).not.toThrow();
-    expect(problem(() => validateChatOptions({ rateLimiter: { acquire() {} } }))).toMatchObject({
-      option: "rateLimiter",
-      message: expect.stringMatching(/a RateLimiter/),
-    });
-    expect(problem(() => validateDedicatedEndpointOptions({ rateLimiter: 5 })).option).toBe(
-      "rateLimiter",
-    );
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * The house rules of src/, as docs/architecture.md draws them: each folder is a layer and imports
+ * only from the layers below it, so a feature never reaches up into the code that uses it. The
+ * emulator stands beside the client (it plays the service) and shares only the profile schema.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/** Bottom to top. Files at the top of src/ (constants, version) count as the ground floor. */
+const LAYERS = [
+  ".",
+  "utils",
+  "errors",
+  "config",
+  "stores",
+  "spend",
+  "transport",
+  "models",
+  "diagnose",
+  "cli",
+] as const;
+/** What the emulator, which stands in for the service, may take from the client. */
+const EMULATOR_MAY_IMPORT = new Set([".", "utils", "config/profiles.ts"]);
+/** The package's entries, which import anything they export. */
+const ENTRIES = new Set(["index.ts", "redis.ts"]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => join(dir, name));
+}
+
+/** The top folder of a file under src/ ("." for a file at the top). */
+function folderOf(file: string): string {
+  const [first, ...rest] = relative("src", file).split("/");
+  return rest.length === 0 ? "." : first!;
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)];
+  return specifiers.map(([, spec]) => join(dirname(file), spec!).replace(/\.js$/, ".ts"));
+}
+
+/** Every import of src/ that runs against the layering, as "from -> to". */
+function againstTheLayering(): string[] {
+  const found: string[] = [];
+  for (const file of sourceFiles("src")) {
+    if (ENTRIES.has(relative("src", file))) continue;
+    const from = folderOf(file);
+    for (const target of importsOf(file)) {
+      const to = folderOf(target);
+      if (to === from) continue;
+      const ok =
+        from === "emulator"
+          ? EMULATOR_MAY_IMPORT.has(to) || EMULATOR_MAY_IMPORT.has(relative("src", target))
+          : to !== "emulator" || from === "cli"
+            ? LAYERS.indexOf(to as (typeof LAYERS)[number]) <
+              LAYERS.indexOf(from as (typeof LAYERS)[number])
+            : false;
+      if (!ok) found.push(`${file} -> ${relative(".", target)}`);
+    }
+  }
+  return found;
+}
+
+describe("the layering of src/", () => {
+  it("has every folder in a layer (a new folder must be placed in LAYERS)", () => {
+    const folders = new Set(sourceFiles("src").map(folderOf));
+    for (const folder of folders) {
+      expect([...LAYERS, "emulator"]).toContain(folder);
+    }
+  });
+
+  it("has no import that runs up the layers, or into the emulator from the client", () => {
+    expect(againstTheLayering()).toEqual([]);
+  });
+
+  it("keeps at most a handful of files at the top of src/", () => {
+    const top = readdirSync("src").filter((name) => name.endsWith(".ts"));
+    expect(top.length).toBeLessThanOrEqual(5);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../../src/errors/errors.js";
+import {
+  validateChatOptions,
+  validateDedicatedEndpointOptions,
+  validateDiagnoseOptions,
+} from "../../src/models/options.js";
+import { RateLimiter } from "../../src/spend/rate_limiter.js";
+
+/** The ConfigurationError `fn` throws, as the fields a program reads. */
+function problem(fn: () => unknown): { option: string; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
+    const { option, message } = error as ConfigurationError;
+    return { option, message };
+  }
+  throw new Error("expected a ConfigurationError");
+}
+
+describe("the models' options", () => {
+  it("apply the retry defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
+    expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: {} });
+    expect(validateDedicatedEndpointOptions({ maxRetries: 0, retry: { maxDelayMs: 5 } })).toEqual({
+      maxRetries: 0,
+      retry: { maxDelayMs: 5 },
+    });
+  });
+
+  it("name a nested retry option and an unknown one by their paths", () => {
+    expect(problem(() => validateChatOptions({ retry: { maxDelayMs: -1 } }))).toEqual({
+      option: "retry.maxDelayMs",
+      message: "`retry.maxDelayMs` must be a number of milliseconds ≥ 0; got -1.",
+    });
+    expect(problem(() => validateChatOptions({ retry: { delay: 1 } as never }))).toEqual({
+      option: "retry.delay",
+      message:
+        "`retry.delay` is not an option: `retry` must be an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0).",
+    });
+  });
+
+  it("check the shared options before the dedicated endpoint's own", () => {
+    expect(
+      problem(() => validateDedicatedEndpointOptions({ maxTokens: 0, maxRetries: -1 })).option,
+    ).toBe("maxRetries");
+  });
+
+  it("accept any non-array object as modelKwargs, as the body spreads it", () => {
+    class Extra {
+      top_p = 0.5;
+    }
+    expect(validateDedicatedEndpointOptions({ modelKwargs: new Extra() as never })).toEqual({
+      maxRetries: 2,
+      retry: {},
+    });
+    expect(problem(() => validateDedicatedEndpointOptions({ modelKwargs: null as never }))).toEqual(
+      {
+        option: "modelKwargs",
+        message: "`modelKwargs` must be an object of extra body fields; got null.",
+      },
+    );
+  });
+
+  it("check diagnose's timeout the same way", () => {
+    expect(problem(() => validateDiagnoseOptions({ timeout: -1 }))).toEqual({
+      option: "timeout",
+      message: "`timeout` must be a number of milliseconds > 0; got -1.",
+    });
+  });
+
+  it("accept a limiter as a model option, and nothing else there", () => {
+    expect(() => validateChatOptions({ rateLimiter: new RateLimiter() })).not.toThrow();
+    expect(problem(() => validateChatOptions({ rateLimiter: { acquire() {} } }))).toMatchObject({
+      option: "rateLimiter",
+      message: expect.stringMatching(/a RateLimiter/),
+    });
+    expect(problem(() => validateDedicatedEndpointOptions({ rateLimiter: 5 })).option).toBe(
+      "rateLimiter",
+    );
+  });
+});

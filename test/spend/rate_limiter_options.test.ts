@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../../src/errors/errors.js";
+import { RateLimiter, validateRateLimiterOptions } from "../../src/spend/rate_limiter.js";
+
+/** The ConfigurationError `fn` throws, as the fields a program reads. */
+function problem(fn: () => unknown): { option: string; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
+    const { option, message } = error as ConfigurationError;
+    return { option, message };
+  }
+  throw new Error("expected a ConfigurationError");
+}
+
+describe("the rate limiter's options", () => {
+  it.each<[Record<string, unknown>, string, RegExp]>([
+    [{ requestsPerMinute: 0 }, "requestsPerMinute", /must be a number > 0; got 0/],
+    [{ tokensPerMinute: Number.POSITIVE_INFINITY }, "tokensPerMinute", /a number > 0/],
+    [{ per: "user" }, "per", /"model" or "key"/],
+    [{ burst: 1.5 }, "burst", /a whole number ≥ 1/],
+    [{ decrease: 1 }, "decrease", /between 0 and 1/],
+    [{ recoveryMs: -5 }, "recoveryMs", /milliseconds > 0/],
+    [{ maxPauseMs: "1s" }, "maxPauseMs", /milliseconds ≥ 0/],
+    [{ store: { takeRate() {} } }, "store", /a UsageStore/],
+    [{ rpm: 60 }, "rpm", /not an option of RateLimiter/],
+  ])("name the option of %j and what it must be", (options, option, message) => {
+    const found = problem(() => validateRateLimiterOptions(options));
+    expect(found.option).toBe(option);
+    expect(found.message).toMatch(message);
+    // The constructor checks the same way.
+    expect(problem(() => new RateLimiter(options as never)).option).toBe(option);
+  });
+});
