@@ -1,12 +1,13 @@
 import { defineConfig } from "tsup";
 
-// Four entries: the runtime-neutral main entry, and the Node-only emulator, Redis store and CLI
-// behind their own subpaths (STYLE.md convention 3).
+// Five entries: the runtime-neutral main entry and store types, and the Node-only emulator, Redis
+// store and CLI behind their own subpaths (STYLE.md convention 3).
 export default defineConfig({
   entry: {
     index: "src/index.ts",
     "emulator/index": "src/emulator/index.ts",
-    redis: "src/redis.ts",
+    redis: "src/stores/redis_store.ts",
+    stores: "src/stores/index.ts",
     cli: "src/cli/bin.ts",
   },
   format: ["esm", "cjs"],

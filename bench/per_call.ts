@@ -5,7 +5,7 @@
  */
 
 import { AsyncCaller } from "@langchain/core/utils/async_caller";
-import { createServiceFetch } from "../src/index.js";
+import { createServiceFetch } from "../src/transport/fetch.js";
 import { ServiceCaller } from "../src/transport/retry.js";
 import { scaled } from "./lib/config.js";
 import {

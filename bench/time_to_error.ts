@@ -6,7 +6,7 @@
  * default configuration (6 retries) is computed from those, not waited out.
  */
 
-import type { Fetch } from "../src/index.js";
+import type { Fetch } from "../src/transport/fetch.js";
 import { scaled } from "./lib/config.js";
 import { chatOpenAI, ours, PROMPT, type Target } from "./lib/contenders.js";
 import { type BenchContext, emulatorTarget, fixedTarget } from "./lib/context.js";

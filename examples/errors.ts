@@ -2,7 +2,6 @@
 import {
   ChatInferenceService,
   ConfigurationError,
-  createServiceFetch,
   DedicatedEndpointLLM,
   InferenceServiceError,
 } from "langchain-inference-service";
@@ -57,15 +56,19 @@ export async function main(log: Log = console.log, connection: Connection = {} a
   );
 
   const base = process.env.INFERENCE_SERVICE_BASE_URL ?? "";
-  const post = (url: string) =>
-    createServiceFetch({ surface: "hosted", model: MODEL })(url, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${process.env.INFERENCE_SERVICE_API_KEY}` },
-      body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
-    });
-  // The models normalise the base URL, so these two go through the raw fetch layer (docs/service-contract.md#hosted-models, rules 1–2).
-  await show(log, "singular path", () => post(`${base}/chat/completion`));
-  await show(log, "base without /v1", () => post(`${new URL(base).origin}/chat/completions`));
+  // A base URL is repaired where it can be (a trailing /chat/completions, a missing /v1), so a
+  // wrong path reaches the service only behind a wrong prefix or a proxy that rewrites it.
+  await show(log, "wrong path prefix (an HTML page answers)", () =>
+    new ChatInferenceService(MODEL, {
+      ...noRetry,
+      baseURL: `${new URL(base).origin}/proxy`,
+    }).invoke("hi"),
+  );
+  const singular: typeof fetch = (url, init) =>
+    fetch(String(url).replace("/chat/completions", "/chat/completion"), init);
+  await show(log, "a proxy that rewrites the path (404)", () =>
+    new ChatInferenceService(MODEL, { ...noRetry, fetch: singular }).invoke("hi"),
+  );
 
   const { emulator } = connection;
   if (!emulator) return; // the rest needs states only the emulator can be put in

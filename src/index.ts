@@ -1,30 +1,33 @@
-/** @module Public API of langchain-inference-service; runs in any JS runtime (no node:* imports). */
+/**
+ * @module Public API of langchain-inference-service: what the docs teach, and nothing else. Runs
+ * in any JS runtime (no node:* imports). Writing your own `UsageStore` takes the types of
+ * `langchain-inference-service/stores`; the Redis store is `langchain-inference-service/redis`;
+ * the emulator is `langchain-inference-service/emulator`.
+ */
 
-export { normalizeBaseURL } from "./config/base_url.js";
+// The models
 export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
   type ModelProfiles,
 } from "./config/profiles.js";
-export { buildServiceName, validateServiceName } from "./config/service_name.js";
-export { API_PREFIX, ENV } from "./constants.js";
+// Checking a configuration
 export {
   type DiagnoseOptions,
   type Diagnosis,
   type DiagnosisCheck,
   diagnose,
 } from "./diagnose/diagnose.js";
+// Errors
 export {
   AuthenticationError,
   BadRequestError,
   BaseURLError,
   BudgetExceededError,
-  type BudgetExceededErrorInit,
   ConfigurationError,
   ContextLengthExceededError,
   EndpointNotReadyError,
   InferenceServiceError,
-  type InferenceServiceErrorInit,
   InsufficientCreditError,
   InvalidURLError,
   KeyQuotaExceededError,
@@ -38,9 +41,7 @@ export {
   ServiceUnavailableError,
   type Surface,
   UsageStoreError,
-  type UsageStoreErrorInit,
 } from "./errors/errors.js";
-export { type Failure, type FailureContext, toServiceError } from "./errors/mapper.js";
 export {
   ChatInferenceService,
   type ChatInferenceServiceCallOptions,
@@ -50,14 +51,14 @@ export {
   DedicatedEndpointLLM,
   type DedicatedEndpointLLMCallOptions,
   type DedicatedEndpointLLMFields,
-  type LLMLangSmithParams,
 } from "./models/llms.js";
 export {
   type InitChatInferenceServiceFields,
   initChatInferenceService,
 } from "./models/model_string.js";
-export type { RequestEstimate } from "./spend/estimate.js";
-export { RateLimiter, type RateLimiterOptions, type RatePermit } from "./spend/rate_limiter.js";
+
+// Usage, cost, budgets and rate limits
+export { RateLimiter, type RateLimiterOptions } from "./spend/rate_limiter.js";
 export {
   type BudgetStatus,
   type ModelPrice,
@@ -69,15 +70,7 @@ export {
 } from "./spend/usage_tracker.js";
 export { type WithUsageResult, withUsage } from "./spend/with_usage.js";
 export { MemoryStore } from "./stores/memory_store.js";
-export type {
-  BudgetReservation,
-  BudgetState,
-  RateGrant,
-  RatePenalty,
-  RateTake,
-  ReserveOutcome,
-  UsageStore,
-} from "./stores/usage_store.js";
-export { createServiceFetch, type Fetch, type ServiceFetchOptions } from "./transport/fetch.js";
-export { DEFAULT_MAX_RETRIES, type RetryOptions } from "./transport/retry.js";
+export type { UsageStore } from "./stores/usage_store.js";
+export type { RetryOptions } from "./transport/retry.js";
+
 export { VERSION } from "./version.js";

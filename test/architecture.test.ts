@@ -23,7 +23,7 @@ const LAYERS = [
 /** What the emulator, which stands in for the service, may take from the client. */
 const EMULATOR_MAY_IMPORT = new Set([".", "utils", "config/profiles.ts"]);
 /** The package's entries, which import anything they export. */
-const ENTRIES = new Set(["index.ts", "redis.ts"]);
+const ENTRIES = new Set(["index.ts"]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })

@@ -34,8 +34,8 @@ import {
   DedicatedEndpointLLM,
   type Diagnosis,
   diagnose,
-  type Fetch,
 } from "../src/index.js";
+import type { Fetch } from "../src/transport/fetch.js";
 
 const API_KEY = "sk-CANARY-7f3a9c2e5b1d4086e2a1";
 const HEADER_VALUE = "hdr-CANARY-b8e1f04d9a27c3";

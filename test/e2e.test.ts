@@ -11,7 +11,6 @@ import {
   type ChatInferenceServiceFields,
   DedicatedEndpointLLM,
   EndpointNotReadyError,
-  type Fetch,
   InferenceServiceError,
   InsufficientCreditError,
   InvalidURLError,
@@ -21,6 +20,7 @@ import {
 import { type RunningEmulator, startEmulator } from "langchain-inference-service/emulator";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { Fetch } from "../src/transport/fetch.js";
 
 let emulator: RunningEmulator;
 const PRICE = { input: 0.5, output: 1.5 }; // emulator-chat, per million tokens

@@ -51,6 +51,27 @@ describe("the built package", () => {
     expect(cited).toEqual([]);
   });
 
+  it("exports from the main entry only what the README, docs/ or examples/ teach", () => {
+    const taught = [
+      readFileSync("README.md", "utf8"),
+      ...readdirSync("docs")
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => readFileSync(join("docs", name), "utf8")),
+      ...readdirSync("examples").map((name) => readFileSync(join("examples", name), "utf8")),
+    ].join("\n");
+    const index = readFileSync("src/index.ts", "utf8");
+    const exported = [
+      ...index.matchAll(
+        /^\s*(?:type\s+)?([A-Za-z_]\w*),?$|(?:\{|,)\s*(?:type\s+)?([A-Za-z_]\w*)\s*(?=[,}])/gm,
+      ),
+    ]
+      .map((match) => match[1] ?? match[2])
+      .filter((name): name is string => name !== undefined);
+    expect(exported.length).toBeGreaterThan(40);
+    const untaught = exported.filter((name) => !new RegExp(`\\b${name}\\b`).test(taught));
+    expect(untaught).toEqual([]);
+  });
+
   it("loads with import and constructs a model", () => {
     const out = run([
       "--input-type=module",

@@ -2,11 +2,8 @@
 
 import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
 import { OpenAI } from "openai";
-import {
-  ChatInferenceService,
-  type ChatInferenceServiceFields,
-  type Fetch,
-} from "../../src/index.js";
+import { ChatInferenceService, type ChatInferenceServiceFields } from "../../src/index.js";
+import type { Fetch } from "../../src/transport/fetch.js";
 
 /** One server a benchmark calls, as every contender is configured for it. */
 export interface Target {

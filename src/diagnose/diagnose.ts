@@ -1,5 +1,6 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
+import { OpenAI } from "openai";
 import { resolveApiKey } from "../config/api_key.js";
 import { resolveBaseURL } from "../config/base_url.js";
 import { readEnv } from "../config/env.js";
@@ -24,8 +25,10 @@ import { asServiceError, type FailureContext, headerRequestId } from "../errors/
 import { validateDiagnoseOptions } from "../models/options.js";
 import { tokenUsageFromWire } from "../spend/usage.js";
 import { checkChatCompletion, parseCompletion } from "../transport/answer.js";
+import { type Answer, sendRequest } from "../transport/attempt.js";
 import { createServiceFetch, type Fetch } from "../transport/fetch.js";
 import { listModelIds } from "../transport/model_list.js";
+import { ServiceCaller } from "../transport/retry.js";
 
 /** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
 export interface DiagnoseOptions {
@@ -347,8 +350,9 @@ function configurationFailure(
 // ---- requests -----------------------------------------------------------------------------
 
 /**
- * One POST through the models' fetch layer, so every failure arrives as the typed error a model
- * would throw; a 2xx answer is then checked by the models' own checks (see {@link answerError}).
+ * One request through the models' pipeline (their fetch layer, SDK client and error mapper, with
+ * no retry and no meter), so every failure arrives as the typed error a model would throw; a 2xx
+ * answer is then checked by the models' own checks (see {@link answerError}).
  */
 async function post(
   target: Target,
@@ -357,29 +361,42 @@ async function post(
   ctx: FailureContext,
   headers: Record<string, string> = {},
 ): Promise<Outcome> {
-  const serviceFetch = createServiceFetch({
-    ...ctx,
-    fetch: target.fetch,
-    headers,
-    idleTimeout: target.timeout,
+  const client = new OpenAI({
+    // A probe without a key still tells a 401 from HTML or a 404
+    // (docs/service-contract.md#authentication, rule 4): the header is left out below.
+    apiKey: target.apiKey ?? "no-key",
+    baseURL: target.baseURL,
+    fetch: createServiceFetch({
+      ...ctx,
+      fetch: target.fetch,
+      headers,
+      idleTimeout: target.timeout,
+    }),
+    timeout: target.timeout,
+    maxRetries: 0,
+    organization: null,
+    project: null,
+    dangerouslyAllowBrowser: true,
+  });
+  const options = (fetchOptions: RequestInit): OpenAI.RequestOptions => ({
+    ...(target.apiKey ? {} : { headers: { Authorization: null } }),
+    fetchOptions: fetchOptions as OpenAI.RequestOptions["fetchOptions"],
   });
   try {
-    const response = await serviceFetch(`${target.baseURL}${path}`, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        // docs/service-contract.md#authentication, rule 4: without a key the probe still tells a 401 from HTML or a 404.
-        ...(target.apiKey ? { Authorization: `Bearer ${target.apiKey}` } : {}),
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(target.timeout),
+    return await sendRequest({
+      caller: new ServiceCaller({ maxRetries: 0 }),
+      ctx,
+      send: (fetchOptions): Promise<Answer<unknown>> =>
+        client.post<unknown>(path, { body, ...options(fetchOptions) }).withResponse(),
+      read: ({ data, response }): Outcome => ({
+        ok: true,
+        data,
+        response,
+        ctx,
+        requestId: headerRequestId(response.headers),
+      }),
     });
-    // Read as the openai SDK reads it for the models: an empty body was typed by the fetch
-    // layer, and a body that is not JSON is typed by the mapper.
-    const data: unknown = JSON.parse(await response.text());
-    return { ok: true, data, response, ctx, requestId: headerRequestId(response.headers) };
-  } catch (thrown) {
-    const error = asServiceError(thrown, ctx);
+  } catch (error) {
     if (InferenceServiceError.isInstance(error)) return { ok: false, error };
     throw error;
   }

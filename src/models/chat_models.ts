@@ -25,7 +25,7 @@ import {
   convertMessagesToCompletionsMessageParams,
   convertOpenAICompletionsStream,
 } from "@langchain/openai";
-import type { OpenAI } from "openai";
+import { OpenAI } from "openai";
 import { resolveConnection } from "../config/connection.js";
 import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../constants.js";
@@ -42,17 +42,12 @@ import { estimateChatRequest, estimateTokens, type StreamReading } from "../spen
 import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
 import { tokenUsageFromMetadata, tokenUsageFromWire } from "../spend/usage.js";
 import { checkChatCompletion } from "../transport/answer.js";
-import {
-  type AttemptRecord,
-  createServiceFetch,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  type Fetch,
-  recordAttempt,
-} from "../transport/fetch.js";
+import { sendRequest, withFetchOptions } from "../transport/attempt.js";
+import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "../transport/response_meta.js";
 import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
 import { openStream } from "../transport/stream.js";
-import { redactCallOptions, secretHeaderValues } from "../utils/secrets.js";
+import { REDACTED, redactCallOptions, secretHeaderValues } from "../utils/secrets.js";
 import { VERSION } from "../version.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { validateChatOptions } from "./options.js";
@@ -131,14 +126,22 @@ export interface ChatInferenceServiceFields
 
 // Before any reply exists: `contentBlocks` of this package's messages finds its translator.
 registerContentBlockTranslator();
-/** Where a call's meter rides from `_generate` / `_streamResponseChunks` to `completionWithRetry`. */
+/**
+ * The two places where run state rides through base-class code, because the base calls our code
+ * without it (each is exercised by CI against the lowest and newest versions the ranges allow):
+ * - METER: the call's meter, from `_generate` / `_streamResponseChunks` through the base class's
+ *   methods of the same name, which hand their options on to `completionWithRetry`;
+ * - RUN: the run, from `_generateUncached` through core to `_streamChatModelEvents`, which core
+ *   calls without its run manager.
+ * The third note, the fetch layer's record of an attempt, rides in the openai SDK's public
+ * `fetchOptions` request option (transport/attempt.ts).
+ */
 const METER = Symbol("inference-service.call-meter");
 type MeterCarrier = { [METER]?: CallMeter };
 /** A chunk as core's OpenAI stream converter types it. */
 type StreamChunk =
   Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
 
-/** Where the run rides to `_streamChatModelEvents`, which core calls without its run manager. */
 const RUN = Symbol("inference-service.run");
 type RunCarrier = { [RUN]?: MeteredRun };
 
@@ -266,6 +269,9 @@ export class ChatInferenceService<
   readonly rateLimiter?: RateLimiter;
   readonly #failureContext: FailureContext;
   readonly #keyId: string;
+  /** The openai SDK client every request goes through; it alone holds the key and the headers. */
+  readonly #client: OpenAI;
+  readonly #caller: ServiceCaller;
   /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
   #namingStructuredOutput = false;
 
@@ -338,39 +344,50 @@ export class ChatInferenceService<
       lookUpModels: true,
       idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
     });
+    // The base class gets no secret: it would keep it in public fields (`apiKey`, `clientConfig`)
+    // that `{ ...model }` and `Object.entries(model)` show. Requests go through this class's own
+    // client, which holds the key and the headers privately.
     super({
       ...rest,
       model,
-      apiKey,
+      apiKey: REDACTED,
       baseURL,
       maxRetries,
-      configuration: {
-        ...configuration,
-        apiKey,
-        baseURL,
-        fetch: serviceFetch,
-        maxRetries: 0,
-        // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
-        organization: null,
-        project: null,
-      },
+      configuration: { baseURL, organization: null, project: null },
     } as BaseChatOpenAIFields);
     // The base class keeps its fields as `lc_kwargs`; the key must not be one of them (it would
     // show wherever they are printed). Serialisation writes a reference instead (toJSON).
     delete (this.lc_kwargs as Record<string, unknown>).apiKey;
+    // Readable as on `ChatOpenAI`, but not enumerable: spreads and `Object.entries` skip it.
+    Object.defineProperty(this, "apiKey", { value: apiKey, enumerable: false, writable: true });
     this.organization = undefined;
     this.baseURL = baseURL;
     this.profiles = fields.profiles;
     this.rateLimiter = rateLimiter;
     this.#keyId = apiKeyId(apiKey);
     this.#failureContext = failureContext;
-    this.caller = new ServiceCaller({
+    const { apiKey: _key, baseURL: _url, fetch: _fetch, ...clientOptions } = configuration;
+    this.#client = new OpenAI({
+      ...clientOptions,
+      apiKey,
+      baseURL,
+      fetch: serviceFetch,
+      timeout: fields.timeout,
+      // One retry layer: the caller below retries, the SDK never does.
+      maxRetries: 0,
+      // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
+      organization: null,
+      project: null,
+      dangerouslyAllowBrowser: true,
+    });
+    this.#caller = new ServiceCaller({
       maxRetries,
       maxConcurrency: fields.maxConcurrency,
       onFailedAttempt: fields.onFailedAttempt,
       ...retry,
       normalize: (error) => asServiceError(error, failureContext),
     });
+    this.caller = this.#caller;
     this._addVersion(PACKAGE_NAME, VERSION);
   }
 
@@ -514,8 +531,13 @@ export class ChatInferenceService<
       stream: true,
     };
     const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
-    const carried: MeterCarrier = meter ? { [METER]: meter } : {};
-    const stream = await this.completionWithRetry(request, { ...options, ...carried });
+    const { signal: callSignal, maxRetries, options: perCall } = options;
+    const stream = (await this.#request(
+      request,
+      { ...perCall, signal: callSignal },
+      maxRetries,
+      meter,
+    )) as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
     let meta: RequestMeta | undefined;
     const signal = options.signal;
     async function* read(
@@ -569,8 +591,9 @@ export class ChatInferenceService<
   }
 
   /**
-   * A local estimate (about four characters per token). The base class downloads tokenizer
-   * ranks from the internet, which stalls offline; the service reports real usage anyway.
+   * A local estimate, by the package's one rule (a token per three UTF-8 bytes, see
+   * `estimateTokens`): the base class downloads tokenizer ranks from the internet, which stalls
+   * offline, and the service reports real usage anyway.
    */
   override async getNumTokens(content: MessageContent): Promise<number> {
     const text =
@@ -581,7 +604,7 @@ export class ChatInferenceService<
               typeof part === "string" ? part : ((part as { text?: string }).text ?? ""),
             )
             .join("");
-    return Math.ceil(text.length / 4);
+    return estimateTokens(text);
   }
 
   override completionWithRetry(
@@ -612,13 +635,23 @@ export class ChatInferenceService<
     } & MeterCarrier;
     const sdkOptions: OpenAI.RequestOptions =
       nested && typeof nested === "object" ? { ...rest, ...nested } : rest;
-    const record: AttemptRecord = { stream: request.stream === true };
-    // `_getClientOptions` returns a fresh object: the fetch layer's note rides in it, per call.
-    const clientOptions = this._getClientOptions(sdkOptions);
-    clientOptions.fetchOptions = recordAttempt(
-      record,
-      clientOptions.fetchOptions,
-    ) as OpenAI.RequestOptions["fetchOptions"];
+    // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
+    return this.#request(request, sdkOptions, maxRetries, carried ?? this.#meter(undefined));
+  }
+
+  /**
+   * Sends one chat completion through the request pipeline: a stream once its first event
+   * arrived, or a checked completion tagged with its request ID and model.
+   */
+  #request(
+    request: OpenAI.Chat.ChatCompletionCreateParams,
+    sdkOptions: OpenAI.RequestOptions,
+    maxRetries: number | undefined,
+    meter: CallMeter | undefined,
+  ): Promise<
+    | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
+    | OpenAI.Chat.Completions.ChatCompletion
+  > {
     const parse = !request.stream && request.response_format?.type === "json_schema";
     const perCall = secretHeaderValues(sdkOptions.headers);
     const ctx: FailureContext =
@@ -628,24 +661,27 @@ export class ChatInferenceService<
             ...this.#failureContext,
             secrets: [...(this.#failureContext.secrets ?? []), ...perCall],
           };
-    const signal = sdkOptions.signal ?? undefined;
-    // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
-    const meter = carried ?? this.#meter(undefined);
-    const estimate =
-      meter && estimateChatRequest(request as unknown as Record<string, unknown>, this.model);
-    return this.caller.callWithOptions({ maxRetries, signal }, async () => {
-      // Here the request has left the concurrency queue: reserve, wait for the limiter, send.
-      const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
-      record.headers = undefined;
-      try {
+    const completions = this.#client.chat.completions;
+    return sendRequest({
+      caller: this.#caller,
+      maxRetries,
+      signal: sdkOptions.signal ?? undefined,
+      ctx,
+      meter,
+      estimate: () =>
+        estimateChatRequest(request as unknown as Record<string, unknown>, this.model),
+      stream: request.stream === true,
+      send: (fetchOptions) => {
+        const options = withFetchOptions(sdkOptions, fetchOptions);
         const call = parse
-          ? this.client.chat.completions.parse(
+          ? completions.parse(
               request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-              clientOptions,
+              options,
             )
-          : this.client.chat.completions.create(request, clientOptions);
-        const { data, response } = await call.withResponse();
-        attempt?.answered();
+          : completions.create(request, options);
+        return call.withResponse();
+      },
+      read: async ({ data, response }, attempt) => {
         if (request.stream) {
           // The first event is awaited inside the attempt: a stream that fails or stalls
           // before it is retried like a failed request.
@@ -667,13 +703,7 @@ export class ChatInferenceService<
           estimateTokens(replyText(completion)),
         );
         return tagResponse(completion, response.headers);
-      } catch (error) {
-        // Typed here, where this call's own header values are known secrets and the response
-        // (if one began) gives the request ID of a failure the SDK raises while reading it.
-        const typed = asServiceError(error, { ...ctx, responseHeaders: record.headers });
-        await attempt?.fail(typed);
-        throw typed;
-      }
+      },
     });
   }
 

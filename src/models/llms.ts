@@ -34,13 +34,8 @@ import { estimateCompletionRequest, estimateTokens, StreamReading } from "../spe
 import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
-import {
-  type AttemptRecord,
-  createServiceFetch,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  type Fetch,
-  recordAttempt,
-} from "../transport/fetch.js";
+import { type Answer, sendRequest } from "../transport/attempt.js";
+import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
 import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
 import { openStream } from "../transport/stream.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
@@ -269,6 +264,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   readonly rateLimiter?: RateLimiter;
   // ES-private: the client and the key never show up in `console.log` or serialisation.
   readonly #client: OpenAI;
+  readonly #caller: ServiceCaller;
   readonly #secrets: readonly string[];
   readonly #keyId: string;
 
@@ -376,7 +372,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       dangerouslyAllowBrowser: true,
     });
     const waitForReady = this.waitForReady;
-    this.caller = new ServiceCaller({
+    this.#caller = new ServiceCaller({
       maxRetries,
       maxConcurrency: fields.maxConcurrency,
       onFailedAttempt: fields.onFailedAttempt,
@@ -395,6 +391,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
             }
           : undefined,
     });
+    this.caller = this.#caller;
     this._addVersion(PACKAGE_NAME, VERSION);
   }
 
@@ -516,46 +513,45 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   /**
-   * Runs one attempt through the caller; errors leave it typed, carrying the Service-Name used.
-   * Once the attempt has left the concurrency queue, the meter reserves and waits for the
-   * limiter before anything is sent; a failed attempt releases what it held.
+   * Sends one request through the pipeline (queue, meter, retries, typed errors); a failure
+   * carries the Service-Name it was sent with.
    */
-  #attempt<T>(
+  #send<R>(
     options: this["ParsedCallOptions"],
     call: Call,
     body: OpenAI.CompletionCreateParams,
-    attempt: (
-      request: OpenAI.RequestOptions,
+    read: (
+      answer: Answer<unknown>,
       ctx: FailureContext,
-      metered: MeteredAttempt | undefined,
-    ) => Promise<T>,
-  ): Promise<T> {
+      attempt: MeteredAttempt | undefined,
+    ) => Promise<R>,
+  ): Promise<R> {
     const { serviceName, meter } = call;
     const ctx = this.#context(serviceName);
     const signal = options.signal ?? undefined;
-    const estimate =
-      meter && estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName);
-    return this.caller.callWithOptions({ maxRetries: options.maxRetries, signal }, async () => {
-      const metered = meter && estimate ? await meter.begin(estimate, signal) : undefined;
-      const record: AttemptRecord = { stream: body.stream === true };
+    return sendRequest({
+      caller: this.#caller,
+      maxRetries: options.maxRetries,
+      signal,
+      ctx,
+      meter,
+      estimate: () =>
+        estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName),
+      stream: body.stream === true,
       // Sent per request, so the fetch layer keeps it instead of the model's default.
-      const request: OpenAI.RequestOptions = {
-        signal,
-        headers: { [SERVICE_NAME_HEADER]: serviceName },
-        fetchOptions: recordAttempt(record) as OpenAI.RequestOptions["fetchOptions"],
-      };
-      try {
-        const result = await attempt(request, ctx, metered);
-        metered?.answered();
-        return result;
-      } catch (error) {
-        // A failure the SDK raises while reading a response keeps that response's request ID.
-        const mapped = asServiceError(error, { ...ctx, responseHeaders: record.headers });
-        if (typeof mapped === "object" && mapped !== null)
-          serviceNameOfFailure.set(mapped, serviceName);
-        await metered?.fail(mapped);
-        throw mapped;
-      }
+      send: (fetchOptions) =>
+        this.#client.completions
+          .create(body, {
+            signal,
+            headers: { [SERVICE_NAME_HEADER]: serviceName },
+            fetchOptions: fetchOptions as OpenAI.RequestOptions["fetchOptions"],
+          })
+          .withResponse(),
+      read: (answer, attempt) => read(answer, ctx, attempt),
+      onError: (error) => {
+        if (typeof error === "object" && error !== null)
+          serviceNameOfFailure.set(error, serviceName);
+      },
     });
   }
 
@@ -565,12 +561,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     call: Call,
   ): Promise<Generation[]> {
     const body = this.#body(prompt, options, false) as OpenAI.CompletionCreateParamsNonStreaming;
-    return this.#attempt(options, call, body, async (request, ctx, metered) => {
-      const { data, response } = await this.#client.completions
-        .create(body, request)
-        .withResponse();
+    return this.#send(options, call, body, async ({ data, response }, ctx, attempt) => {
       const generations = parseCompletion(data, response, ctx);
-      await metered?.settle(
+      await attempt?.settle(
         tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
         estimateTokens(generations.map((g) => g.text).join("")),
       );
@@ -580,18 +573,15 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   /**
    * Opens the SSE stream inside the retried attempt and reads its first event there, so a stream
-   * that ends without any event counts as the empty response of a Pending endpoint (docs/service-contract.md#endpoint-states) and is
-   * retried like one, as is one that fails or stalls before it; later events are never retried
-   * (they have been handed out).
+   * that ends without any event counts as the empty response of a Pending endpoint
+   * (docs/service-contract.md#endpoint-states) and is retried like one, as is one that fails or
+   * stalls before it; later events are never retried (they have been handed out).
    */
   async #openStream(prompt: string, options: this["ParsedCallOptions"], call: Call) {
     const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
-    return this.#attempt(options, call, body, async (request, ctx, metered) => {
-      const { data, response } = await this.#client.completions
-        .create(body, request)
-        .withResponse();
-      const events = await openStream(data, response, ctx);
-      return { events, requestId: headerRequestId(response.headers), metered };
+    return this.#send(options, call, body, async ({ data, response }, ctx, attempt) => {
+      const events = await openStream(data as AsyncIterable<OpenAI.Completion>, response, ctx);
+      return { events, requestId: headerRequestId(response.headers), metered: attempt };
     });
   }
 

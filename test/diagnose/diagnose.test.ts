@@ -14,7 +14,8 @@ import {
   NO_PERMISSION_API_KEY,
   PENDING_SERVICE_NAME,
 } from "../../src/emulator/index.js";
-import { ConfigurationError, type Fetch } from "../../src/index.js";
+import { ConfigurationError } from "../../src/index.js";
+import type { Fetch } from "../../src/transport/fetch.js";
 import { bodies } from "../helpers/fixtures.js";
 
 const ENV_VARIABLES = [

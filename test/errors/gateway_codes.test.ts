@@ -23,7 +23,6 @@ import {
   ContextLengthExceededError,
   DedicatedEndpointLLM,
   EndpointNotReadyError,
-  type Fetch,
   type InferenceServiceError,
   InsufficientCreditError,
   InvalidURLError,
@@ -35,6 +34,7 @@ import {
   ServiceTimeoutError,
   ServiceUnavailableError,
 } from "../../src/index.js";
+import type { Fetch } from "../../src/transport/fetch.js";
 import { RID } from "../helpers/fixtures.js";
 import {
   BASE,

@@ -16,12 +16,12 @@ import {
   ChatInferenceService,
   DedicatedEndpointLLM,
   EndpointNotReadyError,
-  type Fetch,
   type InferenceServiceError,
   RateLimitError,
   ServiceConnectionError,
   ServiceUnavailableError,
 } from "../../src/index.js";
+import type { Fetch } from "../../src/transport/fetch.js";
 
 export const MODES = ["chat.invoke", "chat.stream", "llm.invoke", "llm.stream"] as const;
 export type Mode = (typeof MODES)[number];

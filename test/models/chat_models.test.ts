@@ -15,6 +15,7 @@ import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
 } from "../../src/models/chat_models.js";
+import { estimateTokens } from "../../src/spend/estimate.js";
 import {
   BASE,
   chatChunk,
@@ -492,6 +493,12 @@ describe("ChatInferenceService streaming", () => {
 });
 
 describe("ChatInferenceService LangChain contract", () => {
+  it("counts tokens locally by the package's one estimate rule, the one budgets reserve by", async () => {
+    const chat = model();
+    expect(await chat.getNumTokens("héllo wörld")).toBe(estimateTokens("héllo wörld"));
+    expect(await chat.getNumTokens([{ type: "text", text: "abcdef" }])).toBe(2);
+  });
+
   it("identifies itself to LangChain and LangSmith", () => {
     const chat = model();
     expect(ChatInferenceService.lc_name()).toBe("ChatInferenceService");
@@ -529,6 +536,32 @@ describe("ChatInferenceService LangChain contract", () => {
     expect(chat.toJSON()).toMatchObject({
       kwargs: { api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] } },
     });
+  });
+
+  it("keeps the key and header values out of its enumerable fields: spreads and entries show neither", async () => {
+    const canaryKey = "sk-CANARY-key-7f3a9";
+    const canaryHeader = "hdr-CANARY-value-51c2";
+    const chat = new ChatInferenceService("test-model", {
+      apiKey: canaryKey,
+      baseURL: BASE,
+      configuration: { defaultHeaders: { "X-Secret": canaryHeader } },
+    });
+    const { inspect } = await import("node:util");
+    for (const view of [{ ...chat }, Object.entries(chat), Object.values(chat)]) {
+      const text = inspect(view, { depth: Number.POSITIVE_INFINITY, showHidden: false });
+      expect(text).not.toContain(canaryKey);
+      expect(text).not.toContain(canaryHeader);
+    }
+    // Still readable where ChatOpenAI users read it, and still sent.
+    expect(chat.apiKey).toBe(canaryKey);
+    const seen = intercept(CHAT, [
+      200,
+      chatCompletion({ role: "assistant", content: "ok" }),
+      JSON_HEADERS,
+    ]);
+    await chat.invoke("hi");
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${canaryKey}`);
+    expect(seen[0]?.headers["x-secret"]).toBe(canaryHeader);
   });
 
   it("loads back from its serialised form, taking the key from the secrets map", async () => {

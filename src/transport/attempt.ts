@@ -1,0 +1,97 @@
+/**
+ * @module The one request pipeline: what every request of both models and of `diagnose` goes
+ * through, attempt by attempt — wait for a slot in the caller's queue, reserve the attempt's
+ * worst case and wait for the rate limiter (the meter), send it through the openai SDK and the
+ * fetch layer, type whatever fails with the one error mapper, and settle or release what the
+ * attempt reserved. Retries are the caller's: only errors marked `retryable` come round again.
+ */
+import type { OpenAI } from "openai";
+import { asServiceError, type FailureContext } from "../errors/mapper.js";
+import type { CallMeter, MeteredAttempt } from "../spend/call_meter.js";
+import type { RequestEstimate } from "../spend/estimate.js";
+import { type AttemptRecord, recordAttempt } from "./fetch.js";
+import type { ServiceCaller } from "./retry.js";
+
+/** A 2xx answer as the openai SDK's `withResponse()` gives it. */
+export interface Answer<T> {
+  data: T;
+  response: Response;
+}
+
+/** What one request needs to be sent, retried, metered and typed. */
+export interface RequestPlan<T, R> {
+  /** Queues the request (`maxConcurrency`) and retries what is retryable. */
+  caller: ServiceCaller;
+  /** Retries for this request; the caller's own count when undefined. */
+  maxRetries?: number;
+  /** The caller's cancellation: stops the retries and every wait. */
+  signal?: AbortSignal;
+  /** What a failure is typed with (surface, model or Service-Name, secrets). */
+  ctx: FailureContext;
+  /** The call's meter (trackers and rate limiter); undefined when it has neither. */
+  meter?: CallMeter;
+  /** The request's worst case, for the meter; computed only when there is a meter. */
+  estimate?: () => RequestEstimate;
+  /** Whether the request asks for a stream (a JSON answer to it is then read as one). */
+  stream?: boolean;
+  /**
+   * Sends the request once. `fetchOptions` must reach the fetch layer unchanged (pass them as the
+   * SDK's `fetchOptions` request option): it notes there the headers of the answer, so a failure
+   * the SDK raises later keeps the request ID.
+   */
+  send: (fetchOptions: RequestInit) => Promise<Answer<T>>;
+  /**
+   * Turns a 2xx answer into the result: checks it, then settles `attempt` to the usage it reports
+   * (or, for a stream, hands `attempt` to the meter that reads the stream). A throw here is a
+   * failed attempt like any other.
+   */
+  read: (answer: Answer<T>, attempt: MeteredAttempt | undefined) => Promise<R> | R;
+  /** Sees each attempt's typed error before it is judged for a retry. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Sends a request through the pipeline and returns what `plan.read` makes of the first answer
+ * that passes, or throws the typed error of the last attempt.
+ *
+ * @example
+ * const completion = await sendRequest({
+ *   caller, ctx, send: (fetchOptions) => client.chat.completions.create(body, { fetchOptions }).withResponse(),
+ *   read: ({ data, response }) => checkChatCompletion(data, response.headers, ctx),
+ * });
+ */
+export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
+  const { caller, meter, signal, ctx } = plan;
+  const estimate = meter && plan.estimate?.();
+  return caller.callWithOptions({ maxRetries: plan.maxRetries, signal }, async () => {
+    // Out of the concurrency queue: reserve and wait for the limiter, then send.
+    const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+    const record: AttemptRecord = { stream: plan.stream === true };
+    try {
+      const answer = await plan.send(recordAttempt(record));
+      attempt?.answered();
+      return await plan.read(answer, attempt);
+    } catch (error) {
+      // Typed here, where the answer's headers (if one began) give the request ID of a failure
+      // the SDK raises while reading it.
+      const typed = asServiceError(error, { ...ctx, responseHeaders: record.headers });
+      plan.onError?.(typed);
+      await attempt?.fail(typed);
+      throw typed;
+    }
+  });
+}
+
+/** The SDK's request options with the pipeline's `fetchOptions` laid over the caller's own. */
+export function withFetchOptions(
+  options: OpenAI.RequestOptions,
+  fetchOptions: RequestInit,
+): OpenAI.RequestOptions {
+  const given = options.fetchOptions as RequestInit | undefined;
+  return {
+    ...options,
+    fetchOptions: (given
+      ? { ...given, ...fetchOptions }
+      : fetchOptions) as OpenAI.RequestOptions["fetchOptions"],
+  };
+}
