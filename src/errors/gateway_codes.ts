@@ -17,10 +17,13 @@ import * as errors from "./errors.js";
 export const TRANSIENT_HINT =
   "This is usually temporary; it is retried automatically up to `maxRetries` times.";
 
-/** A class the mapper can build. */
+/** A class the mapper can build, with its default `retryable` and its brand check. */
 export type ErrorClass = (new (
   init: errors.InferenceServiceErrorInit,
-) => errors.InferenceServiceError) & { readonly retryable: boolean };
+) => errors.InferenceServiceError) & {
+  readonly retryable: boolean;
+  isInstance(value: unknown): boolean;
+};
 
 /** What one failure becomes: its class, its one-line summary and what to change. */
 export interface ErrorRow {
@@ -418,7 +421,11 @@ export function fill(template: string, parts: RowParts): string {
 /** The error row of a code the gateway documents, or undefined (then the HTTP status decides). */
 export function rowForCode(code: string | undefined, parts: RowParts): ErrorRow | undefined {
   const row = gatewayCode(code);
-  if (row === undefined) return undefined;
+  return row && errorRow(row, parts);
+}
+
+/** What a row makes of one failure: its `{…}` parts filled, `retryable` where not the class's. */
+export function errorRow(row: GatewayCode, parts: RowParts): ErrorRow {
   return {
     cls: row.cls,
     summary: fill(row.summary, parts),
