@@ -21,6 +21,7 @@ export {
   BudgetExceededError,
   type BudgetExceededErrorInit,
   ConfigurationError,
+  ContentFilterError,
   ContextLengthExceededError,
   EndpointNotReadyError,
   InferenceServiceError,

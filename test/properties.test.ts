@@ -218,6 +218,7 @@ describe("the error mapper", () => {
     MalformedResponseError: false,
     BadRequestError: false,
     ContextLengthExceededError: false,
+    ContentFilterError: false,
     KeyQuotaExceededError: false,
     RateLimitError: true,
     ServiceUnavailableError: true,

@@ -68,7 +68,7 @@ export interface GatewayCode {
 
 const BLOCKED = {
   setBy: "gateway",
-  cls: errors.BadRequestError,
+  cls: errors.ContentFilterError,
   retryable: false,
   summary: "The service refused the prompt: it contains content the service blocks.",
   hint: "Rephrase the prompt; the same text is refused every time, so it is not retried.",

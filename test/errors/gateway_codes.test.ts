@@ -21,6 +21,7 @@ import {
   BadRequestError,
   BaseURLError,
   ChatInferenceService,
+  ContentFilterError,
   ContextLengthExceededError,
   DedicatedEndpointLLM,
   EndpointNotReadyError,
@@ -84,6 +85,13 @@ const suffix = ` (request id: ${RID})`;
 const gateway = (code: string, message: string, type = "new_api_error", param?: string) => ({
   error: { message, type, ...(param === undefined ? {} : { param }), code },
 });
+
+/** A blocked prompt: its own class, still a BadRequestError, and a hint that says to rephrase. */
+function contentFiltered(e: InferenceServiceError): void {
+  expect(BadRequestError.isInstance(e)).toBe(true);
+  expect(ContextLengthExceededError.isInstance(e)).toBe(false);
+  expect(e.hint).toMatch(/^Rephrase the prompt/);
+}
 
 const ROWS: Row[] = [
   {
@@ -172,12 +180,48 @@ const ROWS: Row[] = [
   {
     name: "500 sensitive_words_detected",
     reply: [500, gateway("sensitive_words_detected", `sensitive_words_detected${suffix}`), json()],
-    cls: BadRequestError,
+    cls: ContentFilterError,
     code: "sensitive_words_detected",
     status: 500,
     requestId: RID,
     retryable: false,
-    check: (e) => expect(e.hint).toMatch(/Rephrase/),
+    check: contentFiltered,
+  },
+  {
+    name: "400 prompt_blocked (the Gemini channel's refusal, no request ID in the message)",
+    reply: [
+      400,
+      gateway("prompt_blocked", "request blocked by Gemini API: SAFETY", "prompt_blocked", ""),
+      json(),
+    ],
+    cls: ContentFilterError,
+    code: "prompt_blocked",
+    status: 400,
+    requestId: RID,
+    retryable: false,
+    check: (e) => {
+      contentFiltered(e);
+      expect(e.type).toBe("prompt_blocked");
+    },
+  },
+  {
+    name: "500 violation_fee.grok.csam (a model server's refusal, renamed by the gateway)",
+    reply: [
+      500,
+      gateway(
+        "violation_fee.grok.csam",
+        "Failed check: SAFETY_CHECK_TYPE_CSAM",
+        "violation_fee.grok.csam",
+        "",
+      ),
+      json(),
+    ],
+    cls: ContentFilterError,
+    code: "violation_fee.grok.csam",
+    status: 500,
+    requestId: RID,
+    retryable: false,
+    check: contentFiltered,
   },
   {
     name: "400 model_price_error",
