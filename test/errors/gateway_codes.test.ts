@@ -818,6 +818,8 @@ describe("the emulator's gateway faults", () => {
     insufficient_user_quota: "403 insufficient_user_quota with the pre-charge message",
     invalid_request: "500 invalid_request (the gateway could not read the request)",
     sensitive_words_detected: "500 sensitive_words_detected",
+    prompt_blocked:
+      "400 prompt_blocked (the Gemini channel's refusal, no request ID in the message)",
     model_price_error: "400 model_price_error",
     read_request_body_failed: "413 read_request_body_failed",
     api_not_implemented: "501 api_not_implemented (no request ID in the message)",
