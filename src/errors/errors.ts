@@ -26,7 +26,7 @@ export interface InferenceServiceErrorInit {
   requestIds?: readonly string[];
   /** The service's own message text, unchanged (e.g. the Chinese 403 text). */
   serviceMessage?: string;
-  /** Overrides the class default (used for stream errors whose row says otherwise). */
+  /** Overrides the class default, where a row of the gateway's code table says otherwise. */
   retryable?: boolean;
   /** Milliseconds the service asked us to wait (`Retry-After`). */
   retryAfterMs?: number;

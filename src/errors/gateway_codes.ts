@@ -104,7 +104,7 @@ const OVERLOADED = {
 const READ_HINT =
   "Fix the request parameters named in the message; the same request fails the same way, so it is not retried.";
 
-/** `{"error": {message, type, code}}`: the order of the gateway's `abortWithOpenAiMessage` and relay errors. */
+/** `{"error": {message, type, code}}`: the gateway's own replies, as the emulator sends them. */
 const body = (code: string, message: string, type = "new_api_error"): GatewayErrorBody => ({
   error: { message, type, code },
 });
