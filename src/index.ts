@@ -25,6 +25,7 @@ export {
   BaseURLError,
   BudgetExceededError,
   ConfigurationError,
+  ContentFilterError,
   ContextLengthExceededError,
   EndpointNotReadyError,
   InferenceServiceError,

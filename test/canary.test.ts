@@ -183,7 +183,7 @@ const ROWS: Row[] = [
         "pre_consume_token_quota_failed",
         "KeyQuotaExceededError",
       ],
-      ["500 sensitive_words_detected", "sensitive_words_detected", "BadRequestError"],
+      ["500 sensitive_words_detected", "sensitive_words_detected", "ContentFilterError"],
       ["400 context_length_exceeded", "context_length_exceeded", "ContextLengthExceededError"],
       ["503 system_cpu_overloaded", "system_cpu_overloaded", "ServiceUnavailableError"],
       ["200 with an error object", "200-error", "ServiceUnavailableError"],

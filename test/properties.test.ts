@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeBaseURL } from "../src/config/base_url.js";
 import { buildServiceName, validateServiceName } from "../src/config/service_name.js";
 import { ConfigurationError, InferenceServiceError } from "../src/errors/errors.js";
+import { GATEWAY_CODES } from "../src/errors/gateway_codes.js";
 import {
   asServiceError,
   type Failure,
@@ -217,6 +218,7 @@ describe("the error mapper", () => {
     MalformedResponseError: false,
     BadRequestError: false,
     ContextLengthExceededError: false,
+    ContentFilterError: false,
     KeyQuotaExceededError: false,
     RateLimitError: true,
     ServiceUnavailableError: true,
@@ -225,43 +227,17 @@ describe("the error mapper", () => {
     EndpointNotReadyError: true,
   };
 
-  /** The gateway's codes (new-api) and the class each means, whatever the status. */
-  const BY_CODE: Record<string, string> = {
-    model_not_found: "ModelNotFoundError",
-    insufficient_user_quota: "InsufficientCreditError",
-    pre_consume_token_quota_failed: "KeyQuotaExceededError",
-    access_denied: "PermissionDeniedError",
-    entitlement_required: "PermissionDeniedError",
-    entitlement_inactive: "PermissionDeniedError",
-    entitlement_daily_limit_exceeded: "PermissionDeniedError",
-    entitlement_total_limit_exceeded: "PermissionDeniedError",
-    token_concurrency_limit_reached: "RateLimitError",
-    invalid_request: "BadRequestError",
-    bad_request_body: "BadRequestError",
-    read_request_body_failed: "BadRequestError",
-    sensitive_words_detected: "BadRequestError",
-    prompt_blocked: "BadRequestError",
-    "violation_fee.grok.csam": "BadRequestError",
-    count_token_failed: "BadRequestError",
-    model_price_error: "BadRequestError",
-    convert_request_failed: "BadRequestError",
-    json_marshal_failed: "BadRequestError",
-    invalid_api_type: "BadRequestError",
-    gen_relay_info_failed: "BadRequestError",
-    context_length_exceeded: "ContextLengthExceededError",
-    api_not_implemented: "InvalidURLError",
-    system_cpu_overloaded: "ServiceUnavailableError",
-    system_memory_overloaded: "ServiceUnavailableError",
-    system_disk_overloaded: "ServiceUnavailableError",
-    do_request_failed: "ServiceUnavailableError",
-    get_channel_failed: "ServiceUnavailableError",
-  };
+  /** The gateway's codes (new-api) and the class each means, whatever the status: the table the mapper reads. */
+  const BY_CODE: Record<string, string> = Object.fromEntries(
+    GATEWAY_CODES.map((row) => [row.code, row.cls.name]),
+  );
 
   /**
-   * The docs/service-contract.md#errors table, docs/service-contract.md#limits-and-retries rules and the gateway's codes, written out independently of the mapper: a
-   * 401 is the key; a known code decides; a 2xx with an error object is judged as the status it
-   * implies (its own `status` from 300 up, 429 for a rate limit, 400 for an invalid request,
-   * else 500); then the status.
+   * The docs/service-contract.md#errors table and docs/service-contract.md#limits-and-retries
+   * rules, written out independently of the mapper (the codes' classes are those of the table it
+   * reads too): a 401 is the key; a known code decides; a 2xx with an error object is judged as
+   * the status it implies (its own `status` from 300 up, 429 for a rate limit, 400 for an invalid
+   * request, else 500); then the status.
    */
   function classForStatus(
     status: number,
@@ -295,7 +271,7 @@ describe("the error mapper", () => {
     fc.constantFrom(401, 403, 404, 408, 409, 429, 500, 502, 503),
   );
   const code = fc.oneof(
-    fc.constantFrom("", "model_not_found", "insufficient_user_quota", "rate_limit_exceeded"),
+    fc.constantFrom("", "rate_limit_exceeded", ...GATEWAY_CODES.map((row) => row.code)),
     anyString,
   );
   const message = fc.oneof(

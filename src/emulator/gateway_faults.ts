@@ -107,6 +107,13 @@ export const GATEWAY_FAULTS = {
       `sensitive_words_detected${suffix(requestId)}`,
       requestId,
     ),
+  // The Gemini channel's reply to a prompt its safety check blocks: written by the channel, with
+  // the model server's status and no request ID in the message.
+  prompt_blocked: ({ requestId }) =>
+    gatewayError(400, "prompt_blocked", "request blocked by Gemini API: SAFETY", requestId, {
+      type: "prompt_blocked",
+      param: "",
+    }),
   model_price_error: ({ requestId, model }) =>
     gatewayError(
       400,

@@ -26,7 +26,7 @@ export interface InferenceServiceErrorInit {
   requestIds?: readonly string[];
   /** The service's own message text, unchanged (e.g. the Chinese 403 text). */
   serviceMessage?: string;
-  /** Overrides the class default (used for stream errors whose row says otherwise). */
+  /** Overrides the class default, where a row of the gateway's code table says otherwise. */
   retryable?: boolean;
   /** Milliseconds the service asked us to wait (`Retry-After`). */
   retryAfterMs?: number;
@@ -229,10 +229,13 @@ export class ServiceUnavailableError extends serviceNs.brand(
 
 /**
  * 400, 413, 422 and other 4xx, and the gateway's 500s about the request itself
- * (`invalid_request`, `sensitive_words_detected`, …): the request needs changing.
+ * (`invalid_request`, `count_token_failed`, …): the request needs changing. A prompt refused for
+ * its content is the subclass {@link ContentFilterError}, one too long the subclass
+ * {@link ContextLengthExceededError}.
  */
 export class BadRequestError extends serviceNs.brand(InferenceServiceError, "bad-request") {
-  override readonly name: "BadRequestError" | "ContextLengthExceededError" = "BadRequestError";
+  override readonly name: "BadRequestError" | "ContextLengthExceededError" | "ContentFilterError" =
+    "BadRequestError";
 }
 
 /**
@@ -246,6 +249,27 @@ export class ContextLengthExceededError extends serviceNs.brand(
 ) {
   override readonly name = "ContextLengthExceededError";
   override readonly lc_error_code = "CONTEXT_OVERFLOW" as const;
+}
+
+/**
+ * The service refused the prompt for its content (`sensitive_words_detected`, `prompt_blocked`,
+ * `violation_fee.grok.csam`): rephrase it, since the same text is refused every time. Also a
+ * {@link BadRequestError}, so handling written for that still catches it; check this class first
+ * to tell a blocked prompt from a malformed request.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await model.invoke(userText);
+ * } catch (error) {
+ *   if (ContentFilterError.isInstance(error)) askTheUserToRephrase();
+ *   else if (BadRequestError.isInstance(error)) reportABug(error);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class ContentFilterError extends serviceNs.brand(BadRequestError, "content-filter") {
+  override readonly name = "ContentFilterError";
 }
 
 /** The service could not be reached (DNS, refused, reset, timeout) on the hosted surface (docs/service-contract.md#errors, rule 9). */

@@ -212,7 +212,7 @@ function bareMessage(message: string | undefined): string | undefined {
 
 /**
  * Picks the class for an HTTP status and service `code` (docs/service-contract.md#errors table; docs/service-contract.md#errors, rules 1–3): a 401 is always
- * the key; then a code the gateway documents decides (it sends request errors as 500 and passes
+ * the key; then a code of the gateway's table (`GATEWAY_CODES`) decides (it sends request errors as 500 and passes
  * the model server's own errors through); then the status. A 2xx that carries an error object is
  * judged like an error event inside a stream.
  */
@@ -227,16 +227,11 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
         : "Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
     };
   }
-  if (body.code === "model_not_found") {
-    return {
-      cls: errors.ModelNotFoundError,
-      summary: `The service does not know the ${who(ctx)} (the service is not down).`,
-      hint: `Check the model ID passed as \`model\`; retrying will not help.${
-        ctx.availableModels ? ` ${availableModelsText(ctx.model ?? "", ctx.availableModels)}` : ""
-      }`,
-    };
-  }
-  const byCode = rowForCode(body.code, bareMessage(body.message));
+  const byCode = rowForCode(body.code, {
+    message: bareMessage(body.message),
+    subject: who(ctx),
+    models: ctx.availableModels && availableModelsText(ctx.model ?? "", ctx.availableModels),
+  });
   if (byCode) return byCode;
   if (status >= 200 && status < 300) {
     const implied = body.status !== undefined && body.status >= 300 ? body.status : undefined;
@@ -464,6 +459,7 @@ export function toServiceError(
   const error = new row.cls({
     summary: redact(row.summary, ctx.secrets) ?? row.summary,
     hint: row.hint,
+    retryable: row.retryable,
     surface: ctx.surface,
     status: statusOf(failure, body),
     code: row.code ?? redact(body.code, ctx.secrets),

@@ -149,6 +149,7 @@ describe.each(TRANSPORTS)("X-Emulator-Fault over the %s", (_name, make) => {
     ["insufficient_user_quota", 403, "insufficient_user_quota", "new_api_error", /^预扣费额度失败/],
     ["invalid_request", 500, "invalid_request", "new_api_error", /^field messages is required/],
     ["sensitive_words_detected", 500, "sensitive_words_detected", "new_api_error", /\(request id/],
+    ["prompt_blocked", 400, "prompt_blocked", "prompt_blocked", /^request blocked by Gemini API/],
     ["model_price_error", 400, "model_price_error", "new_api_error", /^model emulator-chat ratio/],
     ["read_request_body_failed", 413, "read_request_body_failed", "new_api_error", /too large/],
     ["api_not_implemented", 501, "api_not_implemented", "new_api_error", /^API not implemented$/],

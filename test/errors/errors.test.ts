@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { getRetryable, LangChainError } from "@langchain/core/errors";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +7,8 @@ import {
   BadRequestError,
   BaseURLError,
   ConfigurationError,
+  ContentFilterError,
+  ContextLengthExceededError,
   EndpointNotReadyError,
   InferenceServiceError,
   InsufficientCreditError,
@@ -18,6 +21,7 @@ import {
   ServiceNameError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
+import * as pkg from "../../src/index.js";
 import { ChatInferenceService } from "../../src/models/chat_models.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import { bodies, HTML_PAGE, RID, withRequestId } from "../helpers/fixtures.js";
@@ -448,6 +452,32 @@ describe("messages", () => {
       retryable: true,
       surface: "hosted",
     });
+  });
+
+  it("makes ContentFilterError a non-retryable BadRequestError of its own brand and name", () => {
+    const e = new ContentFilterError({ summary: "s", hint: "h", surface: "hosted" });
+    expect(e.name).toBe("ContentFilterError");
+    expect(e.retryable).toBe(false);
+    expect(getRetryable(e)).toBe(false);
+    expect(BadRequestError.isInstance(e)).toBe(true);
+    expect(e).toBeInstanceOf(BadRequestError);
+    expect(InferenceServiceError.isInstance(e)).toBe(true);
+    expect(ContextLengthExceededError.isInstance(e)).toBe(false);
+    const plain = new BadRequestError({ summary: "s", hint: "h", surface: "hosted" });
+    expect(ContentFilterError.isInstance(plain)).toBe(false);
+    const foreign = Object.create(null) as Record<symbol, boolean>;
+    foreign[Symbol.for("langchain.error.inference-service.content-filter")] = true;
+    expect(ContentFilterError.isInstance(foreign)).toBe(true);
+  });
+
+  it("lists every error class the package exports in docs/errors.md's list of classes", () => {
+    const doc = readFileSync("docs/errors.md", "utf8");
+    const list = doc.slice(doc.indexOf("## Classes"), doc.indexOf("## Fields"));
+    const classes = Object.entries(pkg)
+      .filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name))
+      .map(([name]) => name);
+    expect(classes).toContain("ContentFilterError");
+    expect(classes.filter((name) => !list.includes(`- \`${name}\`:`))).toEqual([]);
   });
 
   it("recognises instances from another copy of the package by brand, not by prototype", () => {

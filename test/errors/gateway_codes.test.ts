@@ -16,10 +16,12 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
+import { errorRow, fill, GATEWAY_CODES } from "../../src/errors/gateway_codes.js";
 import {
   BadRequestError,
   BaseURLError,
   ChatInferenceService,
+  ContentFilterError,
   ContextLengthExceededError,
   DedicatedEndpointLLM,
   EndpointNotReadyError,
@@ -35,7 +37,7 @@ import {
   ServiceUnavailableError,
 } from "../../src/index.js";
 import type { Fetch } from "../../src/transport/fetch.js";
-import { RID } from "../helpers/fixtures.js";
+import { RID, sampleText } from "../helpers/fixtures.js";
 import {
   BASE,
   type Cls,
@@ -83,6 +85,13 @@ const suffix = ` (request id: ${RID})`;
 const gateway = (code: string, message: string, type = "new_api_error", param?: string) => ({
   error: { message, type, ...(param === undefined ? {} : { param }), code },
 });
+
+/** A blocked prompt: its own class, still a BadRequestError, and a hint that says to rephrase. */
+function contentFiltered(e: InferenceServiceError): void {
+  expect(BadRequestError.isInstance(e)).toBe(true);
+  expect(ContextLengthExceededError.isInstance(e)).toBe(false);
+  expect(e.hint).toMatch(/^Rephrase the prompt/);
+}
 
 const ROWS: Row[] = [
   {
@@ -171,12 +180,48 @@ const ROWS: Row[] = [
   {
     name: "500 sensitive_words_detected",
     reply: [500, gateway("sensitive_words_detected", `sensitive_words_detected${suffix}`), json()],
-    cls: BadRequestError,
+    cls: ContentFilterError,
     code: "sensitive_words_detected",
     status: 500,
     requestId: RID,
     retryable: false,
-    check: (e) => expect(e.hint).toMatch(/Rephrase/),
+    check: contentFiltered,
+  },
+  {
+    name: "400 prompt_blocked (the Gemini channel's refusal, no request ID in the message)",
+    reply: [
+      400,
+      gateway("prompt_blocked", "request blocked by Gemini API: SAFETY", "prompt_blocked", ""),
+      json(),
+    ],
+    cls: ContentFilterError,
+    code: "prompt_blocked",
+    status: 400,
+    requestId: RID,
+    retryable: false,
+    check: (e) => {
+      contentFiltered(e);
+      expect(e.type).toBe("prompt_blocked");
+    },
+  },
+  {
+    name: "500 violation_fee.grok.csam (a model server's refusal, renamed by the gateway)",
+    reply: [
+      500,
+      gateway(
+        "violation_fee.grok.csam",
+        "Failed check: SAFETY_CHECK_TYPE_CSAM",
+        "violation_fee.grok.csam",
+        "",
+      ),
+      json(),
+    ],
+    cls: ContentFilterError,
+    code: "violation_fee.grok.csam",
+    status: 500,
+    requestId: RID,
+    retryable: false,
+    check: contentFiltered,
   },
   {
     name: "400 model_price_error",
@@ -435,20 +480,22 @@ const SURFACES = [
   ["dedicated", COMPLETIONS, dedicatedRow, () => endpoint(), () => endpoint()],
 ] as const;
 
+/** One call of `mode` ("invoke", or "stream" drained to its end) on a model built afresh. */
+function callOf(
+  mode: "invoke" | "stream",
+  invoker: () => { invoke(input: string): Promise<unknown> },
+  streamer: () => { stream(input: string): Promise<AsyncIterable<unknown>> },
+): () => Promise<unknown> {
+  return mode === "invoke"
+    ? () => invoker().invoke("hi")
+    : async () => drain(await streamer().stream("hi"));
+}
+
 const cases = SURFACES.flatMap(([surface, path, adapt, invoker, streamer]) =>
   (["invoke", "stream"] as const).flatMap((mode) =>
     ROWS.filter((row) => (mode === "invoke" ? !row.streamOnly : !row.invokeOnly)).map(
       (row) =>
-        [
-          surface,
-          mode,
-          row.name,
-          path,
-          adapt(row),
-          mode === "invoke"
-            ? () => invoker().invoke("hi")
-            : async () => drain(await streamer().stream("hi")),
-        ] as const,
+        [surface, mode, row.name, path, adapt(row), callOf(mode, invoker, streamer)] as const,
     ),
   ),
 );
@@ -475,6 +522,92 @@ describe("the gateway's error surface, at the wire", () => {
       expect(e.message).not.toContain(KEY);
       row.check?.(e);
       // A non-retryable row sends one request; a retryable one 1 + maxRetries.
+      expect(seen).toHaveLength(row.retryable ? 1 + MAX_RETRIES : 1);
+    },
+  );
+});
+
+describe("the table of the gateway's codes", () => {
+  it("has one row per code, and each row's sample carries that code", () => {
+    const codes = GATEWAY_CODES.map((row) => row.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const row of GATEWAY_CODES) expect(row.sample.error.code, row.code).toBe(row.code);
+  });
+
+  it.each(GATEWAY_CODES.map((row) => [row.code, row] as const))(
+    "%s: retryable is its class's default, unless the row says why not",
+    (_code, row) => {
+      if (row.retryableDiffers === undefined) {
+        expect(
+          row.retryable,
+          `${row.code}: ${row.cls.name}.retryable is ${row.cls.retryable}; a row that departs from it says why in retryableDiffers`,
+        ).toBe(row.cls.retryable);
+      } else {
+        expect(row.retryable).not.toBe(row.cls.retryable);
+        expect(row.retryableDiffers.trim()).not.toBe("");
+      }
+    },
+  );
+
+  it("passes on a row's retryable only where it departs from its class's", () => {
+    const row = GATEWAY_CODES.find((r) => r.code === "do_request_failed")!;
+    const parts = { subject: 'model "m"' };
+    expect(errorRow(row, parts)).not.toHaveProperty("retryable");
+    expect(errorRow({ ...row, retryable: false, retryableDiffers: "a test" }, parts)).toMatchObject(
+      { retryable: false },
+    );
+  });
+
+  it("fills {message}, {subject} and {models} in one pass, never inside what it inserted", () => {
+    const template = "a{message} b {subject}.{models}";
+    expect(fill(template, { message: "x {subject}", subject: 'model "m"', models: "Try n." })).toBe(
+      'a: x {subject} b model "m". Try n.',
+    );
+    expect(fill(template, { subject: "s" })).toBe("a b s.");
+  });
+});
+
+/** Every row × {invoke, stream} × both surfaces, its sample sent with the status it comes with. */
+const tableCases = SURFACES.flatMap(([surface, path, , invoker, streamer]) =>
+  (["invoke", "stream"] as const).flatMap((mode) =>
+    GATEWAY_CODES.map(
+      (row) =>
+        [
+          surface,
+          mode,
+          row.code,
+          row.status[0],
+          path,
+          row,
+          callOf(mode, invoker, streamer),
+        ] as const,
+    ),
+  ),
+);
+
+describe("every row of the table of gateway codes, at the wire", () => {
+  it.each(tableCases)(
+    "%s %s: %s sent as %i → its row's class, retryable and hint, after the right number of requests",
+    async (surface, _mode, _code, status, path, row, run) => {
+      const body = sampleText(row.sample, { requestId: RID, model: "m" });
+      const seen = intercept(path, [status, body, json()]);
+      const error = await caught(run);
+
+      expect(row.cls.isInstance(error), String(error)).toBe(true);
+      const e = error as InferenceServiceError;
+      expect(e.name).toBe(row.cls.name);
+      expect(e).toMatchObject({
+        surface,
+        status,
+        code: row.code,
+        type: row.sample.error.type,
+        retryable: row.retryable,
+        requestId: RID,
+        serviceMessage: JSON.parse(body).error.message,
+      });
+      expect(getRetryable(e)).toBe(row.retryable);
+      // No model list is looked up here (nock answers nothing else), so no {models} are added.
+      expect(e.hint).toBe(fill(row.hint, { subject: "" }));
       expect(seen).toHaveLength(row.retryable ? 1 + MAX_RETRIES : 1);
     },
   );
@@ -685,6 +818,8 @@ describe("the emulator's gateway faults", () => {
     insufficient_user_quota: "403 insufficient_user_quota with the pre-charge message",
     invalid_request: "500 invalid_request (the gateway could not read the request)",
     sensitive_words_detected: "500 sensitive_words_detected",
+    prompt_blocked:
+      "400 prompt_blocked (the Gemini channel's refusal, no request ID in the message)",
     model_price_error: "400 model_price_error",
     read_request_body_failed: "413 read_request_body_failed",
     api_not_implemented: "501 api_not_implemented (no request ID in the message)",

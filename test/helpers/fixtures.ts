@@ -1,5 +1,7 @@
 /** @module Error bodies exactly as the service contract describes them (docs/service-contract.md#errors). */
 
+import type { GatewayErrorBody } from "../../src/errors/gateway_codes.js";
+
 export const RID = "2026112208000012345678";
 
 /** The service's docs/service-contract.md#errors bodies, one per row, with the `(request id: …)` suffix where docs/service-contract.md#errors, rule 5 says so. */
@@ -65,3 +67,15 @@ export const withRequestId = (extra: Record<string, string> = {}) => ({
   "X-Gateway-Request-Id": RID,
   ...extra,
 });
+
+/** A gateway code's sample body as the JSON text the gateway sends, `{requestId}` and `{model}` filled in. */
+export function sampleText(
+  sample: GatewayErrorBody,
+  values: { requestId: string; model: string },
+): string {
+  return JSON.stringify(sample, (_key, value: unknown) =>
+    typeof value === "string"
+      ? value.replace(/\{(requestId|model)\}/g, (_all, name: "requestId" | "model") => values[name])
+      : value,
+  );
+}
