@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { diagnose } from "../../src/diagnose/diagnose.js";
 import { ConfigurationError } from "../../src/errors/errors.js";
-import {
-  validateChatOptions,
-  validateDedicatedEndpointOptions,
-  validateDiagnoseOptions,
-} from "../../src/models/options.js";
+import { validateChatOptions, validateDedicatedEndpointOptions } from "../../src/models/options.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 
 /** The ConfigurationError `fn` throws, as the fields a program reads. */
@@ -20,11 +17,15 @@ function problem(fn: () => unknown): { option: string; message: string } {
 }
 
 describe("the models' options", () => {
-  it("apply the retry defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
-    expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: {} });
+  it("apply the defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
+    const backoff = { initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30_000 };
+    expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: backoff });
     expect(validateDedicatedEndpointOptions({ maxRetries: 0, retry: { maxDelayMs: 5 } })).toEqual({
       maxRetries: 0,
-      retry: { maxDelayMs: 5 },
+      retry: { ...backoff, maxDelayMs: 5 },
+      waitForReady: 0,
+      streaming: false,
+      modelKwargs: {},
     });
   });
 
@@ -50,10 +51,8 @@ describe("the models' options", () => {
     class Extra {
       top_p = 0.5;
     }
-    expect(validateDedicatedEndpointOptions({ modelKwargs: new Extra() as never })).toEqual({
-      maxRetries: 2,
-      retry: {},
-    });
+    const extra = new Extra();
+    expect(validateDedicatedEndpointOptions({ modelKwargs: extra }).modelKwargs).toBe(extra);
     expect(problem(() => validateDedicatedEndpointOptions({ modelKwargs: null as never }))).toEqual(
       {
         option: "modelKwargs",
@@ -62,8 +61,13 @@ describe("the models' options", () => {
     );
   });
 
-  it("check diagnose's timeout the same way", () => {
-    expect(problem(() => validateDiagnoseOptions({ timeout: -1 }))).toEqual({
+  it("check diagnose's timeout the same way", async () => {
+    const error = await diagnose({ timeout: -1 }).catch((e: unknown) => e);
+    expect(
+      problem(() => {
+        throw error;
+      }),
+    ).toEqual({
       option: "timeout",
       message: "`timeout` must be a number of milliseconds > 0; got -1.",
     });
