@@ -155,8 +155,27 @@ export function checkedOnResolve<T>(): z.ZodCustom<T, T> {
   return z.custom<T>();
 }
 
+/**
+ * The longest delay a JavaScript timer keeps, 2^31 − 1 ms (about 24.8 days): Node runs a longer
+ * one after 1 ms (with a `TimeoutOverflowWarning`), so a longer timeout would fail every call at
+ * once. Options handed to a timer are refused above it rather than capped: a value that large is
+ * a mistake or means "never", which no timer can do. Options only measured against the clock
+ * (`waitForReady`, `recoveryMs`, `reservationLeaseMs`) take any length.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+const TIMER_TOO_LONG = `at most ${MAX_TIMER_MS} ms (about 24.8 days): a timer set any longer fires at once`;
+
 /** Milliseconds ≥ 0 that are waited with a timer (a backoff, a pause). */
-export const delayMs = z.number().nonnegative().describe("a number of milliseconds ≥ 0");
+export const delayMs = z
+  .number()
+  .nonnegative()
+  .max(MAX_TIMER_MS, { error: TIMER_TOO_LONG })
+  .describe("a number of milliseconds ≥ 0");
 
 /** Milliseconds > 0 that bound a wait with a timer (a timeout). */
-export const timeoutMs = z.number().positive().describe("a number of milliseconds > 0");
+export const timeoutMs = z
+  .number()
+  .positive()
+  .max(MAX_TIMER_MS, { error: TIMER_TOO_LONG })
+  .describe("a number of milliseconds > 0");

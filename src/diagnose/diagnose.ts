@@ -51,7 +51,7 @@ const diagnoseOptions = optionsSchema({
   jobAlias: checkedOnResolve<string>().optional(),
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
   fetch: z.custom<Fetch>().optional(),
-  /** Milliseconds each request may take. @default 30000 */
+  /** Milliseconds each request may take; at most 2147483647 (about 24.8 days). @default 30000 */
   timeout: timeoutMs.default(30_000),
 });
 

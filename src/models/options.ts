@@ -104,16 +104,16 @@ const modelOptions = {
   ),
   /**
    * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt
-   * timeout); a timeout is a retryable `ServiceTimeoutError`.
-   * @default 600000 (the openai SDK's, 10 minutes; no env variable)
+   * timeout); a timeout is a retryable `ServiceTimeoutError`. At most 2147483647 (about 24.8
+   * days). @default 600000 (the openai SDK's, 10 minutes; no env variable)
    */
   timeout: serialised(timeoutMs.optional()),
   /**
    * Milliseconds a stream may go without sending data — before its first event, or between two —
    * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
    * stream that stalls before its first event is retried; one that stalls later keeps what
-   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole.
-   * @default `timeout` (no env variable)
+   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole. At most
+   * 2147483647 (about 24.8 days). @default `timeout` (no env variable)
    */
   idleTimeout: serialised(timeoutMs.optional()),
   /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
@@ -229,7 +229,8 @@ const dedicatedEndpointLLMShape = {
   /**
    * Milliseconds to keep retrying while the endpoint is Pending (refused connection or empty
    * response, docs/service-contract.md#endpoint-states), whatever `maxRetries` says; then an
-   * `EndpointNotReadyError` saying how long it waited. `0` turns it off. @default 0
+   * `EndpointNotReadyError` saying how long it waited. `0` turns it off. Any length: it is a
+   * deadline the retries are measured against, never a timer of its own. @default 0
    */
   waitForReady: serialised(
     z.number().nonnegative().describe("a number of milliseconds ≥ 0 (0 turns it off)").default(0),

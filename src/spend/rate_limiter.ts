@@ -49,13 +49,16 @@ const rateLimiterOptions = optionsSchema({
     .describe("a number between 0 and 1 (both excluded), e.g. 0.5")
     .default(0.7),
   /**
-   * After a cut, the rate grows back by its cut value every this many milliseconds.
-   * @default 10000
+   * After a cut, the rate grows back by its cut value every this many milliseconds. Any length:
+   * it sets a slope, never a timer. @default 10000
    */
   recoveryMs: z.number().positive().describe("a number of milliseconds > 0").default(10_000),
-  /** Pause after a 429 without `Retry-After`, in milliseconds. @default 1000 */
+  /** Pause after a 429 without `Retry-After`, in milliseconds; at most 2147483647 (about 24.8 days). @default 1000 */
   pauseMs: delayMs.default(1000),
-  /** Longest `Retry-After` honoured as a pause of the whole limit, in milliseconds. @default 30000 */
+  /**
+   * Longest `Retry-After` honoured as a pause of the whole limit, in milliseconds; at most
+   * 2147483647 (about 24.8 days). @default 30000
+   */
   maxPauseMs: delayMs.default(30_000),
   /** Reply tokens counted for a request that sets no `max_tokens`. @default 1024 */
   defaultReplyTokens: defaultReplyTokensSchema,

@@ -37,7 +37,10 @@ const redisStoreOptions = optionsSchema({
   url: z.string().min(1).describe("a Redis URL such as redis://localhost:6379").optional(),
   /** Prefix of every key the store writes, so several apps can share one Redis. @default "inference-service:" */
   prefix: z.string().describe("a string").default("inference-service:"),
-  /** Milliseconds one operation may take before it counts as an outage. @default 1000 */
+  /**
+   * Milliseconds one operation may take before it counts as an outage; at most 2147483647
+   * (about 24.8 days). @default 1000
+   */
   timeoutMs: timeoutMs.default(1000),
   /**
    * On an outage (Redis unreachable, timed out, or answering with an error): `false` fails the
@@ -53,7 +56,7 @@ const redisStoreOptions = optionsSchema({
   /**
    * How long a reservation is held before it counts as spent in full: a process that dies
    * mid-call never settles, and its worst case is charged instead of lost. Longer than your
-   * longest call. @default 600000 (10 minutes)
+   * longest call; any length, as Redis keeps the lease, not a timer. @default 600000 (10 minutes)
    */
   reservationLeaseMs: z
     .number()

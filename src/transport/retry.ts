@@ -26,7 +26,7 @@ const retryShape = optionsSchema({
   .strict()
   .describe("an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0)");
 
-/** How retryable failures back off. */
+/** How retryable failures back off; each delay is at most 2147483647 ms (about 24.8 days). */
 export interface RetryOptions extends z.input<typeof retryShape> {}
 
 /** How retryable failures back off, every delay given. */

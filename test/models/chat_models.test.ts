@@ -103,6 +103,9 @@ describe("ChatInferenceService configuration", () => {
     [{ timeout: 0 }, /`timeout` must be a number of milliseconds/],
     [{ idleTimeout: 0 }, /`idleTimeout` must be a number of milliseconds/],
     [{ idleTimeout: Number.POSITIVE_INFINITY }, /`idleTimeout` must be a number of milliseconds/],
+    // Node runs a timer over 2^31 − 1 ms after 1 ms: every call would time out at once.
+    [{ timeout: 2 ** 31 }, /`timeout` must be at most 2147483647 ms \(about 24\.8 days\)/],
+    [{ idleTimeout: 2 ** 31 }, /`idleTimeout` must be at most 2147483647 ms/],
     [{ maxConcurrency: 0 }, /`maxConcurrency`/],
     [
       { retry: { initialDelayMs: -5 } },

@@ -83,4 +83,47 @@ describe("the models' options", () => {
       "rateLimiter",
     );
   });
+
+  // Node runs a timer set over 2^31 − 1 ms after 1 ms: such a timeout failed every call at once.
+  it.each<[string, Record<string, unknown>]>([
+    ["timeout", { timeout: 2 ** 31 }],
+    ["idleTimeout", { idleTimeout: 2 ** 31 }],
+    ["retry.initialDelayMs", { retry: { initialDelayMs: 2 ** 31 } }],
+    ["retry.maxDelayMs", { retry: { maxDelayMs: 2 ** 31 } }],
+    ["retry.maxRetryAfterMs", { retry: { maxRetryAfterMs: 1e12 } }],
+  ])("refuse a timer option %s longer than a timer can wait, on both models", (option, fields) => {
+    const got = option === "retry.maxRetryAfterMs" ? "1000000000000" : String(2 ** 31);
+    const expected = {
+      option,
+      message: `\`${option}\` must be at most 2147483647 ms (about 24.8 days): a timer set any longer fires at once; got ${got}.`,
+    };
+    expect(problem(() => validateChatOptions(fields))).toEqual(expected);
+    expect(problem(() => validateDedicatedEndpointOptions(fields))).toEqual(expected);
+  });
+
+  it("accept a timer option of exactly 2147483647 ms, and any waitForReady (a deadline, not a timer)", () => {
+    const longest = 2_147_483_647;
+    const retry = { initialDelayMs: longest, maxDelayMs: longest, maxRetryAfterMs: longest };
+    expect(validateChatOptions({ timeout: longest, idleTimeout: longest, retry })).toMatchObject({
+      timeout: longest,
+      idleTimeout: longest,
+      retry,
+    });
+    expect(validateDedicatedEndpointOptions({ waitForReady: 1e12 })).toMatchObject({
+      waitForReady: 1e12,
+    });
+  });
+
+  it("refuse diagnose's timeout over 2147483647 ms", async () => {
+    const error = await diagnose({ timeout: 2 ** 31 }).catch((e: unknown) => e);
+    expect(
+      problem(() => {
+        throw error;
+      }),
+    ).toEqual({
+      option: "timeout",
+      message:
+        "`timeout` must be at most 2147483647 ms (about 24.8 days): a timer set any longer fires at once; got 2147483648.",
+    });
+  });
 });
