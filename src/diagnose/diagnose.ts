@@ -38,9 +38,9 @@ const diagnoseOptions = optionsSchema({
   /** The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning). @default env `INFERENCE_SERVICE_BASE_URL` */
   baseURL: checkedOnResolve<string>().optional(),
   /**
-   * A hosted model ID to check (docs/service-contract.md#hosted-models, rule 4). With it, the credit
-   * is checked too, by one real call with `max_tokens: 1` that may cost a few tokens.
-   * @default none: model and credit are skipped
+   * A hosted model ID to check (docs/service-contract.md#hosted-models, rule 4); outer spaces are
+   * trimmed, as the models trim them. With it, the credit is checked too, by one real call with
+   * `max_tokens: 1` that may cost a few tokens. @default none: model and credit are skipped
    */
   model: checkedOnResolve<string>().optional(),
   /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias` */
@@ -186,7 +186,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
       for (const check of await checkModelAndCredit(
         target!,
         probe,
-        options.model,
+        typeof options.model === "string" ? options.model.trim() : options.model,
         availableModels,
       )) {
         add(check);

@@ -261,14 +261,16 @@ export class ChatInferenceService<
       typeof modelOrFields === "string"
         ? { ...maybeFields, model: modelOrFields }
         : { ...modelOrFields };
-    const model = fields.model ?? fields.modelName;
-    if (typeof model !== "string" || model.trim() === "") {
+    const named = fields.model ?? fields.modelName;
+    // No model ID has outer spaces: " my-model" (as "provider: model" is often written) is "my-model".
+    const model = typeof named === "string" ? named.trim() : "";
+    if (model === "") {
       throw new ConfigurationError(
         "model",
         '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
       );
     }
-    const options = validateChatOptions(fields);
+    const options = validateChatOptions({ ...fields, model });
     const { maxRetries, retry } = options;
     const { apiKey, baseURL } = resolveConnection(fields);
     const {

@@ -147,8 +147,8 @@ export type ChatConfiguration = Omit<ClientOptions, "apiKey" | "baseURL" | "maxR
  */
 export const chatInferenceServiceOptions = optionsSchema({
   /**
-   * Model ID of the hosted model, sent as `model` in the body (docs/service-contract.md#hosted-models).
-   * Required.
+   * Model ID of the hosted model, sent as `model` in the body (docs/service-contract.md#hosted-models);
+   * outer spaces are trimmed. Required.
    */
   model: serialised(z.string().optional()),
   ...modelOptions,
