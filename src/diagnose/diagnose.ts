@@ -32,7 +32,7 @@ import { listModelIds } from "../transport/model_list.js";
  * Options of {@link diagnose}: the same names, defaults and env variables as the models'. Only
  * `timeout` is checked here; the others are checked as the checks read them, and reported there.
  */
-const diagnoseOptions = optionsSchema({
+export const diagnoseOptions = optionsSchema({
   /** API key, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication). @default env `INFERENCE_SERVICE_API_KEY` */
   apiKey: checkedOnResolve<string>().optional(),
   /** The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning). @default env `INFERENCE_SERVICE_BASE_URL` */

@@ -148,7 +148,7 @@ export type ChatConfiguration = Omit<ClientOptions, "apiKey" | "baseURL" | "maxR
 export const chatInferenceServiceOptions = optionsSchema({
   /**
    * Model ID of the hosted model, sent as `model` in the body (docs/service-contract.md#hosted-models);
-   * outer spaces are trimmed. Required.
+   * outer spaces are trimmed. @default none (required: the first argument, or `model`)
    */
   model: serialised(z.string().optional()),
   ...modelOptions,

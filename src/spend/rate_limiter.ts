@@ -19,7 +19,7 @@ import {
 const perMinute = z.number().positive().describe("a number > 0");
 
 /** Options of {@link RateLimiter}; each is checked when the limiter is built. */
-const rateLimiterOptions = optionsSchema({
+export const rateLimiterOptions = optionsSchema({
   /** Requests per minute, spread evenly (one every `60000 / requestsPerMinute` ms). @default none (not limited) */
   requestsPerMinute: perMinute.optional(),
   /**

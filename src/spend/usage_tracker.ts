@@ -97,7 +97,7 @@ export interface UsageSnapshot {
 }
 
 /** Options of {@link UsageTracker} (and of {@link withUsage}); each is checked when the tracker is built. */
-const usageTrackerOptions = optionsSchema({
+export const usageTrackerOptions = optionsSchema({
   /**
    * Price per million tokens of each model ID (hosted surface) or Service-Name (dedicated
    * surface). Cost is computed locally from these; a model without a price counts tokens only.

@@ -19,10 +19,10 @@ import type {
 } from "./usage_store.js";
 
 /** Options of {@link RedisStore}; each is checked when the store is built. */
-const redisStoreOptions = optionsSchema({
+export const redisStoreOptions = optionsSchema({
   /**
    * An ioredis client (or cluster) you configured — TLS, password, Sentinel. The store never
-   * closes it. Give this or `url`.
+   * closes it. @default none: give this or `url`
    */
   client: z
     .custom<Redis | Cluster>(
