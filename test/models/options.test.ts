@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { diagnose } from "../../src/diagnose/diagnose.js";
 import { ConfigurationError } from "../../src/errors/errors.js";
-import { validateChatOptions, validateDedicatedEndpointOptions } from "../../src/models/options.js";
+import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { DedicatedEndpointLLM } from "../../src/models/llms.js";
+import {
+  chatInferenceServiceOptions,
+  dedicatedEndpointLLMOptions,
+  isSerialised,
+  validateChatOptions,
+  validateDedicatedEndpointOptions,
+} from "../../src/models/options.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 
 /** The ConfigurationError `fn` throws, as the fields a program reads. */
@@ -125,5 +134,55 @@ describe("the models' options", () => {
       message:
         "`timeout` must be at most 2147483647 ms (about 24.8 days): a timer set any longer fires at once; got 2147483648.",
     });
+  });
+});
+
+describe("the models' serialised options", () => {
+  const connection = { apiKey: "sk-canary-5e1d", baseURL: "https://svc.test" };
+  const marked = (shape: Record<string, z.core.$ZodType>, serialised: boolean) =>
+    Object.keys(shape).filter((name) => isSerialised(shape[name]!) === serialised);
+
+  it("are each marked, on the schema, as serialised or never serialised", () => {
+    for (const { shape } of [chatInferenceServiceOptions, dedicatedEndpointLLMOptions]) {
+      for (const [name, field] of Object.entries(shape)) {
+        expect(typeof isSerialised(field), name).toBe("boolean");
+      }
+    }
+  });
+
+  it("are DedicatedEndpointLLM's lc_serializable_keys and the fields it keeps", () => {
+    const serialised = marked(dedicatedEndpointLLMOptions.shape, true);
+    expect(serialised).toEqual([
+      "tenantId",
+      "jobAlias",
+      "baseURL",
+      "maxRetries",
+      "maxConcurrency",
+      "timeout",
+      "idleTimeout",
+      "retry",
+      "maxTokens",
+      "temperature",
+      "stop",
+      "waitForReady",
+      "streaming",
+      "modelKwargs",
+    ]);
+    const llm = new DedicatedEndpointLLM({ ...connection, serviceName: "t.a", maxTokens: 5 });
+    expect(llm.lc_serializable_keys).toEqual(serialised);
+    expect(llm).toMatchObject({ maxTokens: 5, maxRetries: 2, streaming: false, waitForReady: 0 });
+  });
+
+  it("decide which of its own options ChatInferenceService writes, ChatOpenAI's list the rest", () => {
+    const chat = new ChatInferenceService("m", { ...connection, idleTimeout: 5, retry: {} });
+    const keys = chat.lc_serializable_keys;
+    expect(keys).toEqual(expect.arrayContaining(marked(chatInferenceServiceOptions.shape, true)));
+    expect(keys).toContain("temperature");
+    for (const never of marked(chatInferenceServiceOptions.shape, false)) {
+      expect(keys).not.toContain(never);
+    }
+    const json = JSON.stringify(chat);
+    expect(JSON.parse(json).kwargs).toMatchObject({ idle_timeout: 5, retry: {} });
+    expect(json).not.toContain(connection.apiKey);
   });
 });
