@@ -90,6 +90,12 @@ export interface LLMLangSmithParams {
 /** Error of the last attempt → the dedicated Service-Name it was sent with (for the waitForReady message). */
 const serviceNameOfFailure = new WeakMap<object, string>();
 
+// The options DedicatedEndpointLLM serialises are fields of the instance, typed and documented by
+// the schema; its constructor assigns them from the checked options (the resolved ones -- tenant
+// ID, job alias, base URL -- it declares itself).
+export interface DedicatedEndpointLLM
+  extends Omit<DedicatedEndpointLLMSettings, "tenantId" | "jobAlias" | "baseURL"> {}
+
 /**
  * LLM (text in, text out) for a dedicated endpoint of the inference service: a model you deployed
  * yourself, called at `…/inference/v1/completions` and routed by the `Service-Name` header that
@@ -174,11 +180,6 @@ const serviceNameOfFailure = new WeakMap<object, string>();
  * endpoint wants one). The answer is read from `choices[i].text`, else `choices[i].message.content`;
  * anything else is a `MalformedResponseError` showing the start of the body.
  */
-// The serialised options are fields of the instance, typed and documented by the schema; the
-// constructor assigns them from the checked options (the resolved ones are declared below).
-export interface DedicatedEndpointLLM
-  extends Omit<DedicatedEndpointLLMSettings, "tenantId" | "jobAlias" | "baseURL"> {}
-
 export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOptions> {
   /** The `Service-Name` every call sends unless it passes its own. */
   readonly serviceName: string;
