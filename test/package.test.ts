@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { optionDocs } from "./helpers/option_docs.js";
 
 // The built package, imported by its own name exactly as a user would (package self-reference).
 // Built here when missing or older than a source file, so a stale local dist/ is never tested.
@@ -70,6 +71,38 @@ describe("the built package", () => {
     expect(exported.length).toBeGreaterThan(40);
     const untaught = exported.filter((name) => !new RegExp(`\\b${name}\\b`).test(taught));
     expect(untaught).toEqual([]);
+  });
+
+  it("shows each option's JSDoc, with its default, on the published options types (as hover does)", () => {
+    const docs = optionDocs(
+      {
+        "langchain-inference-service": [
+          "ChatInferenceServiceFields",
+          "DedicatedEndpointLLMFields",
+          "DiagnoseOptions",
+          "RateLimiterOptions",
+          "RetryOptions",
+          "UsageTrackerOptions",
+        ],
+        "langchain-inference-service/redis": ["RedisStoreOptions"],
+      },
+      { built: true },
+    );
+    for (const [type, options] of docs) {
+      expect(options.size, type).toBeGreaterThan(2);
+      for (const [name, doc] of options) {
+        expect(doc.text, `${type}.${name}`).not.toBe("");
+        expect(doc.default, `${type}.${name}`).toBeDefined();
+      }
+    }
+    expect(docs.get("ChatInferenceServiceFields")!.get("idleTimeout")).toEqual({
+      text: expect.stringMatching(/^Milliseconds a stream may go without sending data/),
+      default: "`timeout` (no env variable)",
+    });
+    expect(docs.get("RetryOptions")!.get("maxDelayMs")).toEqual({
+      text: "Largest backoff delay in milliseconds.",
+      default: "8000",
+    });
   });
 
   it("loads with import and constructs a model", () => {

@@ -1,6 +1,7 @@
 /** @module Model profiles: what a model can do and how much it can read, as LangChain v1 agents and middleware read it. */
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { z } from "zod";
+import { expectedAt } from "./options.js";
 
 /**
  * Profiles by model ID (`ChatInferenceService`) or by Service-Name (`DedicatedEndpointLLM`).
@@ -70,19 +71,22 @@ export function resolveProfile(
   return { ...defaults, ...own };
 }
 
-const tokens = z.number().int().positive();
-const flag = z.boolean();
+const flag = z.boolean().describe("true or false");
 
 // `satisfies` lists every field of ModelProfile: a field added by @langchain/core fails the typecheck here.
 const profileFields = {
-  maxInputTokens: tokens,
-  maxOutputTokens: tokens,
+  maxInputTokens: z
+    .number()
+    .int()
+    .positive()
+    .describe("a whole number of tokens ≥ 1 (the context window)"),
+  maxOutputTokens: z.number().int().positive().describe("a whole number of tokens ≥ 1"),
   imageInputs: flag,
   imageUrlInputs: flag,
   pdfInputs: flag,
   audioInputs: flag,
   videoInputs: flag,
-  fileMimeTypes: z.array(z.string().min(1)),
+  fileMimeTypes: z.array(z.string().min(1)).describe("an array of MIME types"),
   imageToolMessage: flag,
   pdfToolMessage: flag,
   reasoningOutput: flag,
@@ -100,24 +104,18 @@ const profileFields = {
 export const PROFILE_FIELDS: readonly string[] = Object.keys(profileFields);
 
 /** One profile: known fields only, so a misspelt field is reported rather than ignored. */
-export const modelProfileSchema = z.object(profileFields).partial().strict();
+export const modelProfileSchema = z
+  .object(profileFields)
+  .partial()
+  .strict()
+  .describe(`a profile: an object with some of ${PROFILE_FIELDS.join(", ")}`);
 
-/** The `profiles` option: profiles by model ID or Service-Name. */
-export const profilesSchema = z.record(z.string(), modelProfileSchema);
+/** The `profiles` option: profiles by model ID or Service-Name, each field checked. */
+export const profilesSchema: z.ZodType<ModelProfiles, ModelProfiles> = z
+  .record(z.string(), modelProfileSchema)
+  .describe('an object of profiles by model ID, e.g. { "my-model": { maxInputTokens: 131072 } }');
 
-/** What a profile's field must be, worded for error messages. */
+/** What a profile's field must be, worded for error messages (the emulator's too). */
 export function expectedOfProfileField(field: string): string {
-  if (field === "maxInputTokens") return "a whole number of tokens ≥ 1 (the context window)";
-  if (field === "maxOutputTokens") return "a whole number of tokens ≥ 1";
-  if (field === "fileMimeTypes") return "an array of MIME types";
-  return "true or false";
+  return expectedAt(modelProfileSchema, [field]);
 }
-
-/** What each part of `profiles` must be, worded for a `ConfigurationError` (dotted paths, `*` = any key). */
-export const PROFILES_EXPECTED: Readonly<Record<string, string>> = {
-  profiles: 'an object of profiles by model ID, e.g. { "my-model": { maxInputTokens: 131072 } }',
-  "profiles.*": `a profile: an object with some of ${PROFILE_FIELDS.join(", ")}`,
-  ...Object.fromEntries(
-    PROFILE_FIELDS.map((field) => [`profiles.*.${field}`, expectedOfProfileField(field)]),
-  ),
-};

@@ -1,9 +1,11 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
 import { OpenAI } from "openai";
+import { z } from "zod";
 import { resolveApiKey } from "../config/api_key.js";
 import { resolveBaseURL } from "../config/base_url.js";
 import { readEnv } from "../config/env.js";
+import { checkedOnResolve, optionsSchema, parseOptions, timeoutMs } from "../config/options.js";
 import { resolveServiceName } from "../config/service_name.js";
 import { ENV, SERVICE_NAME_HEADER } from "../constants.js";
 import { availableModelsText } from "../errors/available_models.js";
@@ -22,7 +24,6 @@ import {
   ServiceNameError,
 } from "../errors/errors.js";
 import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
-import { validateDiagnoseOptions } from "../models/options.js";
 import { tokenUsageFromWire } from "../spend/usage.js";
 import { checkChatCompletion, parseCompletion } from "../transport/answer.js";
 import { type Answer, sendRequest } from "../transport/attempt.js";
@@ -30,28 +31,35 @@ import { createServiceFetch, type Fetch } from "../transport/fetch.js";
 import { listModelIds } from "../transport/model_list.js";
 import { ServiceCaller } from "../transport/retry.js";
 
-/** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
-export interface DiagnoseOptions {
+/**
+ * Options of {@link diagnose}: the same names, defaults and env variables as the models'. Only
+ * `timeout` is checked here; the others are checked as the checks read them, and reported there.
+ */
+export const diagnoseOptions = optionsSchema({
   /** API key, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication). @default env `INFERENCE_SERVICE_API_KEY` */
-  apiKey?: string;
+  apiKey: checkedOnResolve<string>().optional(),
   /** The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning). @default env `INFERENCE_SERVICE_BASE_URL` */
-  baseURL?: string;
+  baseURL: checkedOnResolve<string>().optional(),
   /**
-   * A hosted model ID to check (docs/service-contract.md#hosted-models, rule 4). With it, the credit is checked too, by one real call
-   * with `max_tokens: 1` that may cost a few tokens. @default none: model and credit are skipped
+   * A hosted model ID to check (docs/service-contract.md#hosted-models, rule 4); outer spaces are
+   * trimmed, as the models trim them. With it, the credit is checked too, by one real call with
+   * `max_tokens: 1` that may cost a few tokens. @default none: model and credit are skipped
    */
-  model?: string;
+  model: checkedOnResolve<string>().optional(),
   /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias` */
-  serviceName?: string;
+  serviceName: checkedOnResolve<string>().optional(),
   /** Tenant ID (docs/service-contract.md#authentication, rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
-  tenantId?: string;
+  tenantId: checkedOnResolve<string>().optional(),
   /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
-  jobAlias?: string;
+  jobAlias: checkedOnResolve<string>().optional(),
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
-  fetch?: Fetch;
-  /** Milliseconds each request may take. @default 30000 */
-  timeout?: number;
-}
+  fetch: z.custom<Fetch>().optional(),
+  /** Milliseconds each request may take; at most 2147483647 (about 24.8 days). @default 30000 */
+  timeout: timeoutMs.default(30_000),
+});
+
+/** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
+export type DiagnoseOptions = z.input<typeof diagnoseOptions>;
 
 /** One line of a {@link Diagnosis}. */
 export interface DiagnosisCheck {
@@ -81,7 +89,6 @@ export interface Diagnosis {
   availableModels?: string[];
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 /** Sent by the key check: no service can know it, so the key is judged without any cost. */
 const NO_SUCH_MODEL = "inference-service-doctor-no-such-model";
 /** The one-word prompt of every request (docs/service-contract.md#dedicated-endpoints, docs/service-contract.md#hosted-models), with `max_tokens: 1`. */
@@ -140,8 +147,7 @@ interface Target {
  * ```
  */
 export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis> {
-  const { timeout = DEFAULT_TIMEOUT_MS } = options;
-  validateDiagnoseOptions({ timeout });
+  const { timeout } = parseOptions({ owner: "diagnose", schema: diagnoseOptions }, options);
   const checks: DiagnosisCheck[] = [];
   const add = ({ id, ...rest }: Omit<DiagnosisCheck, "title">): DiagnosisCheck => {
     const full: DiagnosisCheck = { id, title: TITLES[id], ...rest };
@@ -183,7 +189,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
       for (const check of await checkModelAndCredit(
         target!,
         probe,
-        options.model,
+        typeof options.model === "string" ? options.model.trim() : options.model,
         availableModels,
       )) {
         add(check);

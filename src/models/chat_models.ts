@@ -21,7 +21,6 @@ import {
   type BaseChatOpenAIFields,
   ChatOpenAICompletions,
   type ChatOpenAICompletionsCallOptions,
-  type ClientOptions,
   convertMessagesToCompletionsMessageParams,
   convertOpenAICompletionsStream,
 } from "@langchain/openai";
@@ -45,12 +44,12 @@ import { checkChatCompletion } from "../transport/answer.js";
 import { sendRequest, withFetchOptions } from "../transport/attempt.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "../transport/response_meta.js";
-import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
+import { ServiceCaller } from "../transport/retry.js";
 import { openStream } from "../transport/stream.js";
 import { REDACTED, redactCallOptions, secretHeaderValues } from "../utils/secrets.js";
 import { VERSION } from "../version.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
-import { validateChatOptions } from "./options.js";
+import { CHAT_OPTIONS, type ChatInferenceServiceOptions, validateChatOptions } from "./options.js";
 import { RedactedBinding } from "./redacted_binding.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
@@ -59,70 +58,16 @@ export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCa
   maxRetries?: number;
 }
 
-/** Options of {@link ChatInferenceService}. Every other `ChatOpenAI` field (temperature, maxTokens, streaming, …) works as there. */
-export interface ChatInferenceServiceFields
-  extends Omit<BaseChatOpenAIFields, "configuration" | "apiKey" | "openAIApiKey"> {
-  /** Model ID of the hosted model, sent as `model` in the body (docs/service-contract.md#hosted-models). Required. */
-  model?: string;
-  /** API key, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication). @default env `INFERENCE_SERVICE_API_KEY` */
-  apiKey?: string;
-  /**
-   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
-   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
-   */
-  openAIApiKey?: string;
-  /**
-   * The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning).
-   * @default env `INFERENCE_SERVICE_BASE_URL`
-   */
-  baseURL?: string;
-  /** Retries of retryable failures (429, 408, 409, 5xx, connection errors, timeouts). @default 2 (docs/service-contract.md#limits-and-retries) */
-  maxRetries?: number;
-  /**
-   * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt
-   * timeout); a timeout is a retryable `ServiceTimeoutError`. @default 600000 (no env variable)
-   */
-  timeout?: number;
-  /**
-   * Milliseconds a stream may go without sending data — before its first event, or between two —
-   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
-   * stream that stalls before its first event is retried; one that stalls later keeps what
-   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole.
-   * @default `timeout` (no env variable)
-   */
-  idleTimeout?: number;
-  /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
-  retry?: RetryOptions;
-  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
-  fetch?: Fetch;
-  /**
-   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
-   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
-   * between models to share the limit. @default none
-   */
-  rateLimiter?: RateLimiter;
-  /**
-   * openai SDK client options, as `ChatOpenAI` takes them. `configuration.apiKey` and
-   * `configuration.baseURL` are read as `apiKey` and `baseURL` (a `ConfigurationError` when they
-   * disagree with those); `configuration.fetch` is used when `fetch` is not given;
-   * `configuration.maxRetries` is refused (retries live in one layer: pass `maxRetries`);
-   * `defaultHeaders` are sent but never serialised. @default `{}`
-   */
-  configuration?: Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries"> & {
-    /** Read as `apiKey`. */
-    apiKey?: string;
-    /** Read as `baseURL`. */
-    baseURL?: string;
-  };
-  /**
-   * What each hosted model can do and how many tokens it reads, by model ID: `profile` is this
-   * model's entry laid over {@link DEFAULT_HOSTED_PROFILE}. LangChain v1 reads it — e.g.
-   * summarization middleware (`maxInputTokens`) and `createAgent`'s structured-output strategy
-   * (`structuredOutput`). Checked here: a misspelt field is a `ConfigurationError`.
-   * @default `{}` (every model gets the defaults; no env variable)
-   */
-  profiles?: ModelProfiles;
-}
+/**
+ * Options of {@link ChatInferenceService}: those this package owns (model, key, URL, retries,
+ * timeouts, rate limit, profiles; each documented where its schema declares it), and every other
+ * `ChatOpenAI` field (temperature, maxTokens, streaming, …), which works as there.
+ */
+export type ChatInferenceServiceFields = Omit<
+  BaseChatOpenAIFields,
+  keyof ChatInferenceServiceOptions
+> &
+  ChatInferenceServiceOptions;
 
 // Before any reply exists: `contentBlocks` of this package's messages finds its translator.
 registerContentBlockTranslator();
@@ -303,11 +248,12 @@ export class ChatInferenceService<
   }
 
   override get lc_serializable_keys(): string[] {
-    // `configuration` holds header values and a fetch function: never serialised.
+    // `ChatOpenAI` names its own fields; the schema says which of this package's it writes (never
+    // `configuration`, which holds header values and a fetch function, nor the key).
+    const owned = new Set(CHAT_OPTIONS.owned);
     return [
-      ...super.lc_serializable_keys.filter((k) => k !== "configuration"),
-      "baseURL",
-      "profiles",
+      ...super.lc_serializable_keys.filter((key) => !owned.has(key)),
+      ...CHAT_OPTIONS.serialised,
     ];
   }
 
@@ -321,16 +267,26 @@ export class ChatInferenceService<
       typeof modelOrFields === "string"
         ? { ...maybeFields, model: modelOrFields }
         : { ...modelOrFields };
-    const model = fields.model ?? fields.modelName;
-    if (typeof model !== "string" || model.trim() === "") {
+    const named = fields.model ?? fields.modelName;
+    // No model ID has outer spaces: " my-model" (as "provider: model" is often written) is "my-model".
+    const model = typeof named === "string" ? named.trim() : "";
+    if (model === "") {
       throw new ConfigurationError(
         "model",
         '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
       );
     }
-    const { maxRetries, retry } = validateChatOptions(fields);
+    const options = validateChatOptions({ ...fields, model });
+    const { maxRetries, retry } = options;
     const { apiKey, baseURL } = resolveConnection(fields);
-    const { configuration: given, fetch, rateLimiter, openAIApiKey: _alias, ...rest } = fields;
+    const {
+      configuration: given,
+      fetch,
+      rateLimiter,
+      openAIApiKey: _alias,
+      modelName: _name,
+      ...rest
+    } = fields;
     const configuration = given ?? {};
     const failureContext: FailureContext = {
       surface: "hosted",
@@ -342,7 +298,7 @@ export class ChatInferenceService<
       fetch: fetch ?? (configuration.fetch as Fetch | undefined),
       // An unknown model ID's error lists the IDs the service offers (docs/errors.md).
       lookUpModels: true,
-      idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+      idleTimeout: options.idleTimeout ?? options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
     });
     // The base class gets no secret: it would keep it in public fields (`apiKey`, `clientConfig`)
     // that `{ ...model }` and `Object.entries(model)` show. Requests go through this class's own
@@ -362,7 +318,7 @@ export class ChatInferenceService<
     Object.defineProperty(this, "apiKey", { value: apiKey, enumerable: false, writable: true });
     this.organization = undefined;
     this.baseURL = baseURL;
-    this.profiles = fields.profiles;
+    this.profiles = options.profiles;
     this.rateLimiter = rateLimiter;
     this.#keyId = apiKeyId(apiKey);
     this.#failureContext = failureContext;
@@ -382,7 +338,7 @@ export class ChatInferenceService<
     });
     this.#caller = new ServiceCaller({
       maxRetries,
-      maxConcurrency: fields.maxConcurrency,
+      maxConcurrency: options.maxConcurrency,
       onFailedAttempt: fields.onFailedAttempt,
       ...retry,
       normalize: (error) => asServiceError(error, failureContext),

@@ -35,12 +35,18 @@ import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
 import { type Answer, sendRequest } from "../transport/attempt.js";
-import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
-import { type RetryOptions, ServiceCaller } from "../transport/retry.js";
+import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS } from "../transport/fetch.js";
+import { ServiceCaller } from "../transport/retry.js";
 import { openStream } from "../transport/stream.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
-import { validateDedicatedEndpointOptions } from "./options.js";
+import {
+  DEDICATED_SERIALISED,
+  type DedicatedEndpointLLMOptions,
+  type DedicatedEndpointLLMSettings,
+  serialisedValues,
+  validateDedicatedEndpointOptions,
+} from "./options.js";
 
 /** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
 export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
@@ -53,88 +59,12 @@ export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
   maxRetries?: number;
 }
 
-/** Options of {@link DedicatedEndpointLLM}. Give `serviceName`, or `tenantId` and `jobAlias`. */
-export interface DedicatedEndpointLLMFields extends BaseLLMParams {
-  /**
-   * The `Service-Name` header, `<TENANT_ID>.<JOB_ALIAS_NAME>`: tenant ID, one dot, job alias
-   * (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias`
-   */
-  serviceName?: string;
-  /** Tenant ID, shown with the tenant name in the console sidebar (docs/service-contract.md#authentication, rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
-  tenantId?: string;
-  /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
-  jobAlias?: string;
-  /**
-   * API key with the **Inference Service** permission, sent as `Authorization: Bearer …` (docs/service-contract.md#authentication, rule 3).
-   * @default env `INFERENCE_SERVICE_API_KEY`
-   */
-  apiKey?: string;
-  /** The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning). @default env `INFERENCE_SERVICE_BASE_URL` */
-  baseURL?: string;
-  /**
-   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
-   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
-   */
-  openAIApiKey?: string;
-  /**
-   * Where `ChatOpenAI` and `OpenAI` users put the key and the URL: `apiKey` and `baseURL` here are
-   * read as the options of the same name (a `ConfigurationError` when they disagree). This model
-   * takes no other client option: any other field is a `ConfigurationError`. @default `{}`
-   */
-  configuration?: { apiKey?: string; baseURL?: string };
-  /** `max_tokens`: token cap on the generated output (docs/service-contract.md#dedicated-endpoints); a whole number ≥ 1. @default the endpoint's own */
-  maxTokens?: number;
-  /** `temperature`: sampling temperature (docs/service-contract.md#dedicated-endpoints); a finite number ≥ 0. @default the endpoint's own */
-  temperature?: number;
-  /** Stop sequences sent as `stop`; a call's `stop` replaces them. @default none */
-  stop?: string[];
-  /**
-   * Milliseconds one attempt may wait for the response to begin; a timeout is a retryable
-   * `ServiceTimeoutError`. @default 600000 (the openai SDK's)
-   */
-  timeout?: number;
-  /**
-   * Milliseconds a stream may go without sending data — before its first event, or between two —
-   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
-   * non-streamed answer is bounded by `timeout` as a whole. @default `timeout`
-   */
-  idleTimeout?: number;
-  /** Retries of retryable failures (Pending endpoint, 429, 408, 409, 5xx, timeouts). @default 2 (docs/service-contract.md#limits-and-retries) */
-  maxRetries?: number;
-  /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
-  retry?: RetryOptions;
-  /**
-   * Most requests in flight at once, across `invoke`, `batch` and `generate`. A streamed request
-   * frees its slot when its first event arrives, not when the stream ends. @default Infinity
-   */
-  maxConcurrency?: number;
-  /** Stream (SSE) inside `invoke`/`generate` too, so callbacks get each token. @default false */
-  streaming?: boolean;
-  /** Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not `prompt`/`stream`. @default `{}` */
-  modelKwargs?: Record<string, unknown>;
-  /**
-   * Milliseconds to keep retrying while the endpoint is Pending (refused connection or empty
-   * response, docs/service-contract.md#endpoint-states), whatever `maxRetries` says; then an `EndpointNotReadyError` saying how long it
-   * waited. `0` turns it off. @default 0
-   */
-  waitForReady?: number;
-  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
-  fetch?: Fetch;
-  /**
-   * What each deployment can do and how many tokens it reads, by Service-Name: `profile` is the
-   * entry of this model's `serviceName` laid over {@link DEFAULT_DEDICATED_PROFILE}. Not
-   * serialised: its keys are Service-Names, which are header values. A misspelt field is a
-   * `ConfigurationError` here.
-   * @default `{}` (the defaults; no env variable)
-   */
-  profiles?: ModelProfiles;
-  /**
-   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
-   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
-   * between models to share the limit. @default none
-   */
-  rateLimiter?: RateLimiter;
-}
+/**
+ * Options of {@link DedicatedEndpointLLM}: give `serviceName`, or `tenantId` and `jobAlias`. Each
+ * is documented where its schema declares it; LangChain's own (callbacks, tags, …) work as there.
+ */
+export type DedicatedEndpointLLMFields = Omit<BaseLLMParams, keyof DedicatedEndpointLLMOptions> &
+  DedicatedEndpointLLMOptions;
 
 /** One call of the model: the Service-Name it uses, its run, and its meter (trackers, limiter). */
 interface Call {
@@ -155,6 +85,12 @@ export interface LLMLangSmithParams {
 
 /** Error of the last attempt → the dedicated Service-Name it was sent with (for the waitForReady message). */
 const serviceNameOfFailure = new WeakMap<object, string>();
+
+// The options DedicatedEndpointLLM serialises are fields of the instance, typed and documented by
+// the schema; its constructor assigns them from the checked options (the resolved ones -- tenant
+// ID, job alias, base URL -- it declares itself).
+export interface DedicatedEndpointLLM
+  extends Omit<DedicatedEndpointLLMSettings, "tenantId" | "jobAlias" | "baseURL"> {}
 
 /**
  * LLM (text in, text out) for a dedicated endpoint of the inference service: a model you deployed
@@ -247,17 +183,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   readonly jobAlias: string;
   /** The normalised `…/inference/v1` URL requests go to. */
   readonly baseURL: string;
-  maxTokens?: number;
-  temperature?: number;
-  stop?: string[];
-  timeout?: number;
-  idleTimeout?: number;
-  maxRetries: number;
-  maxConcurrency?: number;
-  streaming: boolean;
-  modelKwargs: Record<string, unknown>;
-  waitForReady: number;
-  retry: RetryOptions;
   /** Profiles by Service-Name, as given (see {@link DedicatedEndpointLLMFields.profiles}). */
   readonly profiles?: ModelProfiles;
   /** The client-side rate limit of this model's calls, if one was given. */
@@ -290,23 +215,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   override get lc_serializable_keys(): string[] {
-    // Not `apiKey` (see toJSON), `serviceName` (a header value, carried by tenantId/jobAlias), `fetch`.
-    return [
-      "tenantId",
-      "jobAlias",
-      "baseURL",
-      "maxTokens",
-      "temperature",
-      "stop",
-      "timeout",
-      "idleTimeout",
-      "maxRetries",
-      "maxConcurrency",
-      "streaming",
-      "modelKwargs",
-      "waitForReady",
-      "retry",
-    ];
+    // The schema's: not `apiKey` (see toJSON), `serviceName` (a header value, carried by
+    // tenantId/jobAlias), `fetch`, `profiles`, `rateLimiter`, `configuration`.
+    return [...DEDICATED_SERIALISED];
   }
 
   /**
@@ -327,34 +238,26 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {
-    const { maxRetries, retry } = validateDedicatedEndpointOptions(fields);
+    const options = validateDedicatedEndpointOptions(fields);
     const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
     const { apiKey, baseURL } = resolveConnection(fields);
     const { openAIApiKey: _alias, configuration: _configuration, ...rest } = fields;
+    const { maxRetries, retry, waitForReady } = options;
     super({ ...rest, maxRetries });
+    Object.assign(this, serialisedValues(options, DEDICATED_SERIALISED));
+    // Serialised too, but as resolved (from the env, normalised), not as given.
     this.serviceName = serviceName;
     this.tenantId = tenantId;
     this.jobAlias = jobAlias;
     this.baseURL = baseURL;
-    this.maxTokens = fields.maxTokens;
-    this.temperature = fields.temperature;
-    this.stop = fields.stop;
-    this.timeout = fields.timeout;
-    this.idleTimeout = fields.idleTimeout;
-    this.maxRetries = maxRetries;
-    this.maxConcurrency = fields.maxConcurrency;
-    this.streaming = fields.streaming ?? false;
-    this.modelKwargs = fields.modelKwargs ?? {};
-    this.waitForReady = fields.waitForReady ?? 0;
-    this.retry = retry;
-    this.profiles = fields.profiles;
-    this.rateLimiter = fields.rateLimiter;
+    this.profiles = options.profiles;
+    this.rateLimiter = options.rateLimiter;
     this.#secrets = [apiKey];
     this.#keyId = apiKeyId(apiKey);
     this.#client = new OpenAI({
       apiKey,
       baseURL,
-      timeout: fields.timeout,
+      timeout: options.timeout,
       // One retry layer (issue 3): the caller below retries, the SDK never does.
       maxRetries: 0,
       // docs/service-contract.md#dedicated-endpoints, rule 1: Service-Name is added to every request; a call's own value takes precedence.
@@ -363,18 +266,17 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
         serviceName,
         secrets: this.#secrets,
         headers: { [SERVICE_NAME_HEADER]: serviceName },
-        fetch: fields.fetch,
-        idleTimeout: fields.idleTimeout ?? fields.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
+        fetch: options.fetch,
+        idleTimeout: options.idleTimeout ?? options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
       }),
       // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
       organization: null,
       project: null,
       dangerouslyAllowBrowser: true,
     });
-    const waitForReady = this.waitForReady;
     this.#caller = new ServiceCaller({
       maxRetries,
-      maxConcurrency: fields.maxConcurrency,
+      maxConcurrency: options.maxConcurrency,
       onFailedAttempt: fields.onFailedAttempt,
       ...retry,
       normalize: (error) => asServiceError(error, this.#context(serviceName)),

@@ -20,7 +20,8 @@ const PREFIX = `${LS_PROVIDER}:`;
 
 /**
  * Builds a {@link ChatInferenceService} from a model string, `"inference-service:<model-id>"`
- * (the model ID is everything after the first colon, so it may contain colons itself).
+ * (the model ID is everything after the first colon, so it may contain colons itself; spaces
+ * around it are trimmed).
  *
  * LangChain's `initChatModel` cannot do this: it knows a fixed table of providers and has no way
  * to add one, so it rejects `"inference-service:…"` (see docs/hosted-models.md). Use this where
@@ -62,8 +63,9 @@ export function initChatInferenceService(
       `\`model\` must be "${PREFIX}<model-id>" (or pass modelProvider: "${LS_PROVIDER}" with a bare ID); got ${JSON.stringify(spec)}. Other providers' strings are for LangChain's initChatModel.`,
     );
   }
-  const id = prefixed ? spec.slice(PREFIX.length) : spec;
-  if (id.trim() === "") {
+  // Spaces after the prefix are not part of the ID: "inference-service: my-model" is "my-model".
+  const id = (prefixed ? spec.slice(PREFIX.length) : spec).trim();
+  if (id === "") {
     throw new ConfigurationError(
       "model",
       `\`model\` names no model ID: got ${JSON.stringify(spec)}; write "${PREFIX}<model-id>".`,

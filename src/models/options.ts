@@ -1,137 +1,289 @@
 /**
- * @module The options both models (and `diagnose`) check the same way: retries, concurrency,
- * timeouts, backoff, profiles and the rate limiter, with the words their errors use.
+ * @module The options of both models, each declared once: a zod schema per model whose fields give
+ * the option's type, check, wording, JSDoc and default, and say whether the model serialises it.
  */
+import type { ClientOptions } from "@langchain/openai";
 import { z } from "zod";
-import { milliseconds, parseOptions } from "../config/options.js";
-import { type ModelProfiles, PROFILES_EXPECTED, profilesSchema } from "../config/profiles.js";
+import {
+  checkedOnResolve,
+  optionsSchema,
+  parseOptions,
+  timeoutMs,
+  unwrapField,
+} from "../config/options.js";
+import { profilesSchema } from "../config/profiles.js";
 import { hasBrand, RATE_LIMITER_BRAND } from "../constants.js";
-import { DEFAULT_MAX_RETRIES, type RetryOptions } from "../transport/retry.js";
+import type { RateLimiter } from "../spend/rate_limiter.js";
+import type { Fetch } from "../transport/fetch.js";
+import { DEFAULT_MAX_RETRIES, retryOptionsSchema } from "../transport/retry.js";
 
-/** The options every model of this package accepts and checks the same way. */
-export interface CommonOptions {
-  maxRetries?: number;
-  maxConcurrency?: number;
-  timeout?: number;
-  idleTimeout?: number;
-  retry?: RetryOptions;
-  profiles?: ModelProfiles;
-  rateLimiter?: unknown;
+declare const SERIALISED: unique symbol;
+
+/** A field {@link serialised} marks: the type says so, for the model's fields typed from it. */
+export type Serialised<T> = T & { readonly [SERIALISED]: true };
+
+/**
+ * Marks an option the model writes into its serialised form (`lc_serializable_keys`) and keeps
+ * as a field of the instance, where `toJSON` reads it.
+ */
+function serialised<T extends z.ZodType>(schema: T): Serialised<T> {
+  return schema.meta({ serialised: true }) as Serialised<T>;
 }
 
-const commonSchema = z.object({
-  maxRetries: z.number().int().nonnegative().optional(),
-  maxConcurrency: z
-    .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
-    .optional(),
-  timeout: z.number().positive().optional(),
-  idleTimeout: z.number().positive().optional(),
-  retry: z
-    .object({
-      initialDelayMs: milliseconds.optional(),
-      maxDelayMs: milliseconds.optional(),
-      maxRetryAfterMs: milliseconds.optional(),
-    })
-    .strict()
-    .optional(),
-  profiles: profilesSchema.optional(),
-  rateLimiter: z.custom((value) => hasBrand(value, RATE_LIMITER_BRAND)).optional(),
-});
+/**
+ * Marks an option the model never serialises: a secret (written as a reference to its env
+ * variable instead), a function, a live object, or a header value.
+ */
+function unserialised<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ serialised: false });
+}
 
-const COMMON_EXPECTED = {
-  maxRetries: "a whole number ≥ 0 (0 disables retries)",
-  maxConcurrency: "a whole number ≥ 1, or Infinity",
-  timeout: "a number of milliseconds > 0",
-  idleTimeout: "a number of milliseconds > 0",
-  retry: "an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0)",
-  "retry.*": "a number of milliseconds ≥ 0",
-  ...PROFILES_EXPECTED,
-  rateLimiter: "a RateLimiter (new RateLimiter({ requestsPerMinute, … }))",
+/** Whether the model serialises the option: `undefined` for a field that is not marked. */
+export function isSerialised(field: z.core.$ZodType): boolean | undefined {
+  for (const layer of unwrapField(field).layers) {
+    const marked = z.globalRegistry.get(layer)?.serialised;
+    if (typeof marked === "boolean") return marked;
+  }
+  return undefined;
+}
+
+/** The options of `shape` a model serialises, in order. */
+function serialisedKeys(shape: Record<string, z.core.$ZodType>): string[] {
+  return Object.keys(shape).filter((key) => isSerialised(shape[key]!));
+}
+
+type SerialisedKeys<S> = {
+  [K in keyof S]: S[K] extends { readonly [SERIALISED]: true } ? K : never;
+}[keyof S];
+
+/** The serialised options of a shape, checked and with their defaults: the fields a model keeps. */
+export type SerialisedOptions<S extends z.core.$ZodLooseShape> = Pick<
+  z.output<z.ZodObject<S>>,
+  SerialisedKeys<S> & keyof z.output<z.ZodObject<S>>
+>;
+
+/** The options both models take and treat alike. */
+const modelOptions = {
+  /**
+   * API key, sent as `Authorization: Bearer …`; a dedicated endpoint needs a key with the
+   * **Inference Service** permission (docs/service-contract.md#authentication). Serialised only
+   * as a reference to its env variable. @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  apiKey: unserialised(checkedOnResolve<string>().optional()),
+  /**
+   * `ChatOpenAI`'s older name for `apiKey`, read as `apiKey`; giving both with different values
+   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_API_KEY`
+   */
+  openAIApiKey: unserialised(checkedOnResolve<string>().optional()),
+  /**
+   * The service's host root or `…/inference/v1` (normalised, docs/service-contract.md#versioning).
+   * @default env `INFERENCE_SERVICE_BASE_URL`
+   */
+  baseURL: serialised(checkedOnResolve<string>().optional()),
+  /**
+   * Retries of retryable failures: 429, 408, 409, 5xx, connection errors, timeouts, and a
+   * dedicated endpoint that is still Pending. @default 2 (docs/service-contract.md#limits-and-retries)
+   */
+  maxRetries: serialised(
+    z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("a whole number ≥ 0 (0 disables retries)")
+      .default(DEFAULT_MAX_RETRIES),
+  ),
+  /**
+   * Most requests in flight at once, across `invoke`, `batch` and `generate`. A streamed request
+   * frees its slot when its first event arrives, not when the stream ends. @default Infinity
+   */
+  maxConcurrency: serialised(
+    z
+      .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
+      .describe("a whole number ≥ 1, or Infinity")
+      .optional(),
+  ),
+  /**
+   * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt
+   * timeout); a timeout is a retryable `ServiceTimeoutError`. At most 2147483647 (about 24.8
+   * days). @default 600000 (the openai SDK's, 10 minutes; no env variable)
+   */
+  timeout: serialised(timeoutMs.optional()),
+  /**
+   * Milliseconds a stream may go without sending data — before its first event, or between two —
+   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
+   * stream that stalls before its first event is retried; one that stalls later keeps what
+   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole. At most
+   * 2147483647 (about 24.8 days). @default `timeout` (no env variable)
+   */
+  idleTimeout: serialised(timeoutMs.optional()),
+  /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
+  retry: serialised(retryOptionsSchema.prefault({})),
+  /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
+  fetch: unserialised(z.custom<Fetch>().optional()),
+  /**
+   * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
+   * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
+   * between models to share the limit. @default none
+   */
+  rateLimiter: unserialised(
+    z
+      .custom<RateLimiter>((value) => hasBrand(value, RATE_LIMITER_BRAND))
+      .describe("a RateLimiter (new RateLimiter({ requestsPerMinute, … }))")
+      .optional(),
+  ),
 };
 
-/** The shared options checked, with their defaults applied. */
-export interface CheckedCommonOptions {
-  maxRetries: number;
-  retry: RetryOptions;
-}
+/** `configuration` of `ChatInferenceService`: the openai SDK's client options, as `ChatOpenAI` takes them. */
+export type ChatConfiguration = Omit<ClientOptions, "apiKey" | "baseURL" | "maxRetries"> & {
+  /** Read as `apiKey`. */
+  apiKey?: string;
+  /** Read as `baseURL`. */
+  baseURL?: string;
+};
 
-function withDefaults(fields: CommonOptions): CheckedCommonOptions {
-  return { maxRetries: fields.maxRetries ?? DEFAULT_MAX_RETRIES, retry: fields.retry ?? {} };
-}
-
-/** Checks the options of `ChatInferenceService` that this package owns (the rest are `ChatOpenAI`'s). */
-export function validateChatOptions(fields: CommonOptions): CheckedCommonOptions {
-  parseOptions(
-    { owner: "ChatInferenceService", schema: commonSchema, expected: COMMON_EXPECTED },
-    fields,
-  );
-  return withDefaults(fields);
-}
-
-const dedicatedSchema = commonSchema.extend({
-  maxTokens: z.number().int().min(1).optional(),
-  temperature: z.number().nonnegative().optional(),
-  stop: z.array(z.string()).optional(),
-  waitForReady: z.number().nonnegative().optional(),
-  // Any non-array object, as the body spreads it (a class instance too).
-  modelKwargs: z
-    .custom<Record<string, unknown>>(
-      (v) => typeof v === "object" && v !== null && !Array.isArray(v),
-    )
-    .optional(),
-  streaming: z.boolean().optional(),
-  // What a `ChatOpenAI` or `OpenAI` user writes: their values are checked by resolveConnection.
-  configuration: z
-    .object({ apiKey: z.unknown().optional(), baseURL: z.unknown().optional() })
-    .strict()
-    .nullable()
-    .optional(),
+/**
+ * The options of `ChatInferenceService` that this package owns (the rest are `ChatOpenAI`'s, and
+ * pass through unchecked).
+ */
+export const chatInferenceServiceOptions = optionsSchema({
+  /**
+   * Model ID of the hosted model, sent as `model` in the body (docs/service-contract.md#hosted-models);
+   * outer spaces are trimmed. @default none (required: the first argument, or `model`)
+   */
+  model: serialised(z.string().optional()),
+  ...modelOptions,
+  /**
+   * openai SDK client options, as `ChatOpenAI` takes them. `configuration.apiKey` and
+   * `configuration.baseURL` are read as `apiKey` and `baseURL` (a `ConfigurationError` when they
+   * disagree with those); `configuration.fetch` is used when `fetch` is not given;
+   * `configuration.maxRetries` is refused (retries live in one layer: pass `maxRetries`);
+   * `defaultHeaders` are sent but never serialised. @default `{}`
+   */
+  configuration: unserialised(checkedOnResolve<ChatConfiguration>().optional()),
+  /**
+   * What each hosted model can do and how many tokens it reads, by model ID: `profile` is this
+   * model's entry laid over `DEFAULT_HOSTED_PROFILE`. LangChain v1 reads it — e.g.
+   * summarization middleware (`maxInputTokens`) and `createAgent`'s structured-output strategy
+   * (`structuredOutput`). Checked here: a misspelt field is a `ConfigurationError`.
+   * @default `{}` (every model gets the defaults; no env variable)
+   */
+  profiles: serialised(profilesSchema.optional()),
 });
 
-/** The options of `DedicatedEndpointLLM` that are checked by shape. */
-export interface DedicatedEndpointOptions extends CommonOptions {
-  maxTokens?: number;
-  temperature?: number;
-  stop?: string[];
-  waitForReady?: number;
-  modelKwargs?: Record<string, unknown>;
-  streaming?: boolean;
-  configuration?: { apiKey?: string; baseURL?: string } | null;
+/** The options of `ChatInferenceService` that this package owns, as a caller writes them. */
+export type ChatInferenceServiceOptions = z.input<typeof chatInferenceServiceOptions>;
+
+const CHAT_SPEC = { owner: "ChatInferenceService", schema: chatInferenceServiceOptions };
+
+/** The names of the options `ChatInferenceService` owns, and those of them it serialises. */
+export const CHAT_OPTIONS = {
+  owned: Object.keys(chatInferenceServiceOptions.shape),
+  serialised: serialisedKeys(chatInferenceServiceOptions.shape),
+};
+
+/** Checks the options of `ChatInferenceService` that this package owns; returns them with their defaults. */
+export function validateChatOptions(fields: unknown): z.output<typeof chatInferenceServiceOptions> {
+  return parseOptions(CHAT_SPEC, fields);
 }
 
-/** Checks the options of `DedicatedEndpointLLM` (the Service-Name, key and URL are resolved in config/config.ts). */
+/** The options of `DedicatedEndpointLLM`. */
+const dedicatedEndpointLLMShape = {
+  /**
+   * The `Service-Name` header, `<TENANT_ID>.<JOB_ALIAS_NAME>`: tenant ID, one dot, job alias
+   * (docs/service-contract.md#dedicated-endpoints). Not serialised: it is a header value, and
+   * `tenantId` and `jobAlias` carry it. @default `tenantId` + "." + `jobAlias`
+   */
+  serviceName: unserialised(checkedOnResolve<string>().optional()),
+  /**
+   * Tenant ID, shown with the tenant name in the console sidebar (docs/service-contract.md#authentication,
+   * rule 5). Serialised as a reference to its env variable. @default env `INFERENCE_SERVICE_TENANT_ID`
+   */
+  tenantId: serialised(checkedOnResolve<string>().optional()),
+  /** Job alias name of the endpoint. Serialised as a reference to its env variable. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
+  jobAlias: serialised(checkedOnResolve<string>().optional()),
+  ...modelOptions,
+  /**
+   * Where `ChatOpenAI` and `OpenAI` users put the key and the URL: `apiKey` and `baseURL` here are
+   * read as the options of the same name (a `ConfigurationError` when they disagree). This model
+   * takes no other client option: any other field is a `ConfigurationError`. @default `{}`
+   */
+  configuration: unserialised(
+    z
+      .object({
+        apiKey: checkedOnResolve<string>().optional(),
+        baseURL: checkedOnResolve<string>().optional(),
+      })
+      .strict()
+      .describe(
+        "an object with only `apiKey` and `baseURL` (read as those options; this model has no other client options)",
+      )
+      .nullable()
+      .optional(),
+  ),
+  /** `max_tokens`: token cap on the generated output (docs/service-contract.md#dedicated-endpoints); a whole number ≥ 1. @default the endpoint's own */
+  maxTokens: serialised(z.number().int().min(1).describe("a whole number ≥ 1").optional()),
+  /** `temperature`: sampling temperature (docs/service-contract.md#dedicated-endpoints); a finite number ≥ 0. @default the endpoint's own */
+  temperature: serialised(z.number().nonnegative().describe("a finite number ≥ 0").optional()),
+  /** Stop sequences sent as `stop`; a call's `stop` replaces them. @default none */
+  stop: serialised(z.array(z.string()).describe("an array of strings").optional()),
+  /**
+   * Milliseconds to keep retrying while the endpoint is Pending (refused connection or empty
+   * response, docs/service-contract.md#endpoint-states), whatever `maxRetries` says; then an
+   * `EndpointNotReadyError` saying how long it waited. `0` turns it off. Any length: it is a
+   * deadline the retries are measured against, never a timer of its own. @default 0
+   */
+  waitForReady: serialised(
+    z.number().nonnegative().describe("a number of milliseconds ≥ 0 (0 turns it off)").default(0),
+  ),
+  /** Stream (SSE) inside `invoke`/`generate` too, so callbacks get each token. @default false */
+  streaming: serialised(z.boolean().describe("true or false").default(false)),
+  /** Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not `prompt`/`stream`. @default `{}` */
+  modelKwargs: serialised(
+    // Any non-array object, as the body spreads it (a class instance too).
+    z
+      .custom<Record<string, unknown>>(
+        (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+      )
+      .describe("an object of extra body fields")
+      .default(() => ({})),
+  ),
+  /**
+   * What each deployment can do and how many tokens it reads, by Service-Name: `profile` is the
+   * entry of this model's `serviceName` laid over `DEFAULT_DEDICATED_PROFILE`. Not serialised:
+   * its keys are Service-Names, which are header values. A misspelt field is a
+   * `ConfigurationError` here.
+   * @default `{}` (the defaults; no env variable)
+   */
+  profiles: unserialised(profilesSchema.optional()),
+};
+
+/** The options of `DedicatedEndpointLLM`. */
+export const dedicatedEndpointLLMOptions = optionsSchema(dedicatedEndpointLLMShape);
+
+/** The options of `DedicatedEndpointLLM`, as a caller writes them. */
+export type DedicatedEndpointLLMOptions = z.input<typeof dedicatedEndpointLLMOptions>;
+
+/** What `DedicatedEndpointLLM` keeps of its options, checked and with their defaults: those it serialises. */
+export type DedicatedEndpointLLMSettings = SerialisedOptions<typeof dedicatedEndpointLLMShape>;
+
+/** The names of the options `DedicatedEndpointLLM` serialises (and keeps as its fields). */
+export const DEDICATED_SERIALISED: readonly string[] = serialisedKeys(dedicatedEndpointLLMShape);
+
+const DEDICATED_SPEC = { owner: "DedicatedEndpointLLM", schema: dedicatedEndpointLLMOptions };
+
+/** Checks the options of `DedicatedEndpointLLM` (the Service-Name, key and URL are checked where they are resolved). */
 export function validateDedicatedEndpointOptions(
-  fields: DedicatedEndpointOptions,
-): CheckedCommonOptions {
-  parseOptions(
-    {
-      owner: "DedicatedEndpointLLM",
-      schema: dedicatedSchema,
-      expected: {
-        ...COMMON_EXPECTED,
-        maxTokens: "a whole number ≥ 1",
-        temperature: "a finite number ≥ 0",
-        stop: "an array of strings",
-        waitForReady: "a number of milliseconds ≥ 0 (0 turns it off)",
-        modelKwargs: "an object of extra body fields",
-        streaming: "true or false",
-        configuration:
-          "an object with only `apiKey` and `baseURL` (read as those options; this model has no other client options)",
-      },
-    },
-    fields,
-  );
-  return withDefaults(fields);
+  fields: unknown,
+): z.output<typeof dedicatedEndpointLLMOptions> {
+  return parseOptions(DEDICATED_SPEC, fields);
 }
 
-/** Checks the options of `diagnose()` that are checked by shape. */
-export function validateDiagnoseOptions(options: { timeout?: number }): void {
-  parseOptions(
-    {
-      owner: "diagnose",
-      schema: commonSchema.pick({ timeout: true }),
-      expected: { timeout: COMMON_EXPECTED.timeout },
-    },
-    options,
-  );
+/** The values of `options` a model serialises, for its fields. */
+export function serialisedValues<T extends object>(
+  options: T,
+  keys: readonly string[],
+): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([key]) => keys.includes(key)),
+  ) as Partial<T>;
 }

@@ -3,6 +3,7 @@
  * rate limits) and of text streamed before a stream was cut short. An estimate leans high: it
  * decides how much is held back, never what is charged when the service reports usage.
  */
+import { z } from "zod";
 
 /** What one request may cost, in tokens, before it is sent. */
 export interface RequestEstimate {
@@ -18,6 +19,14 @@ export interface RequestEstimate {
 
 /** Reply tokens counted for a request that sets no `max_tokens`, by trackers and limiters alike. */
 export const DEFAULT_REPLY_TOKENS = 1024;
+
+/** The `defaultReplyTokens` option of trackers and limiters. */
+export const defaultReplyTokensSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .describe("a whole number ≥ 0")
+  .default(DEFAULT_REPLY_TOKENS);
 
 /** The most output a request may bring: `max_tokens` (else `defaultReplyTokens`) per choice. */
 export function worstCaseOutputTokens(

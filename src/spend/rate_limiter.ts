@@ -4,54 +4,77 @@
  */
 
 import { z } from "zod";
-import { milliseconds, parseOptions } from "../config/options.js";
+import { delayMs, optionsSchema, parseOptions } from "../config/options.js";
 import { hasBrand, RATE_LIMITER_BRAND } from "../constants.js";
 import { MemoryStore } from "../stores/memory_store.js";
 import type { UsageStore } from "../stores/usage_store.js";
-import { isUsageStore, STORE_EXPECTED } from "../stores/usage_store.js";
+import { usageStoreSchema } from "../stores/usage_store.js";
 import { sleep } from "../utils/sleep.js";
-import { DEFAULT_REPLY_TOKENS, type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
+import {
+  defaultReplyTokensSchema,
+  type RequestEstimate,
+  worstCaseOutputTokens,
+} from "./estimate.js";
+
+const perMinute = z.number().positive().describe("a number > 0");
 
 /** Options of {@link RateLimiter}; each is checked when the limiter is built. */
-export interface RateLimiterOptions {
+export const rateLimiterOptions = optionsSchema({
   /** Requests per minute, spread evenly (one every `60000 / requestsPerMinute` ms). @default none (not limited) */
-  requestsPerMinute?: number;
+  requestsPerMinute: perMinute.optional(),
   /**
    * Tokens per minute: each request counts its estimated prompt tokens plus `max_tokens` (or
    * `defaultReplyTokens`) per choice, as services that limit tokens count them.
    * @default none (not limited)
    */
-  tokensPerMinute?: number;
+  tokensPerMinute: perMinute.optional(),
   /** One limit per model ID / Service-Name (`"model"`), or one for all models of an API key (`"key"`). @default "model" */
-  per?: "model" | "key";
+  per: z.enum(["model", "key"]).describe('"model" or "key"').default("model"),
   /** Requests that may go at once after an idle spell; later ones are spaced. @default 1 */
-  burst?: number;
+  burst: z.number().int().positive().describe("a whole number ≥ 1").default(1),
   /**
    * Adapt to 429s: pause for `Retry-After`, cut the rate, then climb back (AIMD). Without
    * `requestsPerMinute`, the first 429 sets a rate learned from the traffic the service took.
    * @default true
    */
-  adaptive?: boolean;
+  adaptive: z.boolean().describe("true or false").default(true),
   /**
    * On a 429, the rate becomes this times the lower of the current rate and the rate the service
    * accepted over the last second (once per round of requests sent at the old rate). @default 0.7
    */
-  decrease?: number;
-  /** After a cut, the rate grows back by its cut value every this many milliseconds. @default 10000 */
-  recoveryMs?: number;
-  /** Pause after a 429 without `Retry-After`, in milliseconds. @default 1000 */
-  pauseMs?: number;
-  /** Longest `Retry-After` honoured as a pause of the whole limit, in milliseconds. @default 30000 */
-  maxPauseMs?: number;
+  decrease: z
+    .number()
+    .gt(0)
+    .lt(1)
+    .describe("a number between 0 and 1 (both excluded), e.g. 0.5")
+    .default(0.7),
+  /**
+   * After a cut, the rate grows back by its cut value every this many milliseconds. Any length:
+   * it sets a slope, never a timer. @default 10000
+   */
+  recoveryMs: z.number().positive().describe("a number of milliseconds > 0").default(10_000),
+  /** Pause after a 429 without `Retry-After`, in milliseconds; at most 2147483647 (about 24.8 days). @default 1000 */
+  pauseMs: delayMs.default(1000),
+  /**
+   * Longest `Retry-After` honoured as a pause of the whole limit, in milliseconds; at most
+   * 2147483647 (about 24.8 days). @default 30000
+   */
+  maxPauseMs: delayMs.default(30_000),
   /** Reply tokens counted for a request that sets no `max_tokens`. @default 1024 */
-  defaultReplyTokens?: number;
+  defaultReplyTokens: defaultReplyTokensSchema,
   /** Where the limit's state lives; a `RedisStore` shares it between processes. @default a new `MemoryStore` */
-  store?: UsageStore;
+  store: usageStoreSchema.default(() => new MemoryStore()),
   /** Names the limit in the store: limiters with one name and one store share one limit. @default "default" */
-  name?: string;
+  name: z.string().min(1).describe("a non-empty string").default("default"),
   /** Milliseconds since the epoch; processes sharing a store need clocks in step (NTP). For tests. @default `Date.now` */
-  clock?: () => number;
-}
+  clock: z
+    .custom<() => number>((v) => typeof v === "function")
+    .describe("a function returning milliseconds since the epoch")
+    .default(() => Date.now),
+}).strict();
+
+/** Options of {@link RateLimiter}; each is checked when the limiter is built. */
+export type RateLimiterOptions = z.input<typeof rateLimiterOptions>;
 
 /** A slot handed out by {@link RateLimiter.acquire}; report how the service answered so the limiter adapts. */
 export interface RatePermit {
@@ -105,17 +128,17 @@ export class RateLimiter {
     const valid = validateRateLimiterOptions(options);
     this.requestsPerMinute = valid.requestsPerMinute;
     this.tokensPerMinute = valid.tokensPerMinute;
-    this.per = valid.per ?? "model";
-    this.name = valid.name ?? "default";
-    this.store = valid.store ?? new MemoryStore();
-    this.#burst = valid.burst ?? 1;
-    this.#adaptive = valid.adaptive ?? true;
-    this.#decrease = valid.decrease ?? 0.7;
-    this.#recoveryMs = valid.recoveryMs ?? 10_000;
-    this.#pauseMs = valid.pauseMs ?? 1000;
-    this.#maxPauseMs = valid.maxPauseMs ?? 30_000;
-    this.#defaultReplyTokens = valid.defaultReplyTokens ?? DEFAULT_REPLY_TOKENS;
-    this.#clock = valid.clock ?? Date.now;
+    this.per = valid.per;
+    this.name = valid.name;
+    this.store = valid.store;
+    this.#burst = valid.burst;
+    this.#adaptive = valid.adaptive;
+    this.#decrease = valid.decrease;
+    this.#recoveryMs = valid.recoveryMs;
+    this.#pauseMs = valid.pauseMs;
+    this.#maxPauseMs = valid.maxPauseMs;
+    this.#defaultReplyTokens = valid.defaultReplyTokens;
+    this.#clock = valid.clock;
     Object.defineProperty(this, RATE_LIMITER_BRAND, { value: true });
   }
 
@@ -211,48 +234,9 @@ export function apiKeyId(apiKey: string): string {
 
 // ---- options ------------------------------------------------------------------------------
 
-const perMinute = z.number().positive();
+const SPEC = { owner: "RateLimiter", schema: rateLimiterOptions };
 
-const rateLimiterSchema = z
-  .object({
-    requestsPerMinute: perMinute.optional(),
-    tokensPerMinute: perMinute.optional(),
-    per: z.enum(["model", "key"]).optional(),
-    burst: z.number().int().positive().optional(),
-    adaptive: z.boolean().optional(),
-    decrease: z.number().gt(0).lt(1).optional(),
-    recoveryMs: z.number().positive().optional(),
-    pauseMs: milliseconds.optional(),
-    maxPauseMs: milliseconds.optional(),
-    defaultReplyTokens: z.number().int().nonnegative().optional(),
-    store: z.custom<UsageStore>(isUsageStore).optional(),
-    name: z.string().min(1).optional(),
-    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
-  })
-  .strict();
-
-/** Checks a `RateLimiter`'s options where they enter; the error names the option. */
-export function validateRateLimiterOptions<T extends object>(options: T): T {
-  return parseOptions(
-    {
-      owner: "RateLimiter",
-      schema: rateLimiterSchema,
-      expected: {
-        requestsPerMinute: "a number > 0",
-        tokensPerMinute: "a number > 0",
-        per: '"model" or "key"',
-        burst: "a whole number ≥ 1",
-        adaptive: "true or false",
-        decrease: "a number between 0 and 1 (both excluded), e.g. 0.5",
-        recoveryMs: "a number of milliseconds > 0",
-        pauseMs: "a number of milliseconds ≥ 0",
-        maxPauseMs: "a number of milliseconds ≥ 0",
-        defaultReplyTokens: "a whole number ≥ 0",
-        store: STORE_EXPECTED,
-        name: "a non-empty string",
-        clock: "a function returning milliseconds since the epoch",
-      },
-    },
-    options,
-  );
+/** Checks a `RateLimiter`'s options where they enter and returns them with their defaults; the error names the option. */
+export function validateRateLimiterOptions(options: unknown): z.output<typeof rateLimiterOptions> {
+  return parseOptions(SPEC, options);
 }

@@ -8,14 +8,18 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { z } from "zod";
-import { parseOptions } from "../config/options.js";
+import { optionsSchema, parseOptions } from "../config/options.js";
 import { LC_NAMESPACE, SPEND_GUARD_BRAND } from "../constants.js";
 import { BudgetExceededError, ConfigurationError } from "../errors/errors.js";
 import { MemoryStore } from "../stores/memory_store.js";
 import type { BudgetState, UsageStore } from "../stores/usage_store.js";
-import { isUsageStore, STORE_EXPECTED } from "../stores/usage_store.js";
+import { usageStoreSchema } from "../stores/usage_store.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
-import { DEFAULT_REPLY_TOKENS, type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
+import {
+  defaultReplyTokensSchema,
+  type RequestEstimate,
+  worstCaseOutputTokens,
+} from "./estimate.js";
 import type { SpendGuard, SpendReservation, TokenCount } from "./spend_guard.js";
 import {
   modelOfRun,
@@ -26,13 +30,23 @@ import {
   runUsageFromResult,
 } from "./usage.js";
 
-/** Price of one model per million tokens, in the unit of your choice (e.g. the Wallet's credit). */
-export interface ModelPrice {
+const pricePerMillion = z
+  .number()
+  .nonnegative()
+  .describe("a number ≥ 0 (price per million tokens)");
+
+const modelPriceShape = optionsSchema({
   /** Per million input (prompt) tokens. */
-  input: number;
+  input: pricePerMillion,
   /** Per million output (completion) tokens, reasoning included. */
-  output: number;
-}
+  output: pricePerMillion,
+}).strict();
+
+/** Price of one model per million tokens, in the unit of your choice (e.g. the Wallet's credit). */
+export interface ModelPrice extends z.output<typeof modelPriceShape> {}
+
+/** One model's price, typed by name so that `prices` shows its fields' documentation. */
+const modelPriceSchema: z.ZodType<ModelPrice, ModelPrice> = modelPriceShape;
 
 /** Token usage of one LLM or chat-model run, as the tracker recorded it. */
 export interface UsageRecord extends RunUsage {
@@ -82,14 +96,17 @@ export interface UsageSnapshot {
   currency?: string;
 }
 
-/** Options of {@link UsageTracker} (and of {@link withUsage}). */
-export interface UsageTrackerOptions {
+/** Options of {@link UsageTracker} (and of {@link withUsage}); each is checked when the tracker is built. */
+export const usageTrackerOptions = optionsSchema({
   /**
    * Price per million tokens of each model ID (hosted surface) or Service-Name (dedicated
    * surface). Cost is computed locally from these; a model without a price counts tokens only.
    * @default {} (no costs)
    */
-  prices?: Readonly<Record<string, ModelPrice>>;
+  prices: z
+    .record(z.string(), modelPriceSchema)
+    .describe("an object of { input, output } per model: prices per million tokens, numbers ≥ 0")
+    .default(() => ({})),
   /**
    * Spending limit, in the unit of `prices`. Before each request of this package's models (as it
    * leaves the `maxConcurrency` queue) the tracker reserves the request's worst-case cost — its
@@ -99,24 +116,33 @@ export interface UsageTrackerOptions {
    * starts and counted when it ends. Needs `prices`.
    * @default none
    */
-  budget?: number;
+  budget: z.number().nonnegative().describe("a number ≥ 0, in the unit of `prices`").optional(),
   /** Unit label of prices and budget for `summary()` and errors, e.g. `"credit"`. @default none */
-  currency?: string;
+  currency: z.string().describe("a string").optional(),
   /** Called once per finished run (failed ones too), for live dashboards. @default none */
-  onUsage?: (record: UsageRecord) => void;
+  onUsage: z
+    .custom<(record: UsageRecord) => void>((v) => typeof v === "function")
+    .describe("a function")
+    .optional(),
   /** How many records `records` keeps (oldest dropped first); totals count every run. @default 10000 */
-  maxRecords?: number;
+  maxRecords: z
+    .union([z.number().int().nonnegative(), z.literal(Number.POSITIVE_INFINITY)])
+    .describe("a whole number ≥ 0, or Infinity")
+    .default(10_000),
   /**
    * Where the budget's spend and reservations live. A `RedisStore`
    * (`langchain-inference-service/redis`) shares one budget between processes.
    * @default a new `MemoryStore` (this tracker alone)
    */
-  store?: UsageStore;
+  store: usageStoreSchema.default(() => new MemoryStore()),
   /** Names the budget in the store: trackers with one `budgetKey` and one store share one budget. @default "default" */
-  budgetKey?: string;
+  budgetKey: z.string().min(1).describe("a non-empty string").default("default"),
   /** Reply tokens reserved for a request that sets no `max_tokens` (a longer reply overshoots). @default 1024 */
-  defaultReplyTokens?: number;
-}
+  defaultReplyTokens: defaultReplyTokensSchema,
+}).strict();
+
+/** Options of {@link UsageTracker} (and of {@link withUsage}); each is checked when the tracker is built. */
+export type UsageTrackerOptions = z.input<typeof usageTrackerOptions>;
 
 /** A tracker's budget as its store holds it (shared by every process using the same store and key). */
 export interface BudgetStatus extends BudgetState {
@@ -148,8 +174,6 @@ interface PendingRun {
 
 type Outcome = RunUsage &
   Pick<UsageRecord, "requestId" | "error" | "cached" | "abandoned" | "estimated">;
-
-const DEFAULT_MAX_RECORDS = 10_000;
 
 /**
  * Counts the tokens, cost and request IDs of every LLM and chat-model run it is given as a
@@ -207,14 +231,14 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   constructor(options: UsageTrackerOptions = {}) {
     super();
     const valid = validateUsageTrackerOptions(options);
-    this.#prices = new Map(Object.entries(valid.prices ?? {}));
+    this.#prices = new Map(Object.entries(valid.prices));
     this.budget = valid.budget;
     this.currency = valid.currency;
     this.#onUsage = valid.onUsage;
-    this.#maxRecords = valid.maxRecords ?? DEFAULT_MAX_RECORDS;
-    this.store = valid.store ?? new MemoryStore();
-    this.budgetKey = valid.budgetKey ?? "default";
-    this.#defaultReplyTokens = valid.defaultReplyTokens ?? DEFAULT_REPLY_TOKENS;
+    this.#maxRecords = valid.maxRecords;
+    this.store = valid.store;
+    this.budgetKey = valid.budgetKey;
+    this.#defaultReplyTokens = valid.defaultReplyTokens;
     Object.defineProperty(this, SPEND_GUARD_BRAND, { value: true });
   }
 
@@ -567,56 +591,26 @@ function now(): number {
 
 // ---- options ------------------------------------------------------------------------------
 
-const amount = z.number().nonnegative();
+const SPEC = {
+  owner: "UsageTracker",
+  schema: usageTrackerOptions,
+  takes:
+    "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }",
+};
 
-const trackerSchema = z
-  .object({
-    prices: z.record(z.string(), z.object({ input: amount, output: amount }).strict()).optional(),
-    budget: amount.optional(),
-    currency: z.string().optional(),
-    onUsage: z.custom<(record: never) => void>((v) => typeof v === "function").optional(),
-    maxRecords: z
-      .union([z.number().int().nonnegative(), z.literal(Number.POSITIVE_INFINITY)])
-      .optional(),
-    store: z.custom<UsageStore>(isUsageStore).optional(),
-    budgetKey: z.string().min(1).optional(),
-    defaultReplyTokens: z.number().int().nonnegative().optional(),
-  })
-  .strict();
-
-/** The shape of `UsageTrackerOptions` that is checked (the interface lives with the tracker). */
-export interface TrackerOptionsShape {
-  prices?: Readonly<Record<string, { input: number; output: number }>>;
-  budget?: number;
-}
-
-/** Checks a `UsageTracker`'s options where they enter; the error names the option (`prices.<model>.input`). */
-export function validateUsageTrackerOptions<T extends TrackerOptionsShape>(options: T): T {
-  parseOptions(
-    {
-      owner: "UsageTracker",
-      schema: trackerSchema,
-      expected: {
-        prices: "an object of { input, output } per model: prices per million tokens, numbers ≥ 0",
-        "prices.*.*": "a number ≥ 0 (price per million tokens)",
-        budget: "a number ≥ 0, in the unit of `prices`",
-        currency: "a string",
-        onUsage: "a function",
-        maxRecords: "a whole number ≥ 0, or Infinity",
-        store: STORE_EXPECTED,
-        budgetKey: "a non-empty string",
-        defaultReplyTokens: "a whole number ≥ 0",
-      },
-      takes:
-        "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }",
-    },
-    options,
-  );
-  if (options.budget !== undefined && Object.keys(options.prices ?? {}).length === 0) {
+/**
+ * Checks a `UsageTracker`'s options where they enter and returns them with their defaults; the
+ * error names the option (`prices.<model>.input`).
+ */
+export function validateUsageTrackerOptions(
+  options: unknown,
+): z.output<typeof usageTrackerOptions> {
+  const checked = parseOptions(SPEC, options);
+  if (checked.budget !== undefined && Object.keys(checked.prices).length === 0) {
     throw new ConfigurationError(
       "budget",
       "`budget` needs `prices`: without a price no call has a cost, so the budget is never reached.",
     );
   }
-  return options;
+  return checked;
 }

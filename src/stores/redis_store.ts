@@ -5,7 +5,7 @@
  */
 import { type Cluster, Redis } from "ioredis";
 import { z } from "zod";
-import { parseOptions } from "../config/options.js";
+import { optionsSchema, parseOptions, timeoutMs } from "../config/options.js";
 import { UsageStoreError } from "../errors/errors.js";
 import { BUDGET_STATE, PENALIZE_RATE, RESERVE, SETTLE, TAKE_RATE } from "./redis_scripts.js";
 import type {
@@ -19,65 +19,59 @@ import type {
 } from "./usage_store.js";
 
 /** Options of {@link RedisStore}; each is checked when the store is built. */
-export interface RedisStoreOptions {
+export const redisStoreOptions = optionsSchema({
   /**
    * An ioredis client (or cluster) you configured — TLS, password, Sentinel. The store never
-   * closes it. Give this or `url`.
+   * closes it. @default none: give this or `url`
    */
-  client?: Redis | Cluster;
+  client: z
+    .custom<Redis | Cluster>(
+      (v) => typeof (v as { evalsha?: unknown } | null)?.evalsha === "function",
+    )
+    .describe("an ioredis client (new Redis(…)) or cluster")
+    .optional(),
   /**
    * A Redis URL (`redis://user:password@host:6379/0`); the store creates its own client and
    * `close()` quits it. @default env `REDIS_URL` when neither `client` nor `url` is given
    */
-  url?: string;
+  url: z.string().min(1).describe("a Redis URL such as redis://localhost:6379").optional(),
   /** Prefix of every key the store writes, so several apps can share one Redis. @default "inference-service:" */
-  prefix?: string;
-  /** Milliseconds one operation may take before it counts as an outage. @default 1000 */
-  timeoutMs?: number;
+  prefix: z.string().describe("a string").default("inference-service:"),
+  /**
+   * Milliseconds one operation may take before it counts as an outage; at most 2147483647
+   * (about 24.8 days). @default 1000
+   */
+  timeoutMs: timeoutMs.default(1000),
   /**
    * On an outage (Redis unreachable, timed out, or answering with an error): `false` fails the
    * call with a `UsageStoreError` before anything is sent; `true` sends it unguarded — no
    * reservation, no rate limit — and reports the error to `onError`. @default false
    */
-  failOpen?: boolean;
+  failOpen: z.boolean().describe("true or false").default(false),
   /** Called with each error the store fails open on (and nothing else). @default none */
-  onError?: (error: UsageStoreError) => void;
+  onError: z
+    .custom<(error: UsageStoreError) => void>((v) => typeof v === "function")
+    .describe("a function")
+    .optional(),
   /**
    * How long a reservation is held before it counts as spent in full: a process that dies
    * mid-call never settles, and its worst case is charged instead of lost. Longer than your
-   * longest call. @default 600000 (10 minutes)
+   * longest call; any length, as Redis keeps the lease, not a timer. @default 600000 (10 minutes)
    */
-  reservationLeaseMs?: number;
-}
+  reservationLeaseMs: z
+    .number()
+    .positive()
+    .describe("a number of milliseconds > 0")
+    .default(600_000),
+}).strict();
+
+/** Options of {@link RedisStore}; each is checked when the store is built. */
+export type RedisStoreOptions = z.input<typeof redisStoreOptions>;
 
 /** Idle rate-limit state expires after this: by then every slot and cut is long past. */
 const RATE_TTL_MS = 3_600_000;
 
-const SPEC = {
-  owner: "RedisStore",
-  schema: z
-    .object({
-      client: z
-        .custom((v) => typeof (v as { evalsha?: unknown } | null)?.evalsha === "function")
-        .optional(),
-      url: z.string().min(1).optional(),
-      prefix: z.string().optional(),
-      timeoutMs: z.number().positive().optional(),
-      failOpen: z.boolean().optional(),
-      onError: z.custom((v) => typeof v === "function").optional(),
-      reservationLeaseMs: z.number().positive().optional(),
-    })
-    .strict(),
-  expected: {
-    client: "an ioredis client (new Redis(…)) or cluster",
-    url: "a Redis URL such as redis://localhost:6379",
-    prefix: "a string",
-    timeoutMs: "a number of milliseconds > 0",
-    failOpen: "true or false",
-    onError: "a function",
-    reservationLeaseMs: "a number of milliseconds > 0",
-  },
-};
+const SPEC = { owner: "RedisStore", schema: redisStoreOptions };
 
 type Script = { source: string; sha?: Promise<string> };
 
@@ -112,11 +106,11 @@ export class RedisStore implements UsageStore {
 
   constructor(options: RedisStoreOptions = {}) {
     const valid = parseOptions(SPEC, options);
-    this.prefix = valid.prefix ?? "inference-service:";
-    this.#timeoutMs = valid.timeoutMs ?? 1000;
-    this.#failOpen = valid.failOpen ?? false;
+    this.prefix = valid.prefix;
+    this.#timeoutMs = valid.timeoutMs;
+    this.#failOpen = valid.failOpen;
     this.#onError = valid.onError;
-    this.#leaseMs = valid.reservationLeaseMs ?? 600_000;
+    this.#leaseMs = valid.reservationLeaseMs;
     if (valid.client !== undefined) {
       this.#client = valid.client;
       this.#owned = false;

@@ -3,6 +3,7 @@
  * this process's memory by default ({@link MemoryStore}), or Redis for a fleet of processes
  * (`RedisStore` from `langchain-inference-service/redis`).
  */
+import { z } from "zod";
 
 /** One reservation asked of a budget: a call's worst-case cost, held until the call settles. */
 export interface BudgetReservation {
@@ -120,6 +121,9 @@ export function isUsageStore(value: unknown): value is UsageStore {
   );
 }
 
-/** What a `store` option must be, worded for a `ConfigurationError`. */
-export const STORE_EXPECTED =
-  "a UsageStore (a MemoryStore, a RedisStore or your own with reserve, settle, charge, budgetState, resetBudget, takeRate and penalizeRate)";
+/** The `store` option of trackers and limiters: any object with a `UsageStore`'s methods. */
+export const usageStoreSchema = z
+  .custom<UsageStore>(isUsageStore)
+  .describe(
+    "a UsageStore (a MemoryStore, a RedisStore or your own with reserve, settle, charge, budgetState, resetBudget, takeRate and penalizeRate)",
+  );

@@ -5,23 +5,38 @@ import {
   type AsyncCallerCallOptions,
   type AsyncCallerParams,
 } from "@langchain/core/utils/async_caller";
+import type { z } from "zod";
+import { delayMs, optionsSchema } from "../config/options.js";
 import { abortError, sleep } from "../utils/sleep.js";
 
 /** The service's documented client default (docs/service-contract.md#limits-and-retries): two retries. */
 export const DEFAULT_MAX_RETRIES = 2;
 
-/** How retryable failures back off. */
-export interface RetryOptions {
+const retryShape = optionsSchema({
   /** First backoff delay in milliseconds; it doubles on each retry, with jitter. @default 500 */
-  initialDelayMs?: number;
+  initialDelayMs: delayMs.default(500),
   /** Largest backoff delay in milliseconds. @default 8000 */
-  maxDelayMs?: number;
+  maxDelayMs: delayMs.default(8000),
   /**
    * Longest `Retry-After` that is waited out, in milliseconds; a 429 asking for longer fails at
    * once so a program is never stuck for minutes. @default 30000
    */
-  maxRetryAfterMs?: number;
-}
+  maxRetryAfterMs: delayMs.default(30_000),
+})
+  .strict()
+  .describe("an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0)");
+
+/** How retryable failures back off; each delay is at most 2147483647 ms (about 24.8 days). */
+export interface RetryOptions extends z.input<typeof retryShape> {}
+
+/** How retryable failures back off, every delay given. */
+export interface RetryBackoff extends z.output<typeof retryShape> {}
+
+/**
+ * The `retry` option of both models. Typed by the two interfaces above, so that the models'
+ * declarations name them and an editor shows the delays' documentation there too.
+ */
+export const retryOptionsSchema: z.ZodType<RetryBackoff, RetryOptions> = retryShape;
 
 /** Keep retrying one kind of error until a deadline, whatever `maxRetries` says. */
 export interface RetryDeadline {
@@ -58,23 +73,25 @@ export class ServiceCaller extends AsyncCaller {
 
   constructor(params: ServiceCallerParams = {}) {
     const {
-      initialDelayMs = 500,
-      maxDelayMs = 8000,
-      maxRetryAfterMs = 30_000,
+      initialDelayMs,
+      maxDelayMs,
+      maxRetryAfterMs,
       normalize = (error) => error,
       deadline,
       onFailedAttempt,
       ...rest
     } = params;
+    // The defaults are the schema's: given values come checked by the models' options.
+    const backoff = retryOptionsSchema.parse({ initialDelayMs, maxDelayMs, maxRetryAfterMs });
     // The base class only queues; its own retry loop is given nothing to retry.
     super({
       ...rest,
       maxRetries: rest.maxRetries ?? DEFAULT_MAX_RETRIES,
       onFailedAttempt: rethrow,
     });
-    this.initialDelayMs = initialDelayMs;
-    this.maxDelayMs = maxDelayMs;
-    this.maxRetryAfterMs = maxRetryAfterMs;
+    this.initialDelayMs = backoff.initialDelayMs;
+    this.maxDelayMs = backoff.maxDelayMs;
+    this.maxRetryAfterMs = backoff.maxRetryAfterMs;
     this.userOnFailedAttempt = onFailedAttempt;
     this.normalize = normalize;
     this.deadline = deadline && deadline.ms > 0 ? deadline : undefined;

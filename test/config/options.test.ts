@@ -20,24 +20,20 @@ const spec: OptionsSpec = {
   owner: "Thing",
   schema: z
     .object({
-      size: z.number().int().optional(),
-      tags: z.array(z.string()).optional(),
-      limits: z.record(z.string(), z.object({ max: z.number() }).strict()).optional(),
+      size: z.number().int().describe("a whole number").optional(),
+      tags: z.array(z.string()).describe("an array of strings").optional(),
+      limits: z
+        .record(z.string(), z.object({ max: z.number().describe("a number (the limit)") }).strict())
+        .describe("an object of { max } per name")
+        .optional(),
     })
     .strict(),
-  expected: {
-    size: "a whole number",
-    tags: "an array of strings",
-    limits: "an object of { max } per name",
-    "limits.*.max": "a number (the limit)",
-  },
   takes: "size, tags and limits",
 };
 
 describe("parseOptions", () => {
-  it("returns the options unchanged when they are valid", () => {
-    const options = { size: 3, tags: ["a"] };
-    expect(parseOptions(spec, options)).toBe(options);
+  it("returns the checked options when they are valid", () => {
+    expect(parseOptions(spec, { size: 3, tags: ["a"] })).toEqual({ size: 3, tags: ["a"] });
   });
 
   it("names the first bad option by its dotted path, with what it must be and what it got", () => {
@@ -51,7 +47,7 @@ describe("parseOptions", () => {
     });
   });
 
-  it("falls back to the nearest option the table names", () => {
+  it("falls back to the nearest option the schema describes", () => {
     expect(problem(() => parseOptions(spec, { limits: { gpu: 3 } }))).toEqual({
       option: "limits.gpu",
       message: "`limits.gpu` must be an object of { max } per name; got 3.",

@@ -137,6 +137,13 @@ describe("diagnose: a healthy configuration", () => {
     for (const check of diagnosis.checks) expect(check.fix).toBeUndefined();
   });
 
+  it("checks a model ID given with outer spaces as the models would send it: trimmed", async () => {
+    const { sent, run } = setup();
+    const diagnosis = await run({ model: ` ${DEFAULT_MODEL}\n` });
+    expect(checksOf(diagnosis).model.status).toBe("pass");
+    expect(sent[2]?.body.model).toBe(DEFAULT_MODEL);
+  });
+
   it("reads the key, base URL, tenant ID and job alias from the models' env variables", async () => {
     const { emulator, sent, run } = setup();
     vi.stubEnv("INFERENCE_SERVICE_API_KEY", emulator.apiKey);

@@ -92,6 +92,32 @@ describe("ChatInferenceService configuration", () => {
     expect(seen[0]?.headers.authorization).toBe("Bearer sk-from-env");
   });
 
+  it("trims a model ID's outer spaces, given as `model` or `modelName`, and sends it trimmed", async () => {
+    const seen = intercept(
+      CHAT,
+      [200, chatCompletion({ content: "ok" }), JSON_HEADERS],
+      [200, chatCompletion({ content: "ok" }), JSON_HEADERS],
+    );
+    const profiles = { "test-model": { maxInputTokens: 8192 } };
+    const byModel = new ChatInferenceService(" test-model\n", {
+      apiKey: KEY,
+      baseURL: BASE,
+      profiles,
+    });
+    const byName = new ChatInferenceService({
+      modelName: "  test-model ",
+      apiKey: KEY,
+      baseURL: BASE,
+      profiles,
+    });
+    for (const chat of [byModel, byName]) {
+      expect(chat.model).toBe("test-model");
+      expect(chat.profile.maxInputTokens).toBe(8192);
+      await chat.invoke("hi");
+    }
+    expect(seen.map((request) => request.body.model)).toEqual(["test-model", "test-model"]);
+  });
+
   it("requires a model ID", () => {
     expect(() => new ChatInferenceService({ apiKey: KEY, baseURL: BASE })).toThrow(
       /`model` is required/,
@@ -104,6 +130,9 @@ describe("ChatInferenceService configuration", () => {
     [{ timeout: 0 }, /`timeout` must be a number of milliseconds/],
     [{ idleTimeout: 0 }, /`idleTimeout` must be a number of milliseconds/],
     [{ idleTimeout: Number.POSITIVE_INFINITY }, /`idleTimeout` must be a number of milliseconds/],
+    // Node runs a timer over 2^31 − 1 ms after 1 ms: every call would time out at once.
+    [{ timeout: 2 ** 31 }, /`timeout` must be at most 2147483647 ms \(about 24\.8 days\)/],
+    [{ idleTimeout: 2 ** 31 }, /`idleTimeout` must be at most 2147483647 ms/],
     [{ maxConcurrency: 0 }, /`maxConcurrency`/],
     [
       { retry: { initialDelayMs: -5 } },

@@ -69,6 +69,13 @@ describe("initChatInferenceService", () => {
     ).toBe("emulator-chat");
   });
 
+  it('trims spaces after the prefix, as in "inference-service: my-model", and sends the bare ID', async () => {
+    const model = initChatInferenceService("inference-service: emulator-chat", connection());
+    expect(model.model).toBe("emulator-chat");
+    await model.invoke("Hello");
+    expect(models).toEqual(["emulator-chat"]);
+  });
+
   it("leaves an unknown model ID to the service, which answers 503 model_not_found", async () => {
     const model = initChatInferenceService("inference-service:no-such-model", connection());
     await expect(model.invoke("Hello")).rejects.toSatisfy(ModelNotFoundError.isInstance);

@@ -294,6 +294,8 @@ describe("RedisStore options", () => {
   it.each([
     [{ prefix: 3 }, "prefix"],
     [{ timeoutMs: 0 }, "timeoutMs"],
+    // Each operation's timeout is a timer: Node runs one over 2^31 − 1 ms after 1 ms.
+    [{ timeoutMs: 2 ** 31 }, "timeoutMs"],
     [{ failOpen: "yes" }, "failOpen"],
     [{ client: {} }, "client"],
     [{ reservationLeaseMs: -1 }, "reservationLeaseMs"],
