@@ -181,14 +181,24 @@ function banner(emulator: RunningEmulator): string {
     const tenant = state.tenant(endpoint.tenantId)?.name ?? endpoint.tenantId;
     return `  ${endpoint.serviceName.padEnd(32)} ${endpoint.state} ${endpoint.scaling}  (tenant "${tenant}")`;
   });
-  const models = state
-    .listModels()
+  const all = state.listModels();
+  const models = all
+    .filter((model) => !model.embedding)
     .map(
       (model) =>
         `  ${model.id.padEnd(24)} ${model.prices.input} in / ${model.prices.output} out per million tokens${
           model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
         }`,
     );
+  const embeddingModels = all.flatMap(({ id, prices, profile, embedding }) =>
+    embedding
+      ? [
+          `  ${id.padEnd(24)} ${prices.input} in per million tokens, ${embedding.dimensions} dimensions${
+            profile?.maxInputTokens ? `, ${profile.maxInputTokens} tokens per input` : ""
+          }`,
+        ]
+      : [],
+  );
   return [
     "Inference service emulator running (an emulator: replies come from fixed rules, not a model).",
     "",
@@ -203,6 +213,9 @@ function banner(emulator: RunningEmulator): string {
     "Hosted models:",
     ...models,
     "",
+    ...(embeddingModels.length > 0
+      ? ["Embedding models (/embeddings):", ...embeddingModels, ""]
+      : []),
     "Dedicated endpoints (Service-Name):",
     ...endpoints,
     "",

@@ -23,6 +23,13 @@ export const PENDING_SERVICE_NAME = "tenant-demo.pending-endpoint";
 export const DEFAULT_MODEL = "emulator-chat";
 /** Hosted demo model that returns `reasoning_content` (its ID contains "reason"). */
 export const REASONING_MODEL = "emulator-reasoner";
+/**
+ * Hosted embedding model, served at `/embeddings`: deterministic vectors in which texts that
+ * share words lie near each other (see `embeddings.ts`), so retrieval over a few documents works.
+ */
+export const DEFAULT_EMBEDDING_MODEL = "emulator-embedding";
+/** Length of `emulator-embedding`'s vectors, unless a request asks for fewer (`dimensions`). */
+export const DEFAULT_EMBEDDING_DIMENSIONS = 256;
 
 /**
  * What both demo models do: call tools (also when forced), answer `response_format` json_schema
@@ -95,6 +102,13 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
         maxOutputTokens: 8_192,
         reasoningOutput: true,
       },
+    },
+    {
+      id: DEFAULT_EMBEDDING_MODEL,
+      // An embedding model reads text and writes no tokens: only input is priced.
+      prices: { input: 0.02, output: 0 },
+      profile: { maxInputTokens: 8_192 },
+      embedding: { dimensions: DEFAULT_EMBEDDING_DIMENSIONS },
     },
   ],
   credit: DEFAULT_CREDIT,

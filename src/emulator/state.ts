@@ -2,7 +2,11 @@
 
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { expectedOfProfileField, modelProfileSchema, PROFILE_FIELDS } from "../config/profiles.js";
-import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import {
+  DEFAULT_EMBEDDING_DIMENSIONS,
+  DEFAULT_STATE,
+  INFERENCE_SERVICE_PERMISSION,
+} from "./defaults.js";
 import type {
   ApiKeyConfig,
   EmulatorStateConfig,
@@ -59,6 +63,8 @@ export interface HostedModel {
   readonly id: string;
   readonly prices: Readonly<ModelPrices>;
   readonly profile?: Readonly<ModelProfile>;
+  /** Set for an embedding model: served at `/embeddings`, refused at `/chat/completions`. */
+  readonly embedding?: Readonly<{ dimensions: number }>;
 }
 
 /** One call to either inference route, successful or not. */
@@ -290,7 +296,7 @@ export class EmulatorState {
 
   // ---- models -------------------------------------------------------------------------------
 
-  /** Adds (or re-prices) a hosted model. */
+  /** Adds (or re-prices) a hosted model: a chat model, or an embedding model with `embedding`. */
   addModel(config: ModelConfig): HostedModel {
     return this.#addModel(config, "model");
   }
@@ -453,7 +459,14 @@ export class EmulatorState {
     }
     const profile =
       config.profile === undefined ? undefined : requireProfile(config.profile, `${field}.profile`);
-    const model = Object.freeze({ id, prices, ...(profile ? { profile } : {}) });
+    const embedding =
+      config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
+    const model = Object.freeze({
+      id,
+      prices,
+      ...(profile ? { profile } : {}),
+      ...(embedding ? { embedding } : {}),
+    });
     this.#models.set(id, model);
     return model;
   }
@@ -504,6 +517,18 @@ function requireProfile(value: unknown, field: string): Readonly<ModelProfile> {
   }
   const name = String(issue.path[0]);
   throw new EmulatorConfigError(`${field}.${name} must be ${expectedOfProfileField(name)}`);
+}
+
+/** An embedding model's settings, with the default vector length. */
+function requireEmbedding(value: unknown, field: string): Readonly<{ dimensions: number }> {
+  const config = requireRecord(value, `${field}.embedding`);
+  const dimensions =
+    optionalNumber(config.dimensions, `${field}.embedding.dimensions`, 1) ??
+    DEFAULT_EMBEDDING_DIMENSIONS;
+  if (!Number.isInteger(dimensions)) {
+    throw new EmulatorConfigError(`${field}.embedding.dimensions must be a whole number >= 1`);
+  }
+  return Object.freeze({ dimensions });
 }
 
 function requireEndpointState(value: unknown, field: string): EndpointState {

@@ -95,6 +95,12 @@ describe("the admin API", () => {
           prices: { input: 1, output: 4 },
           profile: expect.objectContaining({ maxInputTokens: 65_536, reasoningOutput: true }),
         },
+        {
+          id: "emulator-embedding",
+          prices: { input: 0.02, output: 0 },
+          profile: { maxInputTokens: 8_192 },
+          embedding: { dimensions: 256 },
+        },
       ],
       requestCount: 0,
       faults: {

@@ -241,7 +241,7 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
     expect(body).toEqual({
       success: true,
       object: "list",
-      data: ["emulator-chat", REASONING_MODEL, "extra-model"].map((id) => ({
+      data: ["emulator-chat", REASONING_MODEL, "emulator-embedding", "extra-model"].map((id) => ({
         id,
         object: "model",
         created,

@@ -20,7 +20,11 @@ describe("EmulatorState", () => {
       ["tenant-demo.demo-endpoint", "Running", "1/1"],
       ["tenant-demo.pending-endpoint", "Pending", "0/1"],
     ]);
-    expect(state.listModels().map((m) => m.id)).toEqual(["emulator-chat", "emulator-reasoner"]);
+    expect(state.listModels().map((m) => m.id)).toEqual([
+      "emulator-chat",
+      "emulator-reasoner",
+      "emulator-embedding",
+    ]);
   });
 
   it("replaces only the collections the config gives", () => {
@@ -32,7 +36,11 @@ describe("EmulatorState", () => {
 
   it("profiles the demo models with their context windows, for ChatInferenceService's `profiles`", () => {
     const profiles = new EmulatorState().modelProfiles();
-    expect(Object.keys(profiles)).toEqual(["emulator-chat", "emulator-reasoner"]);
+    expect(Object.keys(profiles)).toEqual([
+      "emulator-chat",
+      "emulator-reasoner",
+      "emulator-embedding",
+    ]);
     expect(profiles["emulator-chat"]).toMatchObject({
       maxInputTokens: 32_768,
       maxOutputTokens: 4_096,
