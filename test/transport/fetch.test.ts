@@ -228,7 +228,7 @@ describe("createServiceFetch with lookUpModels", () => {
     const error = await call().catch((e: unknown) => e);
     expect(ModelNotFoundError.isInstance(error)).toBe(true);
     expect((error as ModelNotFoundError).hint).toBe(
-      'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 3 models: emulator-chat, emulator-reasoner, emulator-embedding.',
+      'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 2 models: emulator-chat, emulator-reasoner.',
     );
     expect((error as ModelNotFoundError).requestId).toBe("r1");
     expect(calls).toEqual([
