@@ -100,6 +100,20 @@ describe("examples", () => {
       expect(out).toContain(name);
     }
     expect(out).not.toContain("no error");
+    // Each message names the URL, the cause in words and what to do, once.
+    expect(out).toMatch(
+      /Could not reach the inference service at http:\/\/127\.0\.0\.1:\d+\/inference\/v1\/chat\/completions: nothing accepted the connection on that host and port \(ECONNREFUSED\)\.\n {4}hint: Check the host and port of `baseURL`/,
+    );
+    const pending = out.slice(out.indexOf("endpoint pending:"));
+    expect(pending).toMatch(
+      /at http:\/\/127\.0\.0\.1:\d+\/inference\/v1\/completions is not serving yet/,
+    );
+    expect(pending.match(/Pending/g)).toHaveLength(1);
+    expect(out).toMatch(
+      /\/proxy\/inference\/v1\/chat\/completions answered HTTP 200 with an HTML page/,
+    );
+    expect(out).not.toContain("misses /inference/v1");
+    expect(out).not.toMatch(/\w\.\.(\s|$)/);
   });
 
   it("graph streams each node's tokens as they arrive, tagged with the node, with the request id", async () => {
