@@ -7,7 +7,15 @@
  * that npm's cache does not hold yet.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -116,8 +124,7 @@ afterAll(() => {
 describe.skipIf(!GIT)("the repository installed as a git dependency", () => {
   it("holds the build: dist/ with both module formats, their types and the CLI", () => {
     const pkg = join(project, "node_modules/langchain-inference-service");
-    const files = execFileSync("ls", ["-1", join(pkg, "dist")], { encoding: "utf8" }).split("\n");
-    expect(files).toEqual(
+    expect(readdirSync(join(pkg, "dist"))).toEqual(
       expect.arrayContaining(["index.js", "index.cjs", "index.d.ts", "index.d.cts", "cli.js"]),
     );
   });
