@@ -122,7 +122,13 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
-    const body = new RequestContext(ctx, baseSecrets, headers, init?.signal, idleTimeout);
+    const body = new RequestContext(
+      { ...ctx, url: requestURL(input) },
+      baseSecrets,
+      headers,
+      init?.signal,
+      idleTimeout,
+    );
     const sent = {
       ...init,
       headers,
@@ -204,6 +210,16 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       body.ctx(),
     );
   };
+}
+
+/** The URL a request goes to, as its errors name it: without a query string or fragment. */
+function requestURL(input: string | URL | Request): string | undefined {
+  try {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

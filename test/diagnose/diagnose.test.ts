@@ -233,9 +233,11 @@ describe("diagnose: the base URL", () => {
       status: "fail",
       requestId: requestId(0),
       error: { name: "BaseURLError", status: 200 },
-      fix: "The base URL misses /inference/v1: set `baseURL` to the host root or …/inference/v1.",
+      fix: "That URL is not the inference service's API (a console page, or a wrong path prefix): set `baseURL` to the service's host root or its …/inference/v1 URL.",
     });
-    expect(check.detail).toContain("answered HTTP 200 with an HTML page");
+    expect(check.detail).toContain(
+      "answered HTTP 200 with an HTML page instead of the API's JSON.",
+    );
     expect(statuses(diagnosis)).toMatchObject({
       "api-key": "skip",
       model: "skip",
@@ -312,9 +314,11 @@ describe("diagnose: the base URL", () => {
     expect(check).toMatchObject({
       status: "fail",
       error: { name: "ServiceConnectionError" },
-      fix: "Check `baseURL` and the network; connection failures are retried automatically.",
+      fix: "Check the host and port of `baseURL` and that the service is up there; connection failures are retried automatically.",
     });
-    expect(check.detail).toBe("Could not reach the inference service (ECONNREFUSED).");
+    expect(check.detail).toBe(
+      "Could not reach the inference service at http://127.0.0.1:9/inference/v1/chat/completions: nothing accepted the connection on that host and port (ECONNREFUSED).",
+    );
     expect(check.requestId).toBeUndefined();
     expect(statuses(diagnosis)).toMatchObject({
       "api-key": "skip",
@@ -573,10 +577,13 @@ describe("diagnose: dedicated endpoint (docs/service-contract.md#dedicated-endpo
     expect(check).toMatchObject({
       status: "fail",
       detail:
-        "tenant-demo.pending-endpoint refused the connection or answered with nothing: it is still Pending.",
+        'The dedicated endpoint "tenant-demo.pending-endpoint" at http://emulator.invalid/inference/v1/completions is not serving yet (still Pending): the server closed the connection without answering (ECONNRESET).',
       error: { name: "EndpointNotReadyError" },
     });
-    expect(check.fix).toContain("wait until its Scaling shows every replica running");
+    expect(check.fix).toContain(
+      "Wait until the endpoint's Scaling in the console shows every replica running",
+    );
+    expect(check.fix).not.toContain("Pending");
     expect(check.requestId).toBeUndefined();
   });
 
@@ -592,7 +599,9 @@ describe("diagnose: dedicated endpoint (docs/service-contract.md#dedicated-endpo
     );
     const check = checksOf(await run({ serviceName: DEFAULT_SERVICE_NAME })).endpoint;
     expect(check).toMatchObject({ status: "fail", error: { name: "EndpointNotReadyError" } });
-    expect(check.detail).toContain("it is still Pending");
+    expect(check.detail).toContain(
+      "answered with an empty response: it is not serving yet (still Pending).",
+    );
   });
 
   it("fails an endpoint whose 200 has no readable choice by the LLM's own parser", async () => {

@@ -364,7 +364,10 @@ describe("failures of a dedicated endpoint (docs/service-contract.md#errors, rul
 
       expect(error).toBeInstanceOf(EndpointNotReadyError);
       expect(error).toMatchObject({ retryable: true, surface: "dedicated" });
-      expect(error.hint).toContain("Pending");
+      // The summary says once that it is Pending; the hint says what to do about it.
+      expect(error.summary).toContain("(still Pending)");
+      expect(error.message.match(/Pending/g)).toHaveLength(1);
+      expect(error.hint).toContain("Scaling");
       expect(error.message).toContain(`"${SERVICE}"`);
       expect(requests).toHaveLength(3);
     },
@@ -693,7 +696,7 @@ describe("waitForReady", () => {
     );
 
     expect(error).toBeInstanceOf(EndpointNotReadyError);
-    expect(error.message).toMatch(/still not ready after waiting \d+ ms \(waitForReady: 50 ms\)/);
+    expect(error.message).toMatch(/still not ready after waiting \d+ ms \(`waitForReady`: 50 ms\)/);
     expect(error.message).toContain('"tenant-7f3a.cold"');
     expect(error.cause).toBeInstanceOf(EndpointNotReadyError);
     expect(requests.length).toBeGreaterThan(1);
