@@ -351,7 +351,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         ? {
             cls: errors.ServiceTimeoutError,
             code: "idle_timeout",
-            summary: `The response stalled: no data arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
+            summary: `The response stalled: no complete event arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
             hint: ctx.midStream
               ? "The output received so far is in `partialOutput`; call again, or raise `idleTimeout` (default: `timeout`) if the model pauses this long."
               : "It is retried automatically; raise `idleTimeout` (default: `timeout`) if the model pauses this long before answering.",

@@ -8,6 +8,7 @@ import {
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
 import { guardBody, MAX_ERROR_BODY_BYTES, readErrorBody } from "../../src/transport/body.js";
+import { dripBody } from "../helpers/drip.js";
 
 const encoder = new TextEncoder();
 const RID = "rid-body-1";
@@ -145,6 +146,37 @@ describe("guardBody", () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
     expect(seen).toHaveLength(3);
+  });
+
+  it.each([
+    ["one event, a byte at a time", [...'data: {"id":"c"}\n\n'], false],
+    ["only comments", [": ping\n\n"], true],
+    ["events that never end (no empty line)", ['data: {"id":"c"}\n'], true],
+    ["a JSON document, a byte at a time", [...'{"id":"c","choices":[]}'], false],
+  ] as const)(
+    "restarts the idle timer on complete events only: %s stalls within idleMs",
+    async (_name, chunks, forever) => {
+      const started = Date.now();
+      const error = await readAll(
+        guardBody(
+          response(dripBody([...chunks], 10, forever), "text/event-stream"),
+          "sse",
+          ctx("hosted", 100),
+        ),
+      ).catch((e: unknown) => e);
+      expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });
+      expect(Date.now() - started).toBeLessThan(100 + 1000);
+    },
+  );
+
+  it("keeps a stream whose events each arrive within idleMs, however long the whole takes", async () => {
+    const event = 'data: {"id":"c"}\n\n';
+    const chunks = [...Array(8)].flatMap(() => [event.slice(0, 9), event.slice(9)]);
+    const text = await readAll(
+      guardBody(response(dripBody(chunks, 25), "text/event-stream"), "sse", ctx("hosted", 100)),
+    );
+    expect(text).toBe(event.repeat(8));
   });
 
   it("types a broken connection as a retryable ServiceConnectionError keeping the request ID", async () => {

@@ -1,0 +1,65 @@
+/**
+ * @module Where the events of a server-sent event stream end, found byte by byte as the chunks
+ * arrive: what the idle timeout of a stream counts, so a server that keeps the connection busy
+ * with comments or a slow trickle of one event cannot hold a call open.
+ */
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+/** `data`, the one field that makes an event: a block without it is never dispatched. */
+const DATA = [0x64, 0x61, 0x74, 0x61];
+
+/**
+ * Scans an SSE body for complete events: a block of lines ended by an empty line that holds a
+ * `data` field. Comments (`: ping`), other fields alone and partial lines are not events. Line
+ * ends are LF, CR or CRLF, as the SSE format allows, also when split across chunks.
+ *
+ * @example
+ * const boundaries = new EventBoundaries();
+ * boundaries.feed(encode(": ping\n\n")); // false
+ * boundaries.feed(encode('data: {"id":1}\n')); // false: the event is not over yet
+ * boundaries.feed(encode("\n")); // true
+ */
+export class EventBoundaries {
+  /** Bytes of the current line so far. */
+  #lineLength = 0;
+  /** Whether the current line, so far, may be a `data` field. */
+  #dataLine = true;
+  /** Whether the current block has had a `data` field. */
+  #blockHasData = false;
+  /** The previous byte was a CR: an LF right after it ends no second line. */
+  #afterCR = false;
+
+  /** Reads one chunk; true when at least one event ended in it. */
+  feed(chunk: Uint8Array): boolean {
+    let ended = false;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (byte === LF || byte === CR) {
+        if (byte === LF && this.#afterCR) {
+          this.#afterCR = false;
+          continue;
+        }
+        this.#afterCR = byte === CR;
+        if (this.#lineLength === 0) {
+          ended ||= this.#blockHasData;
+          this.#blockHasData = false;
+        } else if (this.#dataLine && this.#lineLength >= DATA.length) {
+          this.#blockHasData = true;
+        }
+        this.#lineLength = 0;
+        this.#dataLine = true;
+        continue;
+      }
+      this.#afterCR = false;
+      const at = this.#lineLength++;
+      if (!this.#dataLine) continue;
+      // `data` then a colon, or `data` alone on its line (a field with an empty value).
+      if (at < DATA.length ? byte !== DATA[at] : at === DATA.length && byte !== COLON) {
+        this.#dataLine = false;
+      }
+    }
+    return ended;
+  }
+}
