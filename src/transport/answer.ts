@@ -46,6 +46,48 @@ function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: 
   if (failure) throw toServiceError(failure, ctx);
 }
 
+type Fields = Record<string, unknown>;
+
+function isFields(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The chunks a stream would have carried for a whole completion (`chat.completion` or
+ * `text_completion`), for a gateway that ignores `stream: true` and answers with the JSON of a
+ * non-streamed call: one chunk per choice — a chat message becomes its `delta`, with its content,
+ * tool calls (given their `index`), reasoning and finish reason — then a chunk of its usage.
+ * Undefined when `data` has no `choices` array.
+ */
+export function completionAsChunks(data: unknown): Fields[] | undefined {
+  if (!isFields(data) || !Array.isArray(data.choices)) return undefined;
+  const { choices, usage, object, ...rest } = data;
+  const chat = choices.some((choice) => isFields(choice) && "message" in choice);
+  const chunkObject = chat ? "chat.completion.chunk" : (object ?? "text_completion");
+  const chunks: Fields[] = choices.map((choice, index) => ({
+    ...rest,
+    object: chunkObject,
+    choices: [chat ? asDeltaChoice(choice, index) : choice],
+  }));
+  if (usage != null) chunks.push({ ...rest, object: chunkObject, choices: [], usage });
+  return chunks;
+}
+
+/** A chat choice with its `message` as the `delta` of a stream chunk. */
+function asDeltaChoice(choice: unknown, index: number): unknown {
+  if (!isFields(choice)) return choice;
+  const { message, ...rest } = choice;
+  const calls = isFields(message) ? message.tool_calls : undefined;
+  const delta =
+    isFields(message) && Array.isArray(calls)
+      ? {
+          ...message,
+          tool_calls: calls.map((call, i) => (isFields(call) ? { index: i, ...call } : call)),
+        }
+      : message;
+  return { index, ...rest, delta };
+}
+
 /** docs/service-contract.md#dedicated-endpoints shows no response body: the completions shape first, then the chat shape. */
 export function textOfChoice(
   choice: RawChoice,

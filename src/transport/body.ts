@@ -13,6 +13,7 @@ import {
   type FailureContext,
   toServiceError,
 } from "../errors/mapper.js";
+import { completionAsChunks } from "./answer.js";
 import { EventBoundaries } from "./event_boundaries.js";
 
 /** The most of an error body that is read (64 KiB); the rest is discarded unread. */
@@ -211,7 +212,9 @@ function nonJson(text: string, status: number, headers: Headers): Failure {
  * - JSON that starts with `<`: an HTML page labelled JSON (docs/service-contract.md#hosted-models, rule 2);
  * - JSON that opens with an `"error"` key, or SSE that is a JSON document instead of events: the
  *   error object it holds, mapped by its code like an HTTP error;
- * - JSON that ends before its closing bracket: a cut connection (retryable);
+ * - SSE that is a whole completion instead of events: passed on as the events of one chunk;
+ * - JSON that ends before its closing bracket: a cut connection (retryable), read as JSON or as
+ *   a stream alike;
  * - a stream that waits longer than `idleMs` for its next complete event (a JSON document read
  *   as a stream is one event), or a connection that breaks: a retryable timeout or connection
  *   error.
@@ -287,9 +290,10 @@ function withText(response: Response, read: () => Promise<string>): Response {
 
 /**
  * An SSE body passed on chunk by chunk as it came in, unless it is empty, an HTML page, or a JSON
- * document (an error object written after the stream's headers were set). The idle timeout
- * counts complete events: comments and partial events do not restart it, and a JSON document
- * counts as one event, so all of it must arrive in time.
+ * document: an error object written after the stream's headers were set is that error, and a
+ * whole completion (a gateway that ignores `stream: true`) is passed on as the events a stream
+ * would have carried. The idle timeout counts complete events: comments and partial events do
+ * not restart it, and a JSON document counts as one event, so all of it must arrive in time.
  */
 function guardedEvents(
   response: Response,
@@ -312,16 +316,9 @@ function guardedEvents(
       throw fail(nonJson(await readBounded(reader, [first]), status, headers));
     }
     if (opening !== 0x7b /* { */) return [first];
-    // One event: the whole document must arrive within the idle timeout.
-    const text = await readWhole(reader, [first]);
-    const failure = errorFailureIn(text, status, headers);
-    if (failure) throw fail(failure);
-    throw fail({
-      kind: "malformed",
-      detail: "the event stream holds a JSON document instead of events",
-      body: text,
-      headers,
-    });
+    // Checked as a non-streamed answer is: a cut is a retryable cut, an error object that error.
+    const text = checkJSON(await readWhole(reader, [first]), response, fail);
+    return [documentEvents(text, status, headers, fail)];
   };
 
   return new ReadableStream<Uint8Array>(
@@ -349,6 +346,37 @@ function guardedEvents(
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * The events of a JSON document sent where a stream was asked for: the error it holds, or the
+ * chunks of a whole completion ({@link completionAsChunks}) as SSE, ending with `[DONE]`.
+ */
+function documentEvents(
+  text: string,
+  status: number,
+  headers: Headers,
+  fail: (failure: Failure) => unknown,
+): Uint8Array {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const failure = errorObjectFailure(parsed, status, headers);
+  if (failure) throw fail(failure);
+  const chunks = completionAsChunks(parsed);
+  if (chunks === undefined) {
+    throw fail({
+      kind: "malformed",
+      detail: "the event stream holds a JSON document instead of events",
+      body: text,
+      headers,
+    });
+  }
+  const events = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("");
+  return new TextEncoder().encode(`${events}data: [DONE]\n\n`);
 }
 
 /** A read failure as the error the consumer should see. */

@@ -9,6 +9,7 @@ import { createEmulator } from "../../src/emulator/index.js";
 import {
   ConfigurationError,
   ModelNotFoundError,
+  ServiceConnectionError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
 import {
@@ -430,6 +431,75 @@ describe("ChatInferenceService streaming", () => {
       { name: "get_weather", args: { city: "Oslo" }, id: "call_9", type: "tool_call" },
     ]);
   });
+
+  it("delivers a whole chat.completion sent to a stream request as one chunk: content, tool calls, reasoning, usage, request ID", async () => {
+    const call = {
+      id: "call_7",
+      type: "function",
+      function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+    };
+    // A gateway that ignores `stream: true` answers as to a non-streamed call.
+    const answer = chatCompletion({
+      content: "Checking.",
+      reasoning_content: "think",
+      tool_calls: [call],
+    });
+    intercept(CHAT, [200, answer, JSON_HEADERS]);
+    const chunks = [];
+    for await (const c of await model().bindTools([getWeather]).stream("weather in Oslo")) {
+      chunks.push(c);
+    }
+    const full = chunks.reduce((a, b) => a.concat(b));
+    expect(chunks.filter((c) => c.content !== "")).toHaveLength(1);
+    expect(full.content).toBe("Checking.");
+    expect(full.additional_kwargs.reasoning_content).toBe("think");
+    expect(full.tool_calls).toEqual([
+      { name: "get_weather", args: { city: "Oslo" }, id: "call_7", type: "tool_call" },
+    ]);
+    expect(full.usage_metadata).toMatchObject({
+      input_tokens: 9,
+      output_tokens: 3,
+      total_tokens: 12,
+    });
+    expect(full.response_metadata).toMatchObject({ model: "test-model", requestId: "req-ok-1" });
+  });
+
+  it.each(["invoke", "stream"] as const)(
+    "%s: a JSON answer cut mid-body is a retryable cut, retried",
+    async (mode) => {
+      const cut = JSON.stringify(chatCompletion({ content: "Hello" })).slice(0, 40);
+      const seen = intercept(
+        CHAT,
+        [200, cut, JSON_HEADERS],
+        [200, chatCompletion({ content: "Hello" }), JSON_HEADERS],
+      );
+      const once = await (mode === "invoke"
+        ? model({ maxRetries: 0 }).invoke("hi")
+        : model({ maxRetries: 0 })
+            .stream("hi")
+            .then(async (s) => {
+              for await (const _ of s) {
+                // drained
+              }
+            })
+      ).catch((e: unknown) => e);
+      expect(ServiceConnectionError.isInstance(once), String(once)).toBe(true);
+      expect(once).toMatchObject({ retryable: true, requestId: "req-ok-1" });
+      expect(seen).toHaveLength(1);
+      const text =
+        mode === "invoke"
+          ? (await model({ maxRetries: 1, retry: { initialDelayMs: 1 } }).invoke("hi")).text
+          : await (async () => {
+              let out = "";
+              const stream = await model({ maxRetries: 1, retry: { initialDelayMs: 1 } }).stream(
+                "hi",
+              );
+              for await (const c of stream) out += c.text;
+              return out;
+            })();
+      expect(text).toBe("Hello");
+    },
+  );
 
   it("streams under invoke when streaming is on, keeping usage", async () => {
     intercept(CHAT, [

@@ -50,9 +50,12 @@ const ctx = (surface: "hosted" | "dedicated" = "hosted", idleMs = 5_000) => ({
   aborted: () => false,
 });
 
-/** The body as a program reads it: a JSON body with `text()`, an SSE body from `body`. */
-async function readAll(out: Response): Promise<string> {
-  if (!/event-stream/.test(out.headers.get("content-type") ?? "")) return out.text();
+/**
+ * The body as a program reads it: a JSON body with `text()`, an SSE body — or, with `events`, any
+ * body the SDK reads as a stream — from `body`.
+ */
+async function readAll(out: Response, events = false): Promise<string> {
+  if (!events && !/event-stream/.test(out.headers.get("content-type") ?? "")) return out.text();
   const reader = out.body!.getReader();
   let text = "";
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
@@ -241,13 +244,47 @@ describe("guardBody", () => {
     },
   );
 
-  it("types an SSE body that is JSON but no error object as malformed", async () => {
-    const { stream } = source(['{"id":"c","choices":[]}']);
+  it("types an SSE body that is JSON but neither a completion nor an error object as malformed", async () => {
+    const { stream } = source(['{"id":"c","object":"list"}']);
     const error = await readAll(
       guardBody(response(stream, "text/event-stream"), "sse", ctx()),
     ).catch((e: unknown) => e);
     expect(MalformedResponseError.isInstance(error)).toBe(true);
   });
+
+  it("passes a whole completion sent where events were expected on as the events of a stream", async () => {
+    const completion = {
+      id: "c",
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 },
+    };
+    const body = JSON.stringify(completion);
+    const { stream } = source([body.slice(0, 10), body.slice(10)]);
+    const text = await readAll(guardBody(response(stream, "application/json"), "sse", ctx()), true);
+    const base = { id: "c", object: "chat.completion.chunk" };
+    expect(text).toBe(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, finish_reason: "stop", delta: { role: "assistant", content: "Hi" } }] })}\n\n` +
+        `data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n` +
+        "data: [DONE]\n\n",
+    );
+  });
+
+  it.each([
+    ["ends early", "close"],
+    ["breaks", new TypeError("terminated")],
+  ] as const)(
+    "types a JSON document that %s where events were expected as a retryable cut",
+    async (_name, end) => {
+      const { stream } = source(['{"id":"c","choices":[{"index":0,'], end);
+      const error = await readAll(
+        guardBody(response(stream, "application/json"), "sse", ctx()),
+        true,
+      ).catch((e: unknown) => e);
+      expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ retryable: true, requestId: RID });
+    },
+  );
 
   it("lets the caller's cancellation through as it is", async () => {
     const abort = new DOMException("This operation was aborted", "AbortError");
