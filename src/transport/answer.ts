@@ -23,20 +23,51 @@ export interface RawChoice {
 
 /**
  * A chat completion as the hosted surface must answer it: with a non-empty `choices` array
- * (docs/service-contract.md#errors, rule 4); anything else is a `MalformedResponseError`. Returns `data` unchanged.
+ * (docs/service-contract.md#errors, rule 4) each of which carries an answer
+ * ({@link carriesAnswer}); anything else is a `MalformedResponseError`, never an empty reply.
+ * Returns `data` unchanged.
  */
 export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureContext): T {
   const choices = (data as { choices?: unknown } | null | undefined)?.choices;
-  if (Array.isArray(choices) && choices.length > 0) return data;
+  const some = Array.isArray(choices) && choices.length > 0;
+  if (some && choices.every((choice) => carriesAnswer(choice, "message"))) return data;
   throwErrorObject(data, 200, headers, ctx);
   throw toServiceError(
     {
       kind: "malformed",
-      detail: "the JSON body has no non-empty `choices` array",
+      detail: some
+        ? "a choice has no message with content, tool calls, reasoning or a finish reason"
+        : "the JSON body has no non-empty `choices` array",
       headers,
       status: 200,
     },
     ctx,
+  );
+}
+
+/** A string or an array with something in it. */
+const filled = (value: unknown) =>
+  (typeof value === "string" || Array.isArray(value)) && value.length > 0;
+
+/**
+ * Whether one choice carries some of an answer: a chat `message` (or stream `delta`) with
+ * content, tool calls, reasoning or a refusal, or one that ended with a finish reason (an answer
+ * that is empty, e.g. cut by `max_tokens`); a completions choice with text or a finish reason. An
+ * empty choice, a null message or one with nothing in it carries none: a gateway fault, not "".
+ */
+export function carriesAnswer(choice: unknown, field: "message" | "delta"): boolean {
+  if (!isFields(choice)) return false;
+  const finished = typeof choice.finish_reason === "string";
+  if (typeof choice.text === "string") return finished || choice.text !== "";
+  const part = choice[field];
+  if (!isFields(part)) return false;
+  return (
+    finished ||
+    filled(part.content) ||
+    filled(part.tool_calls) ||
+    filled(part.reasoning_content) ||
+    filled(part.refusal) ||
+    isFields(part.function_call)
   );
 }
 

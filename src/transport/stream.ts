@@ -6,13 +6,15 @@
  */
 
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
-import { type RawChoice, textOfChoice } from "./answer.js";
+import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
 import { streamMeta, tagChunk } from "./response_meta.js";
 
 /**
  * Passes a stream through unchanged. A plain iterator, not an async generator: it sits on every
- * chunk of every stream. A stream that ends without any choice is a `MalformedResponseError`, as a
- * 200 without choices is on invoke (docs/service-contract.md#errors, rule 4).
+ * chunk of every stream. A stream that ends without any choice, or whose choices never carry
+ * content, tool calls, reasoning or a finish reason ({@link carriesAnswer}), is a
+ * `MalformedResponseError`, as a 200 without a usable choice is on invoke
+ * (docs/service-contract.md#errors, rule 4).
  */
 export function tagStream<T extends object>(
   stream: AsyncIterable<T>,
@@ -25,6 +27,7 @@ export function tagStream<T extends object>(
   const streamCtx: FailureContext = { ...ctx, responseHeaders: headers };
   let partialOutput = "";
   let choices = false;
+  let answered = false;
   return {
     [Symbol.asyncIterator]() {
       return this;
@@ -42,13 +45,14 @@ export function tagStream<T extends object>(
         const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
         if (choice !== undefined) {
           choices = true;
+          answered ||= carriesAnswer(choice, "delta");
           partialOutput += textOfChoice(choice, "delta") ?? "";
         }
-      } else if (!choices) {
-        throw toServiceError(
-          { kind: "malformed", detail: "the stream ended without any choice", headers, status },
-          streamCtx,
-        );
+      } else if (!answered) {
+        const detail = choices
+          ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
+          : "the stream ended without any choice";
+        throw toServiceError({ kind: "malformed", detail, headers, status }, streamCtx);
       }
       return result;
     },

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { createEmulator } from "../../src/emulator/index.js";
 import {
   ConfigurationError,
+  MalformedResponseError,
   ModelNotFoundError,
   ServiceConnectionError,
   ServiceUnavailableError,
@@ -500,6 +501,59 @@ describe("ChatInferenceService streaming", () => {
       expect(text).toBe("Hello");
     },
   );
+
+  it.each([
+    ["invoke", "an empty choice", [200, { ...chatCompletion({}), choices: [{}] }, JSON_HEADERS]],
+    [
+      "invoke",
+      "a null message",
+      [200, { ...chatCompletion({}), choices: [{ index: 0, message: null }] }, JSON_HEADERS],
+    ],
+    ["stream", "empty choices", [200, sse([{ ...chunk({}), choices: [{}] }]), SSE_HEADERS]],
+    [
+      "stream",
+      "null deltas",
+      [200, sse([{ ...chunk({}), choices: [{ delta: null }] }]), SSE_HEADERS],
+    ],
+  ] as const)(
+    "%s: %s is a MalformedResponseError, not an empty reply",
+    async (mode, _label, reply) => {
+      intercept(CHAT, [...reply]);
+      const error = await (async () => {
+        if (mode === "invoke") return model().invoke("hi");
+        for await (const _ of await model().stream("hi")) {
+          // drained
+        }
+      })().catch((e: unknown) => e);
+      expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    },
+  );
+
+  it("still answers a tool-call-only message (`content: null`), invoked and streamed", async () => {
+    const call = {
+      id: "call_3",
+      type: "function",
+      function: { name: "get_weather", arguments: "{}" },
+    };
+    intercept(CHAT, [
+      200,
+      { ...chatCompletion({ content: null, tool_calls: [call] }) },
+      JSON_HEADERS,
+    ]);
+    const invoked = await model().bindTools([getWeather]).invoke("weather");
+    expect(invoked.tool_calls).toMatchObject([{ id: "call_3", name: "get_weather" }]);
+    nock.cleanAll();
+    intercept(CHAT, [
+      200,
+      sse([chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] })]),
+      SSE_HEADERS,
+    ]);
+    let streamed: Awaited<ReturnType<ReturnType<typeof model>["invoke"]>> | undefined;
+    for await (const c of await model().bindTools([getWeather]).stream("weather")) {
+      streamed = streamed ? (streamed.concat(c) as typeof streamed) : c;
+    }
+    expect(streamed?.tool_calls).toMatchObject([{ id: "call_3", name: "get_weather" }]);
+  });
 
   it("streams under invoke when streaming is on, keeping usage", async () => {
     intercept(CHAT, [

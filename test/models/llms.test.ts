@@ -636,6 +636,20 @@ describe("streaming (SSE)", () => {
     },
   );
 
+  it.each([
+    ["empty choices", [{ choices: [{}] }]],
+    ["null deltas and empty text", [{ choices: [{ delta: null }] }, { choices: [{ text: "" }] }]],
+  ])(
+    "refuses a stream whose choices carry nothing (%s), as invoke refuses `choices: [{}]`",
+    async (_label, events) => {
+      const { scope } = service();
+      scope.post(PATH).reply(200, sse(events), SSE_HEADERS);
+      expect(await caught(drain(llm().stream("x")))).toBeInstanceOf(MalformedResponseError);
+      scope.post(PATH).reply(200, { choices: [{}] }, { "Content-Type": "application/json" });
+      expect(await caught(llm().invoke("x"))).toBeInstanceOf(MalformedResponseError);
+    },
+  );
+
   it("turns an error event mid-stream into a typed error keeping the partial output, without a retry", async () => {
     const { scope, requests } = service();
     scope
