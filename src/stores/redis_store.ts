@@ -7,12 +7,21 @@ import { type Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import { parseOptions } from "../config/options.js";
 import { UsageStoreError } from "../errors/errors.js";
-import { BUDGET_STATE, PENALIZE_RATE, RESERVE, SETTLE, TAKE_RATE } from "./redis_scripts.js";
+import {
+  BUDGET_STATE,
+  PENALIZE_RATE,
+  RELEASE_RATE,
+  RESERVE,
+  SETTLE,
+  TAKE_RATE,
+} from "./redis_scripts.js";
 import type {
   BudgetReservation,
   BudgetState,
   RateGrant,
   RatePenalty,
+  RateRelease,
+  RateSpan,
   RateTake,
   ReserveOutcome,
   UsageStore,
@@ -177,8 +186,27 @@ export class RedisStore implements UsageStore {
       ],
     );
     if (answer === undefined) return { waitMs: 0, epoch: 0 };
-    const [waitMs, epoch] = answer as [string, string];
-    return { waitMs: Number(waitMs), epoch: Number(epoch) };
+    const [waitMs, epoch, requestSpan, tokenSpan] = answer as [string, string, string, string];
+    return {
+      waitMs: Number(waitMs),
+      epoch: Number(epoch),
+      ...spanField("requestSpan", requestSpan),
+      ...spanField("tokenSpan", tokenSpan),
+    };
+  }
+
+  async releaseRate(key: string, release: RateRelease): Promise<void> {
+    await this.#run(
+      "releaseRate",
+      RELEASE_RATE,
+      [this.#rateKey(key)],
+      [
+        String(release.epoch),
+        release.requestSpan ? release.requestSpan.map(String).join(",") : "",
+        release.tokenSpan ? release.tokenSpan.map(String).join(",") : "",
+        String(RATE_TTL_MS),
+      ],
+    );
   }
 
   async penalizeRate(key: string, penalty: RatePenalty): Promise<number> {
@@ -276,6 +304,13 @@ export class RedisStore implements UsageStore {
       return within(() => this.#client.eval(source, keys.length, ...keys, ...args));
     }
   }
+}
+
+/** `{ [name]: span }` for a span the script sent as "from,to"; nothing for "". */
+function spanField(name: "requestSpan" | "tokenSpan", text: string | undefined) {
+  if (!text) return {};
+  const span = text.split(",").map(Number) as RateSpan;
+  return { [name]: span };
 }
 
 function optional(value: number | undefined): string {

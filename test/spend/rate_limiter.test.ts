@@ -90,6 +90,40 @@ describe("RateLimiter pacing (controllable clock)", () => {
     await expect(waiting).rejects.toThrow("stop");
   });
 
+  it("frees the slots of calls aborted while they wait: after 9 are cancelled, the next goes in turn", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 }); // one a second
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const queued = Array.from({ length: 9 }, () =>
+      limiter.acquire(estimate(), { signal: controller.signal }).catch((e: unknown) => e),
+    );
+    await vi.advanceTimersByTimeAsync(200);
+    controller.abort(new Error("cancelled"));
+    expect(await Promise.all(queued)).toMatchObject(Array(9).fill({ message: "cancelled" }));
+    const started = Date.now();
+    const next = limiter.acquire(estimate());
+    await vi.runAllTimersAsync();
+    await next;
+    // The first call's second runs out 800 ms later: the cancelled ones hold nothing.
+    expect(Date.now() - started).toBe(800);
+  });
+
+  it("keeps the spacing when a call in the middle of the queue is cancelled", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const middle = limiter.acquire(estimate(), { signal: controller.signal }).catch(() => "gone");
+    const granted: number[] = [];
+    const last = limiter.acquire(estimate()).then(() => granted.push(Date.now() - 1_000_000));
+    controller.abort();
+    expect(await middle).toBe("gone");
+    const next = limiter.acquire(estimate()).then(() => granted.push(Date.now() - 1_000_000));
+    await vi.runAllTimersAsync();
+    await Promise.all([last, next]);
+    // The freed slot at 1 s is not handed out twice later: one a second still holds.
+    expect(granted).toEqual([2000, 3000]);
+  });
+
   it("pauses the whole limit for Retry-After and slows down after a 429, then recovers", async () => {
     const limiter = new RateLimiter({ requestsPerMinute: 600, decrease: 0.5, recoveryMs: 10_000 });
     const both = Promise.all([limiter.acquire(estimate()), limiter.acquire(estimate())]);
