@@ -118,6 +118,8 @@ export class RedisStore implements UsageStore {
   readonly #onError?: (error: UsageStoreError) => void;
   readonly #leaseMs: number;
   readonly #scripts = new Map<string, Script>();
+  /** The passwords the client holds, which no `UsageStoreError` may show. */
+  readonly #secrets: string[];
 
   constructor(options: RedisStoreOptions = {}) {
     const valid = parseOptions(SPEC, options);
@@ -137,6 +139,7 @@ export class RedisStore implements UsageStore {
       this.#client.on("error", () => {});
       this.#owned = true;
     }
+    this.#secrets = passwordsOf(this.#client, valid.url);
   }
 
   async reserve(key: string, reservation: BudgetReservation): Promise<ReserveOutcome> {
@@ -272,7 +275,12 @@ export class RedisStore implements UsageStore {
     try {
       return await this.#eval(operation, source, keys, args);
     } catch (cause) {
-      const error = new UsageStoreError({ store: "redis", operation, cause });
+      const error = new UsageStoreError({
+        store: "redis",
+        operation,
+        cause,
+        secrets: this.#secrets,
+      });
       if (!this.#failOpen) throw error;
       this.#onError?.(error);
       return undefined;
@@ -311,6 +319,26 @@ function spanField(name: "requestSpan" | "tokenSpan", text: string | undefined) 
   if (!text) return {};
   const span = text.split(",").map(Number) as RateSpan;
   return { [name]: span };
+}
+
+/**
+ * The passwords of a client (a node's, a cluster's nodes', Sentinel's) and of the URL it was
+ * made from, as given and as the URL encodes them.
+ */
+function passwordsOf(client: Redis | Cluster, url: string | undefined): string[] {
+  const options = (client as unknown as { options?: Record<string, unknown> }).options ?? {};
+  const nodes = (options.redisOptions ?? {}) as Record<string, unknown>;
+  const given = [options.password, options.sentinelPassword, nodes.password];
+  if (url !== undefined) {
+    try {
+      const parsed = new URL(url);
+      given.push(parsed.password, decodeURIComponent(parsed.password));
+    } catch {
+      // Not a URL the WHATWG parser reads: ioredis parsed it into `options` above.
+    }
+  }
+  const passwords = given.filter((p): p is string => typeof p === "string" && p !== "");
+  return [...new Set(passwords.flatMap((p) => [p, encodeURIComponent(p)]))];
 }
 
 function optional(value: number | undefined): string {
