@@ -303,6 +303,7 @@ function guardedEvents(
 ): ReadableStream<Uint8Array> {
   const { status, headers } = response;
   const boundaries = new EventBoundaries();
+  eventsOf.set(response, boundaries);
   let started = false;
   let probed = false;
 
@@ -377,6 +378,17 @@ function documentEvents(
   }
   const events = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("");
   return new TextEncoder().encode(`${events}data: [DONE]\n\n`);
+}
+
+/** The event scanner of each guarded stream, by response. */
+const eventsOf = new WeakMap<object, EventBoundaries>();
+
+/**
+ * Whether a guarded stream's body has carried `data: [DONE]`, the event that says it is
+ * complete; undefined for a response this layer did not guard (nothing is known).
+ */
+export function sawDoneEvent(response: object): boolean | undefined {
+  return eventsOf.get(response)?.sawDone;
 }
 
 /** A read failure as the error the consumer should see. */

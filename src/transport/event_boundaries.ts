@@ -9,6 +9,9 @@ const CR = 0x0d;
 const COLON = 0x3a;
 /** `data`, the one field that makes an event: a block without it is never dispatched. */
 const DATA = [0x64, 0x61, 0x74, 0x61];
+const SPACE = 0x20;
+/** `[DONE]`, the data of the event OpenAI-style streams end with. */
+const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];
 
 /**
  * Scans an SSE body for complete events: a block of lines ended by an empty line that holds a
@@ -30,6 +33,14 @@ export class EventBoundaries {
   #blockHasData = false;
   /** The previous byte was a CR: an LF right after it ends no second line. */
   #afterCR = false;
+  /** Bytes of the current `data` line's value that match `[DONE]` so far; -1 once one does not. */
+  #doneMatched = 0;
+  #sawDone = false;
+
+  /** Whether a `data: [DONE]` line has been read: the stream says it is complete. */
+  get sawDone(): boolean {
+    return this.#sawDone;
+  }
 
   /** Reads one chunk; true when at least one event ended in it. */
   feed(chunk: Uint8Array): boolean {
@@ -47,9 +58,11 @@ export class EventBoundaries {
           this.#blockHasData = false;
         } else if (this.#dataLine && this.#lineLength >= DATA.length) {
           this.#blockHasData = true;
+          if (this.#doneMatched === DONE.length) this.#sawDone = true;
         }
         this.#lineLength = 0;
         this.#dataLine = true;
+        this.#doneMatched = 0;
         continue;
       }
       this.#afterCR = false;
@@ -58,8 +71,17 @@ export class EventBoundaries {
       // `data` then a colon, or `data` alone on its line (a field with an empty value).
       if (at < DATA.length ? byte !== DATA[at] : at === DATA.length && byte !== COLON) {
         this.#dataLine = false;
-      }
+      } else if (at > DATA.length) this.#matchDone(byte, at === DATA.length + 1);
     }
     return ended;
+  }
+
+  /** Follows a `data` line's value against `[DONE]` (after the one space the format allows). */
+  #matchDone(byte: number, first: boolean): void {
+    if (this.#doneMatched < 0 || (first && byte === SPACE)) return;
+    this.#doneMatched =
+      this.#doneMatched < DONE.length && byte === DONE[this.#doneMatched]
+        ? this.#doneMatched + 1
+        : -1;
   }
 }

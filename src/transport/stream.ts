@@ -7,6 +7,7 @@
 
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
 import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
+import { sawDoneEvent } from "./body.js";
 import { streamMeta, tagChunk } from "./response_meta.js";
 
 /**
@@ -14,13 +15,16 @@ import { streamMeta, tagChunk } from "./response_meta.js";
  * chunk of every stream. A stream that ends without any choice, or whose choices never carry
  * content, tool calls, reasoning or a finish reason ({@link carriesAnswer}), is a
  * `MalformedResponseError`, as a 200 without a usable choice is on invoke
- * (docs/service-contract.md#errors, rule 4).
+ * (docs/service-contract.md#errors, rule 4). One that ends with neither a finish reason nor
+ * `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
+ * `ServiceConnectionError` keeping what arrived, as a cut JSON body is.
  */
 export function tagStream<T extends object>(
   stream: AsyncIterable<T>,
   headers: Headers,
   ctx: FailureContext,
   status = 200,
+  sawDone: () => boolean | undefined = () => undefined,
 ): AsyncIterableIterator<T> {
   const meta = streamMeta(headers);
   const source = stream[Symbol.asyncIterator]();
@@ -28,6 +32,7 @@ export function tagStream<T extends object>(
   let partialOutput = "";
   let choices = false;
   let answered = false;
+  let finished = false;
   return {
     [Symbol.asyncIterator]() {
       return this;
@@ -46,6 +51,7 @@ export function tagStream<T extends object>(
         if (choice !== undefined) {
           choices = true;
           answered ||= carriesAnswer(choice, "delta");
+          finished ||= typeof choice.finish_reason === "string";
           partialOutput += textOfChoice(choice, "delta") ?? "";
         }
       } else if (!answered) {
@@ -53,6 +59,12 @@ export function tagStream<T extends object>(
           ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
           : "the stream ended without any choice";
         throw toServiceError({ kind: "malformed", detail, headers, status }, streamCtx);
+      } else if (!finished && sawDone() === false) {
+        const cause = new Error("the event stream ended without a finish reason or [DONE]");
+        throw toServiceError(
+          { kind: "network", cause, afterResponse: true, headers },
+          { ...streamCtx, partialOutput, midStream: true },
+        );
       }
       return result;
     },
@@ -98,5 +110,5 @@ export async function openStream<T extends object>(
       return (await source.return?.(value)) ?? { done: true, value: undefined };
     },
   };
-  return tagStream(rest, headers, ctx, status);
+  return tagStream(rest, headers, ctx, status, () => sawDoneEvent(response));
 }

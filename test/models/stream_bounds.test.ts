@@ -1,9 +1,10 @@
 /**
  * Both models' streams against a server that keeps the connection busy without ever completing an
- * event: the idle timeout counts complete events, so each fails typed within `idleTimeout`.
+ * event (the idle timeout counts complete events, so each fails typed within `idleTimeout`), or
+ * that closes it cleanly before the answer is complete (a cut, however clean).
  */
 import { describe, expect, it } from "vitest";
-import { ServiceTimeoutError } from "../../src/errors/errors.js";
+import { ServiceConnectionError, ServiceTimeoutError } from "../../src/errors/errors.js";
 import { ChatInferenceService } from "../../src/models/chat_models.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import type { Fetch } from "../../src/transport/fetch.js";
@@ -88,5 +89,52 @@ describe("a stream that never completes an event", () => {
       expect(elapsed).toBeLessThan(IDLE_MS + 1000);
     },
     10_000,
+  );
+});
+
+describe("a stream cut cleanly, between two events", () => {
+  const events = {
+    hosted: [chatChunk({ role: "assistant", content: "Hel" }), chatChunk({ content: "lo" })],
+    dedicated: [
+      { ...textCompletion, choices: [{ index: 0, text: "Hel", finish_reason: null }] },
+      { ...textCompletion, choices: [{ index: 0, text: "lo", finish_reason: null }] },
+    ],
+  };
+  const body = (list: object[], done: boolean) =>
+    list.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("") +
+    (done ? "data: [DONE]\n\n" : "");
+  const answering =
+    (text: string): Fetch =>
+    async () =>
+      new Response(text, {
+        headers: { "content-type": "text/event-stream", "x-gateway-request-id": RID },
+      });
+
+  it.each(["hosted", "dedicated"] as const)(
+    "%s: ending with neither a finish reason nor [DONE] is a cut keeping what arrived",
+    async (surface) => {
+      const received: string[] = [];
+      const error = await (async () => {
+        const model = surfaces[surface].model(answering(body(events[surface], false)));
+        for await (const chunk of await model.stream("hi")) {
+          received.push(typeof chunk === "string" ? chunk : chunk.text);
+        }
+      })().catch((e: unknown) => e);
+      expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ midStream: true, partialOutput: "Hello", requestId: RID });
+      expect(received.join("")).toBe("Hello");
+    },
+  );
+
+  it.each(["hosted", "dedicated"] as const)(
+    "%s: the same events then [DONE] are a whole answer",
+    async (surface) => {
+      const model = surfaces[surface].model(answering(body(events[surface], true)));
+      let text = "";
+      for await (const chunk of await model.stream("hi")) {
+        text += typeof chunk === "string" ? chunk : chunk.text;
+      }
+      expect(text).toBe("Hello");
+    },
   );
 });

@@ -37,4 +37,20 @@ describe("EventBoundaries", () => {
     expect(ends(["datum: x\n\n", "dat\n\n", "database: x\n\n"])).toEqual([false, false, false]);
     expect(ends(["\n\n\n"])).toEqual([false]);
   });
+
+  it("notes a `data: [DONE]` line, however split, and nothing like it", () => {
+    const sawDone = (parts: string[]) => {
+      const boundaries = new EventBoundaries();
+      for (const part of parts) boundaries.feed(encoder.encode(part));
+      return boundaries.sawDone;
+    };
+    expect(sawDone(['data: {"id":1}\n\n', "data: [DONE]\n\n"])).toBe(true);
+    expect(sawDone(["data:[DONE]\r\n"])).toBe(true);
+    expect(sawDone(["data: [DO", "NE]", "\n"])).toBe(true);
+    expect(sawDone(['data: {"id":1}\n\n'])).toBe(false);
+    expect(sawDone(["data: [DONE]"])).toBe(false); // the line never ended
+    expect(sawDone(["data: [DONE]x\n", "data:  [DONE]\n", ": [DONE]\n", "event: [DONE]\n"])).toBe(
+      false,
+    );
+  });
 });

@@ -136,4 +136,28 @@ describe("tagStream", () => {
     }
     expect(await drain(tagStream(source(), headers, ctx))).toHaveLength(2);
   });
+
+  it("types a stream that ends with neither a finish reason nor [DONE] as a cut, keeping its output", async () => {
+    async function* source() {
+      yield chunk("Hel");
+      yield chunk("lo");
+    }
+    const error = await drain(tagStream(source(), headers, ctx, 200, () => false)).catch(
+      (e: unknown) => e,
+    );
+    expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ midStream: true, partialOutput: "Hello", requestId: "rid-1" });
+  });
+
+  it.each([
+    ["[DONE] arrived", () => true, chunk("lo")],
+    ["a finish reason arrived", () => false, { choices: [{ delta: {}, finish_reason: "length" }] }],
+    ["nothing is known of the body", () => undefined, chunk("lo")],
+  ])("ends a stream normally when %s", async (_label, sawDone, last) => {
+    async function* source() {
+      yield chunk("Hel");
+      yield last;
+    }
+    expect(await drain(tagStream(source(), headers, ctx, 200, sawDone))).toHaveLength(2);
+  });
 });
