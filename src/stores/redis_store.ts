@@ -7,6 +7,7 @@ import { type Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import { parseOptions } from "../config/options.js";
 import { UsageStoreError } from "../errors/errors.js";
+import { MAX_TIMER_MS } from "../utils/sleep.js";
 import {
   BUDGET_STATE,
   PENALIZE_RATE,
@@ -354,9 +355,10 @@ function optional(value: number | undefined): string {
 function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
+    // A timer past MAX_TIMER_MS overflows and fires at once; that long is never, in practice.
     timer = setTimeout(
       () => setImmediate(() => reject(new Error(`no answer to ${operation} within ${ms} ms`))),
-      ms,
+      Math.min(ms, MAX_TIMER_MS),
     );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));

@@ -13,13 +13,12 @@ import {
   type FailureContext,
   toServiceError,
 } from "../errors/mapper.js";
+import { MAX_TIMER_MS } from "../utils/sleep.js";
 import { completionAsChunks } from "./answer.js";
 import { EventBoundaries } from "./event_boundaries.js";
 
 /** The most of an error body that is read (64 KiB); the rest is discarded unread. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** A read waited `ms` without a chunk. Internal: callers turn it into a typed timeout. */
 class Stalled extends Error {

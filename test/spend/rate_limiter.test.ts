@@ -60,6 +60,21 @@ describe("RateLimiter pacing (controllable clock)", () => {
     expect(granted).toEqual([0, 100, 500]);
   });
 
+  it("makes a request wait its whole turn even when the wait outlasts one timer (~24.8 days)", async () => {
+    const limiter = new RateLimiter({ tokensPerMinute: 1 });
+    const big = estimate("m", 100_000, 0); // 100,000 minutes of tokens: 6e9 ms
+    await limiter.acquire(big);
+    let granted = false;
+    const next = limiter.acquire(big).then(() => {
+      granted = true;
+    });
+    await vi.advanceTimersByTimeAsync(2 ** 31);
+    expect(granted).toBe(false);
+    await vi.advanceTimersByTimeAsync(6e9);
+    await next;
+    expect(granted).toBe(true);
+  });
+
   it("keeps one limit per model by default and one per API key with per: 'key'", async () => {
     const perModel = new RateLimiter({ requestsPerMinute: 60 });
     const perKey = new RateLimiter({ requestsPerMinute: 60, per: "key" });

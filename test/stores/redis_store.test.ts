@@ -104,6 +104,12 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
     expect(await s.budgetState("stall")).toEqual({ spent: 2, reserved: 0 });
   });
 
+  it("works with a timeoutMs longer than one timer holds (it would fire at once)", async () => {
+    const s = store({ timeoutMs: 3e9 });
+    await s.charge("long-timeout", 1);
+    expect(await s.budgetState("long-timeout")).toEqual({ spent: 1, reserved: 0 });
+  });
+
   it("loads its scripts again after Redis forgot them (SCRIPT FLUSH, a restart)", async () => {
     const s = store();
     await s.charge("flush", 1);
