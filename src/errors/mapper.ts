@@ -490,11 +490,28 @@ export function toServiceError(
  */
 export function asServiceError(error: unknown, ctx: FailureContext): unknown {
   try {
-    return classify(error, ctx);
+    return withoutSecrets(classify(error, ctx), ctx.secrets);
   } catch {
     // A thrown value with throwing getters or a revoked proxy: hand it on as it is.
     return error;
   }
+}
+
+/**
+ * An error this package passes on untyped, without the call's secrets: the runtime quotes a
+ * header value it refuses (`Headers.append: "<value>" is an invalid header value`), and that
+ * value may be a key. The same object when it shows none; else a copy of its class with the
+ * message and stack redacted (and no cause).
+ */
+function withoutSecrets(error: unknown, secrets: readonly string[] | undefined): unknown {
+  if (!(error instanceof Error) || !secrets?.length) return error;
+  if (errors.InferenceServiceError.isInstance(error)) return error;
+  const message = redact(error.message, secrets) ?? "";
+  const stack = redact(error.stack, secrets);
+  if (message === error.message && stack === error.stack) return error;
+  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
+  const own = (value: unknown) => ({ value, writable: true, configurable: true });
+  return Object.defineProperties(copy, { message: own(message), stack: own(stack) });
 }
 
 function classify(error: unknown, ctx: FailureContext): unknown {

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { load } from "@langchain/core/load";
 import { tool } from "@langchain/core/tools";
@@ -661,6 +662,29 @@ describe("ChatInferenceService LangChain contract", () => {
       kwargs: { api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] } },
     });
   });
+
+  it.each([
+    [
+      "configured",
+      { configuration: { defaultHeaders: { "X-Org-Token": "tok-CANARY-77\nx" } } },
+      {},
+    ],
+    ["per-call", {}, { options: { headers: { "X-Org-Token": "tok-CANARY-77\nx" } } }],
+  ])(
+    "keeps a %s header value the runtime refuses out of the error it raises",
+    async (_label, fields, callOptions) => {
+      const seen = intercept(CHAT, [200, chatCompletion({ content: "hi" }), JSON_HEADERS]);
+      const error = await model({ maxRetries: 0, ...fields })
+        .invoke("hi", callOptions)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      for (const text of [String(error), (error as Error).stack, inspect(error, { depth: 9 })]) {
+        expect(text).toMatch(/invalid header value/);
+        expect(text).not.toContain("tok-CANARY-77");
+      }
+      expect(seen).toHaveLength(0);
+    },
+  );
 
   it("keeps the key and header values out of its enumerable fields: spreads and entries show neither", async () => {
     const canaryKey = "sk-CANARY-key-7f3a9";
