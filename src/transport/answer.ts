@@ -150,13 +150,17 @@ export function parseCompletion(
   const texts = Array.isArray(choices)
     ? choices.map((choice: RawChoice) => textOfChoice(choice, "message"))
     : [];
-  if (texts.length === 0 || texts.some((text) => text === undefined)) {
+  const unread = texts.length === 0 || texts.some((text) => text === undefined);
+  // An empty text counts only with a finish reason, as in a stream (`carriesAnswer`).
+  if (unread || !(choices as unknown[]).every((choice) => carriesAnswer(choice, "message"))) {
     throwErrorObject(data, response.status, response.headers, ctx);
     // The mapper quotes the start of the body, redacting secrets before it cuts.
     throw toServiceError(
       {
         kind: "malformed",
-        detail: "the JSON body has neither choices[].text nor choices[].message.content",
+        detail: unread
+          ? "the JSON body has neither choices[].text nor choices[].message.content"
+          : "a choice has an empty text and no finish reason",
         body: data,
         headers: response.headers,
         status: response.status,

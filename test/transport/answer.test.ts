@@ -102,6 +102,21 @@ describe("parseCompletion", () => {
     ]);
   });
 
+  it.each([
+    ["an empty text with no finish reason", { choices: [{ index: 0, text: "" }] }],
+    ["an empty chat content with no finish reason", { choices: [{ message: { content: "" } }] }],
+    ["one empty choice among good ones", { choices: [{ text: "a" }, { text: "" }] }],
+  ])("refuses %s, as a stream of them is refused", (_label, data) => {
+    expect(() => parseCompletion(data, response(), ctx)).toThrow(MalformedResponseError);
+  });
+
+  it("reads an empty text that ended with a finish reason as an empty answer", () => {
+    const data = { choices: [{ index: 0, text: "", finish_reason: "length" }] };
+    expect(parseCompletion(data, response(), ctx)).toMatchObject([
+      { text: "", generationInfo: { finishReason: "length" } },
+    ]);
+  });
+
   it("treats an empty body as the empty answer of a Pending endpoint", () => {
     expect(() => parseCompletion(undefined, response(), ctx)).toThrow(EndpointNotReadyError);
   });
