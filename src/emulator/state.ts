@@ -214,9 +214,12 @@ export class EmulatorState {
     return credit;
   }
 
-  /** Subtracts a call's cost; credit may go below zero (the call that does so still succeeds). */
+  /**
+   * Subtracts a call's cost; credit may go below zero (the call that does so still succeeds),
+   * down to -{@link MAX_CREDIT}, never to -Infinity.
+   */
   debit(cost: number): number {
-    this.#credit -= cost;
+    this.#credit = Math.max(-MAX_CREDIT, this.#credit - cost);
     return this.#credit;
   }
 
@@ -463,8 +466,8 @@ export class EmulatorState {
     if (config.prices !== undefined) {
       const given = requireRecord(config.prices, `${field}.prices`);
       prices = Object.freeze({
-        input: requireNumber(given.input, `${field}.prices.input`, 0),
-        output: requireNumber(given.output, `${field}.prices.output`, 0),
+        input: requirePrice(given.input, `${field}.prices.input`),
+        output: requirePrice(given.output, `${field}.prices.output`),
       });
     }
     const profile =
@@ -506,6 +509,15 @@ function requireCredit(value: unknown, field: string): number {
     );
   }
   return credit;
+}
+
+/** A price per million tokens, from 0 to {@link MAX_CREDIT}: a call's cost then stays finite. */
+function requirePrice(value: unknown, field: string): number {
+  const price = requireNumber(value, field, 0);
+  if (price > MAX_CREDIT) {
+    throw new EmulatorConfigError(`${field} must be at most ${MAX_CREDIT} per million tokens`);
+  }
+  return price;
 }
 
 /** `sk-emulator-demo` → `****demo`: enough to tell keys apart, as a console would show them. */

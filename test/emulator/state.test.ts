@@ -126,6 +126,17 @@ describe("EmulatorState", () => {
     expect(Number.isFinite(state.snapshot().credit)).toBe(true);
   });
 
+  it("keeps prices and debits within the Wallet's bounds, so the credit never becomes -Infinity", () => {
+    const state = new EmulatorState({ credit: 1 });
+    expect(() => state.addModel({ id: "dear", prices: { input: 1e308, output: 1 } })).toThrow(
+      /prices\.input must be .*1000000000000/,
+    );
+    state.debit(Number.MAX_VALUE);
+    state.debit(Number.MAX_VALUE);
+    expect(state.credit).toBe(-MAX_CREDIT);
+    expect(JSON.parse(JSON.stringify(state.snapshot())).credit).toBe(-MAX_CREDIT);
+  });
+
   it("keeps the newest requestLogLimit entries", () => {
     const state = new EmulatorState({}, { requestLogLimit: 3 });
     for (let i = 0; i < 10; i++) {
