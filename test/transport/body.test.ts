@@ -86,6 +86,20 @@ describe("readErrorBody", () => {
   });
 });
 
+describe("readErrorBody, dripped", () => {
+  it("gives an error body idleMs in all, however steadily it drips, keeping what came", async () => {
+    const body = '{"error":{"code":"upstream_error","message":"slow"}}';
+    const started = Date.now();
+    const text = await readErrorBody(
+      response(dripBody([...body], 10), "application/json", 502),
+      100,
+    );
+    expect(Date.now() - started).toBeLessThan(100 + 1000);
+    expect(body.startsWith(text)).toBe(true);
+    expect(text.length).toBeLessThan(body.length);
+  });
+});
+
 describe("guardBody", () => {
   it("keeps the response object, and reads a stream request's JSON answer as a stream", async () => {
     const { stream } = source(['{"error":{"code":"do_request_failed","message":"m"}}']);
