@@ -12,6 +12,16 @@ const DATA = [0x64, 0x61, 0x74, 0x61];
 const SPACE = 0x20;
 /** `[DONE]`, the data of the event OpenAI-style streams end with. */
 const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];
+/** `data: [DONE]`'s length: past it, a line has nothing more to tell but where it ends. */
+const TELLING = DATA.length + 2 + DONE.length;
+
+/** Where the line that goes on at `from` ends in `chunk` (its length when it goes on past it). */
+function lineEnd(chunk: Uint8Array, from: number): number {
+  const lf = chunk.indexOf(LF, from);
+  const cr = chunk.indexOf(CR, from);
+  if (lf < 0) return cr < 0 ? chunk.length : cr;
+  return cr < 0 ? lf : Math.min(lf, cr);
+}
 
 /**
  * Scans an SSE body for complete events: a block of lines ended by an empty line that holds a
@@ -66,6 +76,14 @@ export class EventBoundaries {
         continue;
       }
       this.#afterCR = false;
+      if (this.#lineLength >= TELLING) {
+        // The rest of a long line (an event's JSON) is skipped natively, not byte by byte.
+        const end = lineEnd(chunk, i);
+        this.#lineLength += end - i;
+        this.#doneMatched = -1;
+        i = end - 1;
+        continue;
+      }
       const at = this.#lineLength++;
       if (!this.#dataLine) continue;
       // `data` then a colon, or `data` alone on its line (a field with an empty value).

@@ -20,6 +20,14 @@ describe("EventBoundaries", () => {
       true,
     ]);
     expect(ends(['data: {"id":1}\n\ndata: {"id"'])).toEqual([true]);
+    const long = `data: {"text":"${"x".repeat(5000)}"}`;
+    expect(ends([long.slice(0, 2000), long.slice(2000), "\r", "\n\r\n"])).toEqual([
+      false,
+      false,
+      false,
+      true,
+    ]);
+    expect(ends([`: ${"ping ".repeat(1000)}\n\n`])).toEqual([false]);
   });
 
   it("reads LF, CR and CRLF line ends, also split between chunks", () => {
@@ -47,6 +55,7 @@ describe("EventBoundaries", () => {
     expect(sawDone(['data: {"id":1}\n\n', "data: [DONE]\n\n"])).toBe(true);
     expect(sawDone(["data:[DONE]\r\n"])).toBe(true);
     expect(sawDone(["data: [DO", "NE]", "\n"])).toBe(true);
+    expect(sawDone([`data: {"text":"${"x".repeat(500)}"}\r\n\r\ndata: [DONE]\r\n\r\n`])).toBe(true);
     expect(sawDone(['data: {"id":1}\n\n'])).toBe(false);
     expect(sawDone(["data: [DONE]"])).toBe(false); // the line never ended
     expect(sawDone(["data: [DONE]x\n", "data:  [DONE]\n", ": [DONE]\n", "event: [DONE]\n"])).toBe(
