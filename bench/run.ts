@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { batch } from "./batch.js";
 import { coldImportBench } from "./cold_import.js";
 import { measureEmulatorThroughput } from "./emulator.js";
+import { fleet } from "./fleet.js";
 import { QUICK } from "./lib/config.js";
 import type { BenchContext } from "./lib/context.js";
 import { describeRun, load } from "./lib/machine.js";
@@ -82,6 +83,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "import", needsServers: false, run: coldImportBench },
   { name: "emulator", needsServers: false, run: emulatorThroughput },
   { name: "rate-limit", needsServers: false, run: rateLimit },
+  { name: "fleet", needsServers: false, run: fleet },
 ];
 
 function usage(): string {

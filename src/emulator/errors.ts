@@ -109,8 +109,11 @@ export function upstreamErrorBody(requestId: string, message: string): object {
   };
 }
 
-/** 400 for a body the emulator cannot use (the service's is not shown; this is the emulator's choice). */
-export function badRequest(requestId: string, message: string): EmulatorResponse {
+/**
+ * 400 for a body the emulator cannot use (the service's is not shown; this is the emulator's
+ * choice), naming the field at fault in `param` when there is one.
+ */
+export function badRequest(requestId: string, message: string, param = ""): EmulatorResponse {
   return jsonReply(
     400,
     {
@@ -118,7 +121,7 @@ export function badRequest(requestId: string, message: string): EmulatorResponse
         code: "invalid_request",
         message: `${message} (request id: ${requestId})`,
         type: "new_api_error",
-        param: "",
+        param,
       },
     },
     requestId,

@@ -242,7 +242,7 @@ class Call {
       return { body: parser(this.#request.body) };
     } catch (error) {
       if (!(error instanceof InvalidBodyError)) throw error;
-      return { reply: this.finish(badRequest(this.#requestId, error.message)) };
+      return { reply: this.finish(badRequest(this.#requestId, error.message, error.param)) };
     }
   }
 

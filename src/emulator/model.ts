@@ -118,7 +118,10 @@ export function completePrompt(prompt: string): string {
   return answerFromContext([], prompt) ?? `Emulated completion of: "${firstWords(prompt)}"`;
 }
 
-/** The tool `tool_choice` names; one that was not offered is still called, with no arguments to guess from. */
+/**
+ * The tool `tool_choice` names: `parseChatRequest` refuses a request naming one not offered, so
+ * only a caller that builds its own `ChatRequest` gets the fallback (a call with no arguments).
+ */
 function forcedTool(tools: readonly ToolSpec[], name: string): ToolSpec {
   return tools.find((tool) => tool.name === name) ?? { name, description: "", parameters: {} };
 }

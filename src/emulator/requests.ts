@@ -3,9 +3,17 @@
 import type { ToolSpec } from "./tools.js";
 import { isRecord } from "./validate.js";
 
-/** A body the emulator cannot serve; the handler answers 400 with this message. */
+/** A body the emulator cannot serve; the handler answers 400 with this message and `param`. */
 export class InvalidBodyError extends Error {
   override readonly name = "InvalidBodyError";
+
+  /** The request field at fault, as OpenAI-compatible servers name it in `error.param`. */
+  readonly param: string;
+
+  constructor(message: string, param = "") {
+    super(message);
+    this.param = param;
+  }
 }
 
 /** One conversation turn, with its content flattened to text. */
@@ -79,7 +87,7 @@ export function parseChatRequest(body: string): ChatRequest {
     messages: json.messages.map(parseMessage),
     tools,
     toolsJson: tools.length > 0 ? JSON.stringify(json.tools) : "",
-    toolChoice: parseToolChoice(json.tool_choice),
+    toolChoice: offeredChoice(parseToolChoice(json.tool_choice), tools),
     parallelToolCalls: json.parallel_tool_calls !== false,
     responseFormat: parseResponseFormat(json.response_format),
     ...parseGenerationOptions(json),
@@ -175,6 +183,19 @@ function parseToolChoice(value: unknown): ToolChoice {
     return { mode: "function", name: value.function.name };
   }
   return { mode: "auto" };
+}
+
+/**
+ * A `tool_choice` that names a function must name one of `tools`: OpenAI-compatible servers
+ * answer 400 otherwise, rather than calling a tool the caller cannot run.
+ */
+function offeredChoice(choice: ToolChoice, tools: readonly ToolSpec[]): ToolChoice {
+  if (choice.mode !== "function" || tools.some((tool) => tool.name === choice.name)) return choice;
+  const offered = tools.length === 0 ? "none" : tools.map((tool) => tool.name).join(", ");
+  throw new InvalidBodyError(
+    `tool_choice names the function "${choice.name}", which is not in tools (offered: ${offered})`,
+    "tool_choice",
+  );
 }
 
 function parseResponseFormat(value: unknown): ResponseFormat {

@@ -125,6 +125,11 @@ interface EndpointRecord {
 }
 
 const DEFAULT_PRICES: Readonly<ModelPrices> = Object.freeze({ input: 1, output: 1 });
+/**
+ * The most (and, negated, the least) a Wallet holds: far beyond any test, and small enough that
+ * sums stay finite and exact to a millionth, as the gateway prints a balance.
+ */
+export const MAX_CREDIT = 1e12;
 const DEFAULT_LOG_LIMIT = 1000;
 
 /**
@@ -160,7 +165,8 @@ export class EmulatorState {
       endpoints:
         configured<EndpointConfig>(config.endpoints, "endpoints") ?? DEFAULT_STATE.endpoints,
       models: configured<ModelConfig>(config.models, "models") ?? DEFAULT_STATE.models,
-      credit: optionalNumber(config.credit, "credit") ?? DEFAULT_STATE.credit,
+      credit:
+        config.credit === undefined ? DEFAULT_STATE.credit : requireCredit(config.credit, "credit"),
     };
     this.reset();
   }
@@ -188,19 +194,32 @@ export class EmulatorState {
     return this.#credit;
   }
 
+  /** Sets the credit, within ±{@link MAX_CREDIT}. */
   setCredit(credit: number): void {
-    this.#credit = requireNumber(credit, "credit");
+    this.#credit = requireCredit(credit, "credit");
   }
 
-  /** Adds to the credit, as the console's top-up does; `amount` must be above zero. */
+  /**
+   * Adds to the credit, as the console's top-up does; `amount` must be above zero and the credit
+   * stay within {@link MAX_CREDIT}, else nothing changes.
+   */
   topUp(amount: number): number {
-    this.#credit += requireNumber(amount, "amount", Number.MIN_VALUE);
-    return this.#credit;
+    const credit = this.#credit + requireNumber(amount, "amount", Number.MIN_VALUE);
+    if (!(credit <= MAX_CREDIT)) {
+      throw new EmulatorConfigError(
+        `a top-up of ${amount} is refused: the credit would be ${credit}, above the most the emulator's Wallet holds (${MAX_CREDIT})`,
+      );
+    }
+    this.#credit = credit;
+    return credit;
   }
 
-  /** Subtracts a call's cost; credit may go below zero (the call that does so still succeeds). */
+  /**
+   * Subtracts a call's cost; credit may go below zero (the call that does so still succeeds),
+   * down to -{@link MAX_CREDIT}, never to -Infinity.
+   */
   debit(cost: number): number {
-    this.#credit -= cost;
+    this.#credit = Math.max(-MAX_CREDIT, this.#credit - cost);
     return this.#credit;
   }
 
@@ -447,8 +466,8 @@ export class EmulatorState {
     if (config.prices !== undefined) {
       const given = requireRecord(config.prices, `${field}.prices`);
       prices = Object.freeze({
-        input: requireNumber(given.input, `${field}.prices.input`, 0),
-        output: requireNumber(given.output, `${field}.prices.output`, 0),
+        input: requirePrice(given.input, `${field}.prices.input`),
+        output: requirePrice(given.output, `${field}.prices.output`),
       });
     }
     const profile =
@@ -479,6 +498,26 @@ export class EmulatorState {
       ...(readyAt === undefined ? {} : { readyAt: new Date(readyAt).toISOString() }),
     };
   }
+}
+
+/** A credit within ±{@link MAX_CREDIT}. */
+function requireCredit(value: unknown, field: string): number {
+  const credit = requireNumber(value, field);
+  if (Math.abs(credit) > MAX_CREDIT) {
+    throw new EmulatorConfigError(
+      `${field} must be between -${MAX_CREDIT} and ${MAX_CREDIT}, the most the emulator's Wallet holds`,
+    );
+  }
+  return credit;
+}
+
+/** A price per million tokens, from 0 to {@link MAX_CREDIT}: a call's cost then stays finite. */
+function requirePrice(value: unknown, field: string): number {
+  const price = requireNumber(value, field, 0);
+  if (price > MAX_CREDIT) {
+    throw new EmulatorConfigError(`${field} must be at most ${MAX_CREDIT} per million tokens`);
+  }
+  return price;
 }
 
 /** `sk-emulator-demo` → `****demo`: enough to tell keys apart, as a console would show them. */

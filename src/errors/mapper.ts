@@ -466,7 +466,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         ? {
             cls: errors.ServiceTimeoutError,
             code: "idle_timeout",
-            summary: `The response stalled: no data arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
+            summary: `The response stalled: no complete event arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
             hint: ctx.midStream
               ? "The output received so far is in `partialOutput`; call again, or raise `idleTimeout` (default: `timeout`) if the model pauses this long."
               : "It is retried automatically; raise `idleTimeout` (default: `timeout`) if the model pauses this long before answering.",
@@ -605,11 +605,28 @@ export function toServiceError(
  */
 export function asServiceError(error: unknown, ctx: FailureContext): unknown {
   try {
-    return classify(error, ctx);
+    return withoutSecrets(classify(error, ctx), ctx.secrets);
   } catch {
     // A thrown value with throwing getters or a revoked proxy: hand it on as it is.
     return error;
   }
+}
+
+/**
+ * An error this package passes on untyped, without the call's secrets: the runtime quotes a
+ * header value it refuses (`Headers.append: "<value>" is an invalid header value`), and that
+ * value may be a key. The same object when it shows none; else a copy of its class with the
+ * message and stack redacted (and no cause).
+ */
+function withoutSecrets(error: unknown, secrets: readonly string[] | undefined): unknown {
+  if (!(error instanceof Error) || !secrets?.length) return error;
+  if (errors.InferenceServiceError.isInstance(error)) return error;
+  const message = redact(error.message, secrets) ?? "";
+  const stack = redact(error.stack, secrets);
+  if (message === error.message && stack === error.stack) return error;
+  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
+  const own = (value: unknown) => ({ value, writable: true, configurable: true });
+  return Object.defineProperties(copy, { message: own(message), stack: own(stack) });
 }
 
 function classify(error: unknown, ctx: FailureContext): unknown {

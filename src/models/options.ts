@@ -109,10 +109,11 @@ const modelOptions = {
    */
   timeout: serialised(timeoutMs.optional()),
   /**
-   * Milliseconds a stream may go without sending data — before its first event, or between two —
-   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
-   * stream that stalls before its first event is retried; one that stalls later keeps what
-   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole. At most
+   * Milliseconds a stream may wait for its next complete event — before its first, or between
+   * two; comments such as `: ping` and the bytes of an unfinished event do not count — before the
+   * attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A stream that
+   * stalls before its first event is retried; one that stalls later keeps what arrived in
+   * `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole. At most
    * 2147483647 (about 24.8 days). @default `timeout` (no env variable)
    */
   idleTimeout: serialised(timeoutMs.optional()),

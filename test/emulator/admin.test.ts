@@ -220,6 +220,24 @@ describe("the admin API", () => {
     expect(emulator.state.credit).toBe(12.5);
   });
 
+  it("refuses top-ups that would take the Wallet past its bound with a 400 naming it", async () => {
+    const first = await admin(emulator, "POST", "/top-up", { amount: 1e308 });
+    const second = await admin(emulator, "POST", "/top-up", { amount: 1e308 });
+    for (const refused of [first, second]) {
+      expect(refused).toMatchObject({
+        status: 400,
+        body: {
+          error: {
+            code: "invalid_request",
+            message: expect.stringMatching(/above the most the emulator's Wallet holds/),
+            type: "emulator_admin_error",
+          },
+        },
+      });
+    }
+    expect((await admin(emulator, "GET", "/state")).body).toMatchObject({ credit: 10 });
+  });
+
   it("replaces the fault settings at run time", async () => {
     const { body } = await admin(emulator, "PUT", "/faults", { rate: 1, kinds: ["503"] });
     expect(body).toEqual({ rate: 1, kinds: ["503"], retryAfterSeconds: 1, available: FAULT_KINDS });
