@@ -25,8 +25,14 @@ import {
   convertOpenAICompletionsStream,
 } from "@langchain/openai";
 import { OpenAI } from "openai";
+import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { resolveConnection } from "../config/connection.js";
-import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "../config/profiles.js";
+import {
+  DEFAULT_HOSTED_PROFILE,
+  type ModelProfiles,
+  reasoningSettingsOf,
+  resolveProfile,
+} from "../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
@@ -50,6 +56,7 @@ import { REDACTED, redactCallOptions, secretHeaderValues } from "../utils/secret
 import { VERSION } from "../version.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { CHAT_OPTIONS, type ChatInferenceServiceOptions, validateChatOptions } from "./options.js";
+import { readCompletionReasoning, readStreamReasoning } from "./reasoning/read_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
@@ -608,7 +615,7 @@ export class ChatInferenceService<
     | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
     | OpenAI.Chat.Completions.ChatCompletion
   > {
-    const parse = !request.stream && request.response_format?.type === "json_schema";
+    const tags = reasoningSettingsOf(this.profile).reasoningTags;
     const perCall = secretHeaderValues(sdkOptions.headers);
     const ctx: FailureContext =
       perCall.length === 0
@@ -627,16 +634,10 @@ export class ChatInferenceService<
       estimate: () =>
         estimateChatRequest(request as unknown as Record<string, unknown>, this.model),
       stream: request.stream === true,
-      send: (fetchOptions) => {
-        const options = withFetchOptions(sdkOptions, fetchOptions);
-        const call = parse
-          ? completions.parse(
-              request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-              options,
-            )
-          : completions.create(request, options);
-        return call.withResponse();
-      },
+      // Never the SDK's `parse`: it reads a json_schema answer before `<think>` tags are taken
+      // out of it (readCompletionReasoning), and LangChain parses the answer itself.
+      send: (fetchOptions) =>
+        completions.create(request, withFetchOptions(sdkOptions, fetchOptions)).withResponse(),
       read: async ({ data, response }, attempt) => {
         if (request.stream) {
           // The first event is awaited inside the attempt: a stream that fails or stalls
@@ -647,17 +648,21 @@ export class ChatInferenceService<
             ctx,
           );
           if (attempt) meter?.holdStream(attempt);
-          return events;
+          return readStreamReasoning(events, tags);
         }
-        const completion = checkChatCompletion(
-          data as OpenAI.Chat.Completions.ChatCompletion,
-          response.headers,
-          ctx,
+        const completion = readCompletionReasoning(
+          checkChatCompletion(
+            data as OpenAI.Chat.Completions.ChatCompletion,
+            response.headers,
+            ctx,
+          ),
+          tags,
         );
         await attempt?.settle(
           tokenCountOf(tokenUsageFromWire(completion.usage)),
           estimateTokens(replyText(completion)),
         );
+        if (request.response_format?.type === "json_schema") checkStructuredFinish(completion);
         return tagResponse(completion, response.headers);
       },
     });
@@ -810,12 +815,30 @@ function readRawChunk(
   if (usage !== undefined) reading.usage = usage;
 }
 
-/** A non-streamed reply's output as text, for an estimate when the service reports no usage. */
+/**
+ * What the openai SDK's `parse` (which `@langchain/openai` calls for a json_schema answer) raises
+ * on an answer cut short, where the JSON cannot be whole: the same errors, after the attempt has
+ * settled what the service charged for it.
+ */
+function checkStructuredFinish(completion: OpenAI.Chat.Completions.ChatCompletion): void {
+  for (const choice of completion.choices) {
+    if (choice.finish_reason === "length") throw new LengthFinishReasonError();
+    if (choice.finish_reason === "content_filter") throw new ContentFilterFinishReasonError();
+  }
+}
+
+/** A non-streamed reply's output (reasoning, text, tool calls) as text, for an estimate when the service reports no usage. */
 function replyText(completion: OpenAI.Chat.Completions.ChatCompletion): string {
   return completion.choices
     .map((choice) => {
-      const message = choice.message as { content?: unknown; tool_calls?: unknown };
-      const content = typeof message?.content === "string" ? message.content : "";
+      const message = choice.message as {
+        content?: unknown;
+        reasoning_content?: unknown;
+        tool_calls?: unknown;
+      };
+      const reasoning =
+        typeof message?.reasoning_content === "string" ? message.reasoning_content : "";
+      const content = reasoning + (typeof message?.content === "string" ? message.content : "");
       return message?.tool_calls ? content + JSON.stringify(message.tool_calls) : content;
     })
     .join("");
