@@ -57,6 +57,11 @@ import { VERSION } from "../version.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { CHAT_OPTIONS, type ChatInferenceServiceOptions, validateChatOptions } from "./options.js";
 import { readCompletionReasoning, readStreamReasoning } from "./reasoning/read_reasoning.js";
+import {
+  reasoningToSendBack,
+  type SentReasoning,
+  withReasoningSentBack,
+} from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
@@ -81,15 +86,22 @@ registerContentBlockTranslator();
 /**
  * The two places where run state rides through base-class code, because the base calls our code
  * without it (each is exercised by CI against the lowest and newest versions the ranges allow):
- * - METER: the call's meter, from `_generate` / `_streamResponseChunks` through the base class's
- *   methods of the same name, which hand their options on to `completionWithRetry`;
+ * - CALL: the call's meter and the reasoning its messages send back, from `_generate` /
+ *   `_streamResponseChunks` through the base class's methods of the same name, which hand their
+ *   options on to `completionWithRetry` (with the messages already converted);
  * - RUN: the run, from `_generateUncached` through core to `_streamChatModelEvents`, which core
  *   calls without its run manager.
  * The third note, the fetch layer's record of an attempt, rides in the openai SDK's public
  * `fetchOptions` request option (transport/attempt.ts).
  */
-const METER = Symbol("inference-service.call-meter");
-type MeterCarrier = { [METER]?: CallMeter };
+const CALL = Symbol("inference-service.call");
+/** What a call needs at its request that the base class does not hand on. */
+interface CallState {
+  meter?: CallMeter;
+  /** Reasoning for the tool-calling assistant messages (see `reasoningRoundTrip`). */
+  sentReasoning?: SentReasoning;
+}
+type CallCarrier = { [CALL]?: CallState };
 /** A chunk as core's OpenAI stream converter types it. */
 type StreamChunk =
   Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
@@ -416,11 +428,11 @@ export class ChatInferenceService<
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     if (!this.streaming) {
-      const meter = this.#meter(runManager);
-      if (meter === undefined) return super._generate(messages, options, runManager);
+      const call = this.#call(messages, this.#meter(runManager));
+      if (call === undefined) return super._generate(messages, options, runManager);
       // The base class hands `options.options` on to completionWithRetry as request options.
-      const metered = { ...options, options: { ...options.options, [METER]: meter } };
-      return super._generate(messages, metered, runManager);
+      const carried = { ...options, options: { ...options.options, [CALL]: call } };
+      return super._generate(messages, carried, runManager);
     }
     const byIndex = new Map<number, ChatGenerationChunk>();
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
@@ -488,11 +500,14 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatModelStreamEvent> {
-    const request: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
-      ...this.invocationParams(options, { streaming: true }),
-      messages: convertMessagesToCompletionsMessageParams({ messages, model: this.model }),
-      stream: true,
-    };
+    const request = withReasoningSentBack(
+      {
+        ...this.invocationParams(options, { streaming: true }),
+        messages: convertMessagesToCompletionsMessageParams({ messages, model: this.model }),
+        stream: true,
+      } satisfies OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+      this.#call(messages, undefined)?.sentReasoning,
+    );
     const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
     const { signal: callSignal, maxRetries, options: perCall } = options;
     const stream = (await this.#request(
@@ -539,13 +554,22 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const meter = this.#meter(runManager);
-    if (meter === undefined) {
+    const call = this.#call(messages, this.#meter(runManager));
+    if (call === undefined) {
       yield* super._streamResponseChunks(messages, options, runManager);
       return;
     }
-    const metered = { ...options, [METER]: meter };
-    yield* meter.meterStream(super._streamResponseChunks(messages, metered, runManager), readChunk);
+    const chunks = super._streamResponseChunks(messages, { ...options, [CALL]: call }, runManager);
+    yield* call.meter ? call.meter.meterStream(chunks, readChunk) : chunks;
+  }
+
+  /** What a call carries to its request (see CALL); undefined when it has nothing to carry. */
+  #call(messages: readonly BaseMessage[], meter: CallMeter | undefined): CallState | undefined {
+    const { reasoningRoundTrip } = reasoningSettingsOf(this.profile);
+    const sentReasoning = reasoningToSendBack(messages, reasoningRoundTrip);
+    return meter === undefined && sentReasoning === undefined
+      ? undefined
+      : { meter, sentReasoning };
   }
 
   /** A meter when the call has usage trackers or this model a rate limiter. */
@@ -589,17 +613,22 @@ export class ChatInferenceService<
     // options (`options.headers`) one level down; invoke passes them spread. Both are sent.
     const {
       maxRetries,
-      [METER]: carried,
+      [CALL]: call,
       options: nested,
       ...rest
     } = (requestOptions ?? {}) as OpenAI.RequestOptions & {
       maxRetries?: number;
       options?: OpenAI.RequestOptions;
-    } & MeterCarrier;
+    } & CallCarrier;
     const sdkOptions: OpenAI.RequestOptions =
       nested && typeof nested === "object" ? { ...rest, ...nested } : rest;
     // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
-    return this.#request(request, sdkOptions, maxRetries, carried ?? this.#meter(undefined));
+    return this.#request(
+      withReasoningSentBack(request, call?.sentReasoning),
+      sdkOptions,
+      maxRetries,
+      call?.meter ?? this.#meter(undefined),
+    );
   }
 
   /**
