@@ -68,6 +68,13 @@ import { RedactedBinding } from "./redacted_binding.js";
 export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
   /** Retries for this call only; overrides the model's `maxRetries`. */
   maxRetries?: number;
+  /**
+   * Extra body fields for this call, laid over the model's `modelKwargs` (and over the fields
+   * this class writes): e.g. a provider's thinking switch, `{ thinking: { type: "enabled" } }`
+   * (DeepSeek, GLM), `{ enable_thinking: false }` (Qwen3 on DashScope) or
+   * `{ chat_template_kwargs: { enable_thinking: false } }` (Qwen3 on vLLM or SGLang).
+   */
+  modelKwargs?: Record<string, unknown>;
 }
 
 /**
@@ -411,6 +418,30 @@ export class ChatInferenceService<
 
   override getLsParams(options: this["ParsedCallOptions"]) {
     return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
+  }
+
+  /**
+   * @ignore The request's fields: the base class's, with `reasoning_effort` for every model (the
+   * base class writes it only for model names it knows as OpenAI's reasoning models), and the
+   * call's `modelKwargs` last.
+   */
+  override invocationParams(
+    options?: this["ParsedCallOptions"],
+    extra?: { streaming?: boolean },
+  ): ReturnType<ChatOpenAICompletions<CallOptions>["invocationParams"]> {
+    const params = super.invocationParams(options, extra);
+    const effort =
+      params.reasoning_effort ??
+      options?.reasoning?.effort ??
+      this.reasoning?.effort ??
+      options?.reasoningEffort;
+    const perCall = options?.modelKwargs;
+    if (effort == null && perCall === undefined) return params;
+    return {
+      ...params,
+      ...(effort != null ? { reasoning_effort: effort } : {}),
+      ...perCall,
+    } as typeof params;
   }
 
   /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */

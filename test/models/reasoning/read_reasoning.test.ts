@@ -24,6 +24,7 @@ import {
   KEY,
   SSE_HEADERS,
   sse,
+  streamedReply,
 } from "../../helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";
@@ -82,23 +83,9 @@ function completionReply(format: Format) {
   return [200, chatCompletion(format.message), JSON_HEADERS] as const;
 }
 
-/** A stream of `deltas` after the role chunk, a finishing chunk and, when given, a usage chunk. */
-function streamOf(deltas: Array<Record<string, unknown>>, usage?: Record<string, number>) {
-  return [
-    200,
-    sse([
-      chatChunk({ role: "assistant", content: "" }),
-      ...deltas.map((delta) => chatChunk(delta)),
-      chatChunk({}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-      ...(usage ? [chatChunk({}, { choices: [], usage })] : []),
-    ]),
-    SSE_HEADERS,
-  ] as const;
-}
-
 const streamReply = (format: Format) =>
-  streamOf(format.deltas, { prompt_tokens: 9, completion_tokens: 30, total_tokens: 39 });
-const streamText = (text: string) => streamOf(chars("content", text));
+  streamedReply(format.deltas, { prompt_tokens: 9, completion_tokens: 30, total_tokens: 39 });
+const streamText = (text: string) => streamedReply(chars("content", text));
 
 async function streamed(stream: AsyncIterable<AIMessageChunk>) {
   const chunks: AIMessageChunk[] = [];

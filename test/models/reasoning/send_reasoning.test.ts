@@ -18,13 +18,11 @@ import type { InferenceModelProfile } from "../../../src/config/profiles.js";
 import { ChatInferenceService } from "../../../src/models/chat_models.js";
 import {
   BASE,
-  chatChunk,
   chatCompletion,
   intercept,
   JSON_HEADERS,
   KEY,
-  SSE_HEADERS,
-  sse,
+  streamedReply,
 } from "../../helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";
@@ -126,15 +124,7 @@ describe("reasoning sent back with the tool-calling assistant messages", () => {
   });
 
   it("the same on the stream and on the events API", async () => {
-    const streamed = [
-      200,
-      sse([
-        chatChunk({ role: "assistant", content: "done" }),
-        chatChunk({}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-      ]),
-      SSE_HEADERS,
-    ] as const;
-    const seen = intercept(CHAT, [...streamed]);
+    const seen = intercept(CHAT, streamedReply([{ content: "done" }]));
     for await (const _ of await model().stream(history()));
     await model().streamEvents(history()).output;
     await new ChatInferenceService("test-model", {
