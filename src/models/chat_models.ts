@@ -41,11 +41,11 @@ import {
   createCallMeter,
   type MeteredRun,
   streamEventsRun,
-  tokenCountOf,
+  tokenCountFromWire,
 } from "../spend/call_meter.js";
 import { estimateChatRequest, estimateTokens, type StreamReading } from "../spend/estimate.js";
 import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
-import { tokenUsageFromMetadata, tokenUsageFromWire } from "../spend/usage.js";
+import { tokenUsageFromMetadata } from "../spend/usage.js";
 import { checkChatCompletion } from "../transport/answer.js";
 import { sendRequest, withFetchOptions } from "../transport/attempt.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
@@ -719,7 +719,7 @@ export class ChatInferenceService<
           tags,
         );
         await attempt?.settle(
-          tokenCountOf(tokenUsageFromWire(completion.usage)),
+          tokenCountFromWire(completion.usage),
           estimateTokens(replyText(completion)),
         );
         if (request.response_format?.type === "json_schema") checkStructuredFinish(completion);
@@ -856,7 +856,12 @@ function readChunk(reading: StreamReading, chunk: ChatGenerationChunk): void {
   for (const call of message.tool_call_chunks ?? []) reading.addText(call.args);
   const usage = message.usage_metadata;
   if (usage !== undefined) {
-    reading.usage = { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
+    const cached = usage.input_token_details?.cache_read;
+    reading.usage = {
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      ...(cached ? { cachedInputTokens: cached } : {}),
+    };
   }
 }
 
@@ -871,7 +876,7 @@ function readRawChunk(
     if (typeof delta?.reasoning_content === "string") reading.addText(delta.reasoning_content);
     for (const call of choice.delta?.tool_calls ?? []) reading.addText(call.function?.arguments);
   }
-  const usage = tokenCountOf(tokenUsageFromWire(data.usage));
+  const usage = tokenCountFromWire(data.usage);
   if (usage !== undefined) reading.usage = usage;
 }
 

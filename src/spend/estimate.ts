@@ -77,8 +77,8 @@ function utf8Bytes(text: string): number {
  */
 export class StreamReading {
   #bytes = 0;
-  /** The service's usage for the stream, once its usage chunk arrived. */
-  usage?: { inputTokens: number; outputTokens: number };
+  /** The service's usage for the stream (cached prompt tokens included), once its usage chunk arrived. */
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
 
   /** Counts one chunk's text (content, reasoning, tool-call arguments). */
   addText(text: string | undefined): void {
