@@ -201,8 +201,10 @@ type RunCarrier = { [RUN]?: MeteredRun };
  * The emulator's models: `profiles: emulator.state.modelProfiles()`.
  *
  * ## Reasoning models and standard content blocks
- * `reasoning_content` from the service is a standard `reasoning` block of `contentBlocks` (invoke
- * and each streamed chunk), and stays in `additional_kwargs.reasoning_content`:
+ * Reasoning from the service — `reasoning_content`, vLLM's `reasoning`, or `<think>` tags opening
+ * the answer (see the profile's `reasoningTags`) — is a standard `reasoning` block of
+ * `contentBlocks` (invoke and each streamed chunk), and stays in
+ * `additional_kwargs.reasoning_content`; the answer holds no tags:
  * ```ts
  * const reply = await new ChatInferenceService("emulator-reasoner").invoke("Is 17 prime?");
  * console.log(reply.contentBlocks);
@@ -213,6 +215,16 @@ type RunCarrier = { [RUN]?: MeteredRun };
  * ```
  * With `outputVersion: "v1"` (option, call option, or env `LC_OUTPUT_VERSION=v1`) `content` is
  * those blocks and `reply.text` the answer; a v1 stream concatenates into one block of each kind.
+ *
+ * In an agent loop, the assistant messages of the current turn that called tools go back with
+ * their reasoning as `reasoning_content`, which a thinking model needs (DeepSeek's answers 400
+ * without it); declare `reasoningRoundTrip: "never"` for an R1-style model, which refuses it.
+ * `reasoning: { effort: "low" }` is sent as `reasoning_effort`; providers' thinking switches go in
+ * `modelKwargs` (the model's, or a call's):
+ * ```ts
+ * const model = new ChatInferenceService("emulator-thinker", { reasoning: { effort: "low" } });
+ * await model.invoke("Is 17 prime?", { modelKwargs: { thinking: { type: "disabled" } } });
+ * ```
  *
  * ## From a model string
  * ```ts
