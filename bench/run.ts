@@ -22,6 +22,7 @@ import { type Servers, startServers } from "./lib/servers.js";
 import { int, ms, ratio } from "./lib/stats.js";
 import { perCall } from "./per_call.js";
 import { rateLimit } from "./rate_limit.js";
+import { reasoning } from "./reasoning.js";
 import { streaming } from "./streaming.js";
 import { timeToError } from "./time_to_error.js";
 
@@ -84,6 +85,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "emulator", needsServers: false, run: emulatorThroughput },
   { name: "rate-limit", needsServers: false, run: rateLimit },
   { name: "fleet", needsServers: false, run: fleet },
+  { name: "reasoning", needsServers: true, run: reasoning },
 ];
 
 function usage(): string {

@@ -12,6 +12,7 @@ import { main as rag } from "../examples/rag.js";
 import { main as spendControl } from "../examples/spend_control.js";
 import { main as streaming } from "../examples/streaming.js";
 import { main as structuredOutput } from "../examples/structured_output.js";
+import { main as thinkingAgent } from "../examples/thinking_agent.js";
 import { main as usage } from "../examples/usage.js";
 import { REDIS_SERVER, startRedis } from "./helpers/redis.js";
 
@@ -60,6 +61,19 @@ describe("examples", () => {
     expect(out).toContain('tool call: convert_currency({"amount":100,"from":"EUR","to":"USD"})');
     expect(out).toContain("It is 18°C and sunny in Paris.");
     expect(out).toContain("100 EUR is 108.00 USD.");
+  });
+
+  it("thinking agent: two turns, its thoughts, tool calls and answers, cached tokens paid as the Wallet was", async () => {
+    const out = await output(thinkingAgent);
+    expect(out).toContain('tool call: get_weather({"city":"Paris"})');
+    expect(out).toContain('tool call: get_time({"city":"Tokyo"})');
+    expect(out).toContain('tool call: get_weather({"city":"Rome"})');
+    expect(out).toMatch(/thought: Thinking about "And the weather in Rome\?"/);
+    expect(out).toContain("answer: get_weather returned: It is 18°C and sunny in Rome.");
+    expect(out).toMatch(/emulator-thinker\s+4\s+0\s+\d+\s+[1-9]\d*\s/);
+    const [, drop, tracked] = /wallet drop ([\d.e-]+), tracked ([\d.e-]+)/.exec(out) ?? [];
+    expect(drop).toBeDefined();
+    expect(drop).toBe(tracked);
   });
 
   it("rag retrieves the billing document and answers from it", async () => {

@@ -129,6 +129,26 @@ export function badRequest(requestId: string, message: string, param = ""): Emul
 }
 
 /**
+ * 400 from the model server behind the gateway, which passes it on (as it does
+ * `context_length_exceeded`): the server's message with the request ID appended, code and type
+ * `invalid_request_error`.
+ */
+export function modelServerBadRequest(requestId: string, message: string): EmulatorResponse {
+  return jsonReply(
+    400,
+    {
+      error: {
+        code: "invalid_request_error",
+        message: `${message} (request id: ${requestId})`,
+        type: "invalid_request_error",
+        param: "",
+      },
+    },
+    requestId,
+  );
+}
+
+/**
  * 413 for a body over `maxBodyBytes`: docs/service-contract.md#limits-and-retries shows no size limit, so the code and wording are the
  * emulator's; the shape is the docs/service-contract.md#errors one, so clients need one parser.
  */

@@ -25,6 +25,8 @@ export interface ChatMessage {
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   /** The call a `tool` turn answers. */
   toolCallId?: string;
+  /** `reasoning_content` sent back with an assistant turn. */
+  reasoning?: string;
 }
 
 export type ToolChoice =
@@ -56,6 +58,12 @@ export interface ChatRequest extends GenerationOptions {
   /** `parallel_tool_calls`: false limits a reply to one tool call. Default true, as in OpenAI's API. */
   parallelToolCalls: boolean;
   responseFormat: ResponseFormat;
+  /**
+   * A provider's switch for thinking, whichever is sent: `thinking: { type: "enabled" |
+   * "disabled" }` (DeepSeek, GLM), `enable_thinking` (Qwen3 on DashScope),
+   * `chat_template_kwargs.enable_thinking` or `.thinking` (vLLM, SGLang); undefined when none is.
+   */
+  thinking: boolean | undefined;
 }
 
 export interface CompletionRequest extends GenerationOptions {
@@ -90,8 +98,22 @@ export function parseChatRequest(body: string): ChatRequest {
     toolChoice: offeredChoice(parseToolChoice(json.tool_choice), tools),
     parallelToolCalls: json.parallel_tool_calls !== false,
     responseFormat: parseResponseFormat(json.response_format),
+    thinking: parseThinking(json),
     ...parseGenerationOptions(json),
   };
+}
+
+function parseThinking(json: Record<string, unknown>): boolean | undefined {
+  const { thinking, enable_thinking: enable, chat_template_kwargs: template } = json;
+  if (isRecord(thinking) && (thinking.type === "enabled" || thinking.type === "disabled")) {
+    return thinking.type === "enabled";
+  }
+  if (typeof enable === "boolean") return enable;
+  if (isRecord(template)) {
+    const flag = template.enable_thinking ?? template.thinking;
+    if (typeof flag === "boolean") return flag;
+  }
+  return undefined;
 }
 
 /** Reads a `POST /completions` body (docs/service-contract.md#dedicated-endpoints): `prompt` is a string or an array of strings. */
@@ -147,6 +169,7 @@ function parseMessage(value: unknown, index: number): ChatMessage {
       };
     }),
     ...(typeof value.tool_call_id === "string" ? { toolCallId: value.tool_call_id } : {}),
+    ...(typeof value.reasoning_content === "string" ? { reasoning: value.reasoning_content } : {}),
   };
 }
 

@@ -1,7 +1,11 @@
 /** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
 
-import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { expectedOfProfileField, modelProfileSchema, PROFILE_FIELDS } from "../config/profiles.js";
+import {
+  expectedOfProfileField,
+  type InferenceModelProfile,
+  modelProfileSchema,
+  PROFILE_FIELDS,
+} from "../config/profiles.js";
 import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
 import type {
   ApiKeyConfig,
@@ -10,8 +14,10 @@ import type {
   EndpointState,
   ModelConfig,
   ModelPrices,
+  ModelReasoningConfig,
   TenantConfig,
 } from "./options.js";
+import { PromptCache, type PromptPart } from "./prompt_cache.js";
 import {
   EmulatorConfigError,
   optionalArray,
@@ -58,7 +64,9 @@ export interface Endpoint {
 export interface HostedModel {
   readonly id: string;
   readonly prices: Readonly<ModelPrices>;
-  readonly profile?: Readonly<ModelProfile>;
+  readonly profile?: Readonly<InferenceModelProfile>;
+  readonly reasoning?: Readonly<ModelReasoningConfig>;
+  readonly promptCache?: boolean;
 }
 
 /** One call to either inference route, successful or not. */
@@ -150,6 +158,7 @@ export class EmulatorState {
   #models = new Map<string, HostedModel>();
   #credit = 0;
   #log: RequestLogEntry[] = [];
+  readonly #promptCache = new PromptCache();
   #nextKeyNumber = 1;
 
   constructor(config: EmulatorStateConfig = {}, options: EmulatorStateOptions = {}) {
@@ -177,6 +186,7 @@ export class EmulatorState {
     this.#tenants.clear();
     this.#endpoints.clear();
     this.#models.clear();
+    this.#promptCache.clear();
     this.#log = [];
     this.#nextKeyNumber = 1;
     const { keys, tenants, endpoints, models, credit } = this.#initial;
@@ -330,12 +340,20 @@ export class EmulatorState {
    * const model = new ChatInferenceService("emulator-chat", { profiles: emulator.state.modelProfiles() });
    * model.profile.maxInputTokens; // 32768
    */
-  modelProfiles(): Record<string, ModelProfile> {
+  modelProfiles(): Record<string, InferenceModelProfile> {
     return Object.fromEntries(
       this.listModels().flatMap((model) =>
         model.profile ? [[model.id, { ...model.profile }]] : [],
       ),
     );
+  }
+
+  /**
+   * The prompt tokens of `parts` that model `id` read before (see `promptCache`), and remembers
+   * them for the next prompts.
+   */
+  readPromptCache(id: string, parts: readonly PromptPart[]): number {
+    return this.#promptCache.read(id, parts);
   }
 
   // ---- request log --------------------------------------------------------------------------
@@ -465,14 +483,32 @@ export class EmulatorState {
     let prices = DEFAULT_PRICES;
     if (config.prices !== undefined) {
       const given = requireRecord(config.prices, `${field}.prices`);
+      const cachedInput =
+        given.cachedInput === undefined
+          ? undefined
+          : requirePrice(given.cachedInput, `${field}.prices.cachedInput`);
       prices = Object.freeze({
         input: requirePrice(given.input, `${field}.prices.input`),
         output: requirePrice(given.output, `${field}.prices.output`),
+        ...(cachedInput === undefined ? {} : { cachedInput }),
       });
     }
     const profile =
       config.profile === undefined ? undefined : requireProfile(config.profile, `${field}.profile`);
-    const model = Object.freeze({ id, prices, ...(profile ? { profile } : {}) });
+    const reasoning =
+      config.reasoning === undefined
+        ? undefined
+        : requireReasoning(config.reasoning, `${field}.reasoning`);
+    if (config.promptCache !== undefined && typeof config.promptCache !== "boolean") {
+      throw new EmulatorConfigError(`${field}.promptCache must be true or false`);
+    }
+    const model = Object.freeze({
+      id,
+      prices,
+      ...(profile ? { profile } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      ...(config.promptCache ? { promptCache: true } : {}),
+    });
     this.#models.set(id, model);
     return model;
   }
@@ -531,10 +567,29 @@ function configured<T>(value: unknown, field: string): T[] | undefined {
   return items && (structuredClone(items) as T[]);
 }
 
+const REASONING_FORMATS = ["reasoning_content", "reasoning", "tags", "opened-tags"];
+const REASONING_INPUTS = ["ignore", "require", "refuse"];
+
+/** How a model thinks: a known format and, if given, a known input rule; frozen. */
+function requireReasoning(value: unknown, field: string): Readonly<ModelReasoningConfig> {
+  const { format, input, ...unknown } = requireRecord(value, field);
+  const extra = Object.keys(unknown)[0];
+  if (extra !== undefined) {
+    throw new EmulatorConfigError(`${field}.${extra} is not a field; reasoning has format, input`);
+  }
+  if (typeof format !== "string" || !REASONING_FORMATS.includes(format)) {
+    throw new EmulatorConfigError(`${field}.format must be one of ${REASONING_FORMATS.join(", ")}`);
+  }
+  if (input !== undefined && (typeof input !== "string" || !REASONING_INPUTS.includes(input))) {
+    throw new EmulatorConfigError(`${field}.input must be one of ${REASONING_INPUTS.join(", ")}`);
+  }
+  return Object.freeze({ ...(value as ModelReasoningConfig) });
+}
+
 /** A model profile with known fields of the right types (the shape `profiles` takes), frozen. */
-function requireProfile(value: unknown, field: string): Readonly<ModelProfile> {
+function requireProfile(value: unknown, field: string): Readonly<InferenceModelProfile> {
   const result = modelProfileSchema.safeParse(requireRecord(value, field));
-  if (result.success) return Object.freeze({ ...(result.data as ModelProfile) });
+  if (result.success) return Object.freeze({ ...(result.data as InferenceModelProfile) });
   const issue = result.error.issues[0]!;
   if (issue.code === "unrecognized_keys") {
     throw new EmulatorConfigError(

@@ -3,6 +3,7 @@
  * the option's type, check, wording, JSDoc and default, and say whether the model serialises it.
  */
 import type { ClientOptions } from "@langchain/openai";
+import type { OpenAI } from "openai";
 import { z } from "zod";
 import {
   checkedOnResolve,
@@ -169,7 +170,31 @@ export const chatInferenceServiceOptions = optionsSchema({
    * @default `{}` (every model gets the defaults; no env variable)
    */
   profiles: serialised(profilesSchema.optional()),
+  /**
+   * How much the model thinks, as `ChatOpenAI` takes it: `{ effort: "low" }` is sent as
+   * `reasoning_effort` for every hosted model (`ChatOpenAI` sends it only for the model names it
+   * knows as OpenAI's reasoning models). A call's `reasoning` (or `reasoningEffort`) overrides
+   * it. Provider switches that turn thinking on or off (`thinking`, `enable_thinking`,
+   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. @default none
+   */
+  reasoning: serialised(
+    z
+      .custom<OpenAI.Reasoning>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          !Array.isArray(value) &&
+          isEffort((value as { effort?: unknown }).effort),
+      )
+      .describe('an object such as { effort: "low" } (effort a non-empty string)')
+      .optional(),
+  ),
 });
+
+/** A reasoning effort as a provider may name it ("low", "high", …), or none. */
+function isEffort(effort: unknown): boolean {
+  return effort === undefined || effort === null || (typeof effort === "string" && effort !== "");
+}
 
 /** The options of `ChatInferenceService` that this package owns, as a caller writes them. */
 export type ChatInferenceServiceOptions = z.input<typeof chatInferenceServiceOptions>;

@@ -119,7 +119,15 @@ describe("diagnose: a healthy configuration", () => {
       null,
       DEFAULT_SERVICE_NAME,
     ]);
-    expect(diagnosis.availableModels).toEqual([DEFAULT_MODEL, "emulator-reasoner"]);
+    expect(diagnosis.availableModels).toEqual([
+      DEFAULT_MODEL,
+      "emulator-reasoner",
+      "emulator-thinker",
+      "emulator-r1",
+      "emulator-vllm",
+      "emulator-think-tags",
+      "emulator-think-open",
+    ]);
 
     const checks = checksOf(diagnosis);
     expect(checks["base-url"].detail).toBe(
@@ -407,7 +415,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       status: "fail",
       detail:
         '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 2 models: emulator-chat, emulator-reasoner.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 7 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open.',
       requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });
@@ -438,7 +446,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
   it("names the listed models when the model check is skipped for want of a model ID", async () => {
     const { run } = setup();
     expect(checksOf(await run()).model.detail).toBe(
-      "Skipped: no model ID given (`model`). The service lists 2 models: emulator-chat, emulator-reasoner.",
+      "Skipped: no model ID given (`model`). The service lists 7 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open.",
     );
   });
 

@@ -95,6 +95,13 @@ describe("the admin API", () => {
           prices: { input: 1, output: 4 },
           profile: expect.objectContaining({ maxInputTokens: 65_536, reasoningOutput: true }),
         },
+        ...[
+          "emulator-thinker",
+          "emulator-r1",
+          "emulator-vllm",
+          "emulator-think-tags",
+          "emulator-think-open",
+        ].map((id) => expect.objectContaining({ id, reasoning: expect.any(Object) })),
       ],
       requestCount: 0,
       faults: {

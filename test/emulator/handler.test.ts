@@ -3,8 +3,13 @@ import {
   DEFAULT_SERVICE_NAME,
   EXPIRED_API_KEY,
   NO_PERMISSION_API_KEY,
+  OPENED_THINK_TAGS_MODEL,
   PENDING_SERVICE_NAME,
+  R1_MODEL,
   REASONING_MODEL,
+  THINK_TAGS_MODEL,
+  THINKING_MODEL,
+  VLLM_REASONING_MODEL,
 } from "../../src/emulator/index.js";
 import {
   bearer,
@@ -241,7 +246,16 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
     expect(body).toEqual({
       success: true,
       object: "list",
-      data: ["emulator-chat", REASONING_MODEL, "extra-model"].map((id) => ({
+      data: [
+        "emulator-chat",
+        REASONING_MODEL,
+        THINKING_MODEL,
+        R1_MODEL,
+        VLLM_REASONING_MODEL,
+        THINK_TAGS_MODEL,
+        OPENED_THINK_TAGS_MODEL,
+        "extra-model",
+      ].map((id) => ({
         id,
         object: "model",
         created,

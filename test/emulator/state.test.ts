@@ -8,6 +8,17 @@ import {
 } from "../../src/emulator/index.js";
 import { MAX_CREDIT } from "../../src/emulator/state.js";
 
+/** The demo models, in the order the state lists them. */
+const DEMO_MODELS = [
+  "emulator-chat",
+  "emulator-reasoner",
+  "emulator-thinker",
+  "emulator-r1",
+  "emulator-vllm",
+  "emulator-think-tags",
+  "emulator-think-open",
+];
+
 describe("EmulatorState", () => {
   it("starts from the demo state", () => {
     const state = new EmulatorState();
@@ -21,7 +32,7 @@ describe("EmulatorState", () => {
       ["tenant-demo.demo-endpoint", "Running", "1/1"],
       ["tenant-demo.pending-endpoint", "Pending", "0/1"],
     ]);
-    expect(state.listModels().map((m) => m.id)).toEqual(["emulator-chat", "emulator-reasoner"]);
+    expect(state.listModels().map((m) => m.id)).toEqual(DEMO_MODELS);
   });
 
   it("replaces only the collections the config gives", () => {
@@ -33,7 +44,7 @@ describe("EmulatorState", () => {
 
   it("profiles the demo models with their context windows, for ChatInferenceService's `profiles`", () => {
     const profiles = new EmulatorState().modelProfiles();
-    expect(Object.keys(profiles)).toEqual(["emulator-chat", "emulator-reasoner"]);
+    expect(Object.keys(profiles)).toEqual(DEMO_MODELS);
     expect(profiles["emulator-chat"]).toMatchObject({
       maxInputTokens: 32_768,
       maxOutputTokens: 4_096,
