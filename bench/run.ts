@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { batch } from "./batch.js";
 import { coldImportBench } from "./cold_import.js";
 import { measureEmulatorThroughput } from "./emulator.js";
+import { fleet } from "./fleet.js";
 import { QUICK } from "./lib/config.js";
 import type { BenchContext } from "./lib/context.js";
 import { describeRun, load } from "./lib/machine.js";
@@ -21,6 +22,7 @@ import { type Servers, startServers } from "./lib/servers.js";
 import { int, ms, ratio } from "./lib/stats.js";
 import { perCall } from "./per_call.js";
 import { rateLimit } from "./rate_limit.js";
+import { reasoning } from "./reasoning.js";
 import { streaming } from "./streaming.js";
 import { timeToError } from "./time_to_error.js";
 
@@ -82,6 +84,8 @@ const BENCHMARKS: Benchmark[] = [
   { name: "import", needsServers: false, run: coldImportBench },
   { name: "emulator", needsServers: false, run: emulatorThroughput },
   { name: "rate-limit", needsServers: false, run: rateLimit },
+  { name: "fleet", needsServers: false, run: fleet },
+  { name: "reasoning", needsServers: true, run: reasoning },
 ];
 
 function usage(): string {

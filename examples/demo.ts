@@ -8,6 +8,8 @@ import { main as chain } from "./chain.js";
 import { type Connection, connect, type Log, MODEL } from "./connection.js";
 import { main as dedicatedEndpoint } from "./dedicated_endpoint.js";
 import { main as errors } from "./errors.js";
+import { main as fallbacks } from "./fallbacks.js";
+import { main as graph } from "./graph.js";
 import { main as rag } from "./rag.js";
 import { main as spendControl } from "./spend_control.js";
 import { main as streaming } from "./streaming.js";
@@ -23,7 +25,9 @@ const SECTIONS: Section[] = [
   ["RAG: retriever + prompt that cites its context", rag],
   ["Structured output with a zod schema", structuredOutput],
   ["Dedicated endpoint (Service-Name), Pending and waitForReady", dedicatedEndpoint],
+  ["LangGraph: a two-node graph streaming messages", graph],
   ["Typed errors and their hints", errors],
+  ["Fallbacks: another model on a typed error, a larger context window", fallbacks],
   ["Usage and cost tracking, budget guard", usage],
   ["Spend and rate control: reservations, abandoned streams, rate limit, Redis", spendControl],
 ];

@@ -1,4 +1,5 @@
-/** @module Every typed error, what causes it and the hint it carries. */
+/** @module Every typed error, what causes it, what it says and the hint it carries. */
+import { createServer } from "node:net";
 import {
   ChatInferenceService,
   ConfigurationError,
@@ -7,17 +8,20 @@ import {
 } from "langchain-inference-service";
 import { type Connection, type Log, MODEL, runIfMain } from "./connection.js";
 
-/** Runs `call` and prints the error it raises: class, retryable, request id and hint. */
+/**
+ * Runs `call` and prints the error it raises: class, status, retryable and request id, then
+ * what failed (`summary`) and what to change (`hint`).
+ */
 async function show(log: Log, label: string, call: () => Promise<unknown>): Promise<void> {
   try {
     await call();
     log(`${label}: no error`);
   } catch (error) {
     if (InferenceServiceError.isInstance(error)) {
+      const status = error.status === undefined ? "" : `status ${error.status}, `;
       const id = error.requestId ? `, request id ${error.requestId}` : "";
-      log(
-        `${label}: ${error.name} (status ${error.status ?? "-"}, retryable ${error.retryable}${id})`,
-      );
+      log(`${label}: ${error.name} (${status}retryable ${error.retryable}${id})`);
+      log(`    ${error.summary}`);
       log(`    hint: ${error.hint}`);
     } else if (ConfigurationError.isInstance(error)) {
       log(`${label}: ${error.name} (option ${error.option})`);
@@ -51,8 +55,11 @@ export async function main(log: Log = console.log, connection: Connection = {} a
       "hi",
     ),
   );
-  await show(log, "unreachable host", () =>
-    new ChatInferenceService(MODEL, { ...noRetry, baseURL: "http://127.0.0.1:9" }).invoke("hi"),
+  const port = await closedPort();
+  await show(log, "nothing listens on the port", () =>
+    new ChatInferenceService(MODEL, { ...noRetry, baseURL: `http://127.0.0.1:${port}` }).invoke(
+      "hi",
+    ),
   );
 
   const base = process.env.INFERENCE_SERVICE_BASE_URL ?? "";
@@ -94,6 +101,17 @@ export async function main(log: Log = console.log, connection: Connection = {} a
       "hi",
     ),
   );
+}
+
+/** A port of this machine that nothing listens on: one the OS just handed out and took back. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 1));
+    });
+  });
 }
 
 await runIfMain(import.meta.url, main);

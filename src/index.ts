@@ -9,6 +9,7 @@
 export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
+  type InferenceModelProfile,
   type ModelProfiles,
 } from "./config/profiles.js";
 // Checking a configuration

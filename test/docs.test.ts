@@ -266,6 +266,8 @@ let project: string;
 const outcome = new Map<string, string | null>();
 
 let pkg: string;
+/** The environment every block runs in: the emulator's URL and key, the placeholders' names. */
+let blockEnv: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   pkg = builtPackage();
@@ -281,7 +283,7 @@ beforeAll(async () => {
     emulator.state.addEndpoint({ tenantId, jobAlias });
   }
   if (REDIS_SERVER !== undefined) redis = await startRedis();
-  const env = {
+  blockEnv = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(
         ([name]) => !/^(INFERENCE_SERVICE_|OPENAI_|REDIS_URL$)/.test(name),
@@ -293,6 +295,7 @@ beforeAll(async () => {
     INFERENCE_SERVICE_JOB_ALIAS: "summarizer",
     ...(redis ? { REDIS_URL: redis.url } : {}),
   };
+  const env = blockEnv;
   project = userProject(pkg);
   const files = MODULES.map((module) => {
     const ts = module.blocks.some((block) => block.info.startsWith("t"));
@@ -428,6 +431,50 @@ function linksOf(tokens: Token[]): string[] {
     ] as Token[]),
   ]);
 }
+
+describe("README's advice on running the quickstart (ESM and CommonJS)", () => {
+  const quickstart = BLOCKS.find(
+    (block) => block.page === "README.md" && block.kind === "module" && /await/.test(block.code),
+  )!;
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const tsx = join(ROOT, "node_modules/.bin/tsx");
+
+  /** Runs `file` with tsx in `dir`; resolves to its output, or to the error text it failed with. */
+  async function runTsx(dir: string, file: string): Promise<string> {
+    writeFileSync(join(dir, file), quickstart.code);
+    try {
+      return (await run(tsx, [file], { cwd: dir, env: blockEnv })).stdout;
+    } catch (error) {
+      return `failed: ${(error as { stderr?: string }).stderr ?? error}`;
+    }
+  }
+
+  it("holds in an `npm init -y` project: .mts runs with tsx, .ts fails with the error the README quotes", async () => {
+    expect(readme).toContain("npx tsx quickstart.mts");
+    expect(await runTsx(project, "quickstart.mts")).toContain(
+      'Emulated reply to: "What is LangChain?"',
+    );
+    const quoted =
+      /fails with "(Top-level\s+await\s+is\s+currently\s+not\s+supported\s+with\s+the\s+"cjs"\s+output\s+format)"/
+        .exec(readme)?.[1]
+        ?.replace(/\s+/g, " ");
+    expect(quoted).toBeDefined();
+    expect(await runTsx(project, "quickstart.ts")).toContain(quoted);
+  });
+
+  it('holds once the project says "type": "module": .ts runs with tsx', async () => {
+    expect(readme).toContain("npm pkg set type=module");
+    const esm = userProject(pkg);
+    try {
+      execFileSync("npm", ["pkg", "set", "type=module"], { cwd: esm, stdio: "ignore" });
+      expect(await runTsx(esm, "quickstart.ts")).toContain(
+        'Emulated reply to: "What is LangChain?"',
+      );
+    } finally {
+      rmSync(esm, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("links in the published tarball", () => {
   it("resolve to a file (and heading) that the tarball holds", () => {

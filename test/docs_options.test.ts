@@ -97,7 +97,7 @@ let docs: Map<string, Map<string, OptionDoc>>;
 beforeAll(() => {
   docs = optionDocs({
     "../src/index.ts": OWNERS.filter((o) => o.type !== "RedisStoreOptions").map((o) => o.type),
-    "../src/redis.ts": ["RedisStoreOptions"],
+    "../src/stores/redis_store.ts": ["RedisStoreOptions"],
   });
 }, 120_000);
 

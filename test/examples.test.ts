@@ -6,10 +6,13 @@ import { main as chain } from "../examples/chain.js";
 import type { Connection } from "../examples/connection.js";
 import { main as dedicatedEndpoint } from "../examples/dedicated_endpoint.js";
 import { main as errors } from "../examples/errors.js";
+import { main as fallbacks } from "../examples/fallbacks.js";
+import { main as graph } from "../examples/graph.js";
 import { main as rag } from "../examples/rag.js";
 import { main as spendControl } from "../examples/spend_control.js";
 import { main as streaming } from "../examples/streaming.js";
 import { main as structuredOutput } from "../examples/structured_output.js";
+import { main as thinkingAgent } from "../examples/thinking_agent.js";
 import { main as usage } from "../examples/usage.js";
 import { REDIS_SERVER, startRedis } from "./helpers/redis.js";
 
@@ -60,6 +63,19 @@ describe("examples", () => {
     expect(out).toContain("100 EUR is 108.00 USD.");
   });
 
+  it("thinking agent: two turns, its thoughts, tool calls and answers, cached tokens paid as the Wallet was", async () => {
+    const out = await output(thinkingAgent);
+    expect(out).toContain('tool call: get_weather({"city":"Paris"})');
+    expect(out).toContain('tool call: get_time({"city":"Tokyo"})');
+    expect(out).toContain('tool call: get_weather({"city":"Rome"})');
+    expect(out).toMatch(/thought: Thinking about "And the weather in Rome\?"/);
+    expect(out).toContain("answer: get_weather returned: It is 18°C and sunny in Rome.");
+    expect(out).toMatch(/emulator-thinker\s+4\s+0\s+\d+\s+[1-9]\d*\s/);
+    const [, drop, tracked] = /wallet drop ([\d.e-]+), tracked ([\d.e-]+)/.exec(out) ?? [];
+    expect(drop).toBeDefined();
+    expect(drop).toBe(tracked);
+  });
+
   it("rag retrieves the billing document and answers from it", async () => {
     const out = await output(rag);
     expect(out).toMatch(/retrieved: billing\.md/);
@@ -98,6 +114,60 @@ describe("examples", () => {
       expect(out).toContain(name);
     }
     expect(out).not.toContain("no error");
+    // Each message names the URL, the cause in words and what to do, once.
+    expect(out).toMatch(
+      /Could not reach the inference service at http:\/\/127\.0\.0\.1:\d+\/inference\/v1\/chat\/completions: nothing accepted the connection on that host and port \(ECONNREFUSED\)\.\n {4}hint: Check the host and port of `baseURL`/,
+    );
+    const pending = out.slice(out.indexOf("endpoint pending:"));
+    expect(pending).toMatch(
+      /at http:\/\/127\.0\.0\.1:\d+\/inference\/v1\/completions is not serving yet/,
+    );
+    expect(pending.match(/Pending/g)).toHaveLength(1);
+    expect(out).toMatch(
+      /\/proxy\/inference\/v1\/chat\/completions answered HTTP 200 with an HTML page/,
+    );
+    expect(out).not.toContain("misses /inference/v1");
+    expect(out).not.toMatch(/\w\.\.(\s|$)/);
+  });
+
+  it("graph streams each node's tokens as they arrive, tagged with the node, with the request id", async () => {
+    const out = await output(graph);
+    expect(out).toMatch(
+      /^draft: \d{2,} pieces, request id \d+: Emulated reply to: "What is a context window\?"$/m,
+    );
+    expect(out).toMatch(
+      /^review: \d{2,} pieces, request id \d+: Emulated reply to: "Make this shorter: Emulated reply/m,
+    );
+  });
+
+  it("fallbacks: the backup model answers when the primary fails with a 503, no credit or a too-long prompt, and a bad request is not hidden", async () => {
+    const before = connection.emulator!.state.requests().length;
+    const out = await output(fallbacks);
+    expect(out.split("\n")).toEqual([
+      "modelFallbackMiddleware, primary 503: answered by emulator-reasoner",
+      "typed fallback, primary 503: answered by emulator-reasoner",
+      "typed fallback, primary insufficient_user_quota: answered by emulator-reasoner",
+      "typed fallback, primary invalid_request: not hidden, BadRequestError thrown",
+      "withFallbacks, primary 502: answered by emulator-reasoner",
+      "context window: emulator-chat (32768 tokens) refused the prompt; answered by emulator-reasoner (65536 tokens)",
+    ]);
+    // On the wire: each failing primary was called once (no retries before the fallback), and
+    // the backup once per fallback; the bad request reached no backup. The emulator logs a
+    // faulted call by its fault (it answers before reading the model ID).
+    const sent = connection.emulator!.state.requests().slice(before);
+    expect(sent.map((entry) => `${entry.fault ?? entry.model} ${entry.status}`)).toEqual([
+      "503 503",
+      "emulator-reasoner 200",
+      "503 503",
+      "emulator-reasoner 200",
+      "insufficient_user_quota 403",
+      "emulator-reasoner 200",
+      "invalid_request 500",
+      "502 502",
+      "emulator-reasoner 200",
+      "context_length_exceeded 400",
+      "emulator-reasoner 200",
+    ]);
   });
 
   it("usage prints a per-model summary and the budget sends only the calls it can hold", async () => {

@@ -96,7 +96,7 @@ describe("the built package", () => {
       }
     }
     expect(docs.get("ChatInferenceServiceFields")!.get("idleTimeout")).toEqual({
-      text: expect.stringMatching(/^Milliseconds a stream may go without sending data/),
+      text: expect.stringMatching(/^Milliseconds a stream may wait for its next complete event/),
       default: "`timeout` (no env variable)",
     });
     expect(docs.get("RetryOptions")!.get("maxDelayMs")).toEqual({

@@ -33,6 +33,8 @@ ${CONNECTION_HELP}
   --max-tokens N        token cap on the reply (a whole number ≥ 1)
   --temperature T       sampling temperature (a number ≥ 0)
   --system TEXT         system message; on a dedicated endpoint it is put before the prompt
+  --wait-for-ready MS   dedicated endpoint: while it is still Pending, keep retrying for up to
+                        MS milliseconds (default 0: fail at once)
   -h, --help            show this help
 
 Exit status: 0 when the reply arrived, 1 when the service call failed, 2 for a usage or
@@ -43,12 +45,14 @@ const FLAGS = {
   "max-tokens": { type: "string" },
   temperature: { type: "string" },
   system: { type: "string" },
+  "wait-for-ready": { type: "string" },
 } as const;
 
 const CHAT_SETTINGS = [
   ...CONNECTION_SETTINGS,
   { option: "maxTokens", flag: "--max-tokens" },
   { option: "temperature", flag: "--temperature" },
+  { option: "waitForReady", flag: "--wait-for-ready" },
 ];
 
 /** One chat call as the command line asks for it. */
@@ -58,6 +62,7 @@ interface ChatRequest extends ReturnType<typeof connectionOptions> {
   system?: string;
   maxTokens?: number;
   temperature?: number;
+  waitForReady?: number;
 }
 
 /** What is printed to stderr after the reply. */
@@ -138,6 +143,11 @@ function readRequest({ values, positionals }: CommandLine): ChatRequest {
       "say what to call: --model ID for a hosted model, or --service-name NAME for a dedicated endpoint",
     );
   }
+  if (!dedicated && values["wait-for-ready"] !== undefined) {
+    throw new UsageError(
+      "--wait-for-ready is for a dedicated endpoint (--service-name); a hosted model is never Pending",
+    );
+  }
   const prompt = positionals.join(" ");
   if (prompt.trim() === "")
     throw new UsageError('the prompt is missing, e.g. "What is LangChain?"');
@@ -158,6 +168,12 @@ function readRequest({ values, positionals }: CommandLine): ChatRequest {
       "temperature",
       (n) => Number.isFinite(n) && n >= 0,
       "a number ≥ 0",
+    ),
+    waitForReady: numberFlag(
+      values,
+      "wait-for-ready",
+      (n) => Number.isInteger(n) && n >= 0,
+      "a whole number of milliseconds ≥ 0",
     ),
   };
 }
@@ -191,8 +207,9 @@ async function chatDedicated(
   write: (text: string) => void,
 ): Promise<ChatUsage> {
   const { serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature } = request;
+  const { waitForReady } = request;
   const llm = new DedicatedEndpointLLM({
-    ...{ serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature },
+    ...{ serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature, waitForReady },
     streaming: true,
   });
   // docs/service-contract.md#dedicated-endpoints shows no roles on the completions surface: a system text simply leads the prompt.

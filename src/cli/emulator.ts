@@ -3,8 +3,10 @@
 import { ENV } from "../constants.js";
 import {
   EmulatorConfigError,
+  type HostedModel,
   INFERENCE_SERVICE_PERMISSION,
   loadEmulatorConfig,
+  type ReasoningFormat,
   type RunningEmulator,
   type StartEmulatorOptions,
   startEmulator,
@@ -184,12 +186,13 @@ function banner(emulator: RunningEmulator): string {
   const all = state.listModels();
   const models = all
     .filter((model) => !model.embedding)
-    .map(
-      (model) =>
-        `  ${model.id.padEnd(24)} ${model.prices.input} in / ${model.prices.output} out per million tokens${
-          model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
-        }`,
-    );
+    .map((model) => {
+      const { input, output, cachedInput } = model.prices;
+      const cached = cachedInput === undefined ? "" : ` (${cachedInput} cached)`;
+      return `  ${model.id.padEnd(24)} ${input} in${cached} / ${output} out per million tokens${
+        model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
+      }${thinkingNote(model)}`;
+    });
   const embeddingModels = all.flatMap(({ id, prices, profile, embedding }) =>
     embedding
       ? [
@@ -225,6 +228,26 @@ function banner(emulator: RunningEmulator): string {
     "Press Ctrl-C to stop.",
     "",
   ].join("\n");
+}
+
+const REASONING_PLACES: Readonly<Record<ReasoningFormat, string>> = {
+  reasoning_content: "reasoning_content",
+  reasoning: "`reasoning` (vLLM)",
+  tags: "<think> tags",
+  "opened-tags": "its text up to </think>",
+};
+
+/** How a model of the banner thinks, when it is configured to. */
+function thinkingNote(model: HostedModel): string {
+  const { reasoning } = model;
+  if (reasoning === undefined) return "";
+  const input =
+    reasoning.input === "require"
+      ? ", needs it back within the turn"
+      : reasoning.input === "refuse"
+        ? ", refuses it on input"
+        : "";
+  return `; thinks in ${REASONING_PLACES[reasoning.format]}${input}`;
 }
 
 /** Resolves on SIGINT, SIGTERM or the abort of `signal`, removing its listeners. */

@@ -1,7 +1,7 @@
 /** @module Model profiles: what a model can do and how much it can read, as LangChain v1 agents and middleware read it. */
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { z } from "zod";
-import { expectedAt } from "./options.js";
+import { expectedAt, optionsSchema } from "./options.js";
 
 /**
  * Profiles by model ID (`ChatInferenceService`) or by Service-Name (`DedicatedEndpointLLM`).
@@ -13,7 +13,7 @@ import { expectedAt } from "./options.js";
  *   "my-reasoner": { maxInputTokens: 65_536, reasoningOutput: true },
  * };
  */
-export type ModelProfiles = Readonly<Record<string, ModelProfile>>;
+export type ModelProfiles = Readonly<Record<string, InferenceModelProfile>>;
 
 /**
  * What a hosted model is taken to be when its ID has no entry in `profiles` (and the base every
@@ -65,7 +65,7 @@ export function resolveProfile(
   id: string,
   profiles: ModelProfiles | undefined,
   defaults: Readonly<ModelProfile>,
-): ModelProfile {
+): InferenceModelProfile {
   // Own keys only: a model ID such as "constructor" must not pick up Object.prototype members.
   const own = profiles && Object.hasOwn(profiles, id) ? profiles[id] : undefined;
   return { ...defaults, ...own };
@@ -73,7 +73,66 @@ export function resolveProfile(
 
 const flag = z.boolean().describe("true or false");
 
-// `satisfies` lists every field of ModelProfile: a field added by @langchain/core fails the typecheck here.
+/**
+ * This package's own profile fields, beside LangChain's: how a hosted model's reasoning is read
+ * and sent back. LangChain ignores them; this package reads them through {@link reasoningSettingsOf}.
+ */
+const reasoningFields = optionsSchema({
+  /**
+   * Which reasoning the model gets back in the `reasoning_content` field of the assistant
+   * messages that called tools: `"turn"`, those after the last user message (a thinking model
+   * such as DeepSeek's answers 400 "The reasoning_content in the thinking mode must be passed
+   * back to the API." without it, and reasoning of earlier turns is no use to it); `"always"`,
+   * every such message of the conversation (a model that asks for all of it); `"never"`, none
+   * (an R1-style model, which answers 400 to any input message that carries reasoning).
+   * @default "turn"
+   */
+  reasoningRoundTrip: z
+    .enum(["turn", "always", "never"])
+    .describe('"turn", "always" or "never" (which reasoning is sent back)')
+    .optional(),
+  /**
+   * Where `<think>` tags in the answer are read as reasoning, for a model served without a
+   * reasoning parser: `"leading"`, a `<think>…</think>` that opens the answer (never one later
+   * in the text); `"opened"`, the answer starts inside the reasoning because the chat template
+   * wrote the opening tag, so everything up to the first `</think>` is reasoning (a leading
+   * `<think>` is skipped too); `"off"`, the answer is left as sent. A reply whose reasoning came
+   * in a field (`reasoning_content`, `reasoning`) is never read for tags.
+   * @default "leading"
+   */
+  reasoningTags: z
+    .enum(["leading", "opened", "off"])
+    .describe('"leading", "opened" or "off" (where <think> tags are read as reasoning)')
+    .optional(),
+});
+
+/** This package's own profile fields (see {@link InferenceModelProfile}), as given. */
+export type ReasoningProfile = z.input<typeof reasoningFields>;
+
+/**
+ * A hosted model's profile as `profiles` takes it: LangChain's `ModelProfile` (context window,
+ * capabilities), and this package's reasoning fields.
+ */
+export type InferenceModelProfile = ModelProfile & ReasoningProfile;
+
+/** How a model's reasoning is read and sent back, with the defaults filled in. */
+export type ReasoningSettings = Required<ReasoningProfile>;
+
+/** The reasoning fields' defaults: send back the current turn's, read a leading `<think>`. */
+export const DEFAULT_REASONING_SETTINGS: Readonly<ReasoningSettings> = Object.freeze({
+  reasoningRoundTrip: "turn",
+  reasoningTags: "leading",
+});
+
+/** The reasoning settings of a resolved profile, defaults filled in. */
+export function reasoningSettingsOf(profile: InferenceModelProfile): ReasoningSettings {
+  return {
+    reasoningRoundTrip: profile.reasoningRoundTrip ?? DEFAULT_REASONING_SETTINGS.reasoningRoundTrip,
+    reasoningTags: profile.reasoningTags ?? DEFAULT_REASONING_SETTINGS.reasoningTags,
+  };
+}
+
+// `satisfies` lists every field of ModelProfile (and ours): a field added by @langchain/core fails the typecheck here.
 const profileFields = {
   maxInputTokens: z
     .number()
@@ -98,7 +157,8 @@ const profileFields = {
   midConversationSystemMessages: flag,
   midConversationTools: flag,
   structuredOutput: flag,
-} satisfies Record<keyof ModelProfile, z.ZodType>;
+  ...reasoningFields.shape,
+} satisfies Record<keyof InferenceModelProfile, z.ZodType>;
 
 /** The fields a profile may have, for error messages. */
 export const PROFILE_FIELDS: readonly string[] = Object.keys(profileFields);

@@ -498,7 +498,7 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
       "reachable",
       error,
       // docs/service-contract.md#hosted-models, rule 2, docs/service-contract.md#errors HTML 200 row.
-      `${sent} answered HTTP 200 with an HTML page, not the API: this base URL does not reach /inference/v1.`,
+      `${sent} answered HTTP 200 with an HTML page instead of the API's JSON.`,
     );
   }
   if (InvalidURLError.isInstance(error)) {
@@ -708,8 +708,9 @@ function checkEndpoint(
     return fromError(
       "endpoint",
       error,
-      // docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7.
-      `${serviceName} refused the connection or answered with nothing: it is still Pending.`,
+      // docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7: the
+      // mapper's summary names the URL and the cause (refused, closed, empty).
+      errorSummary(error),
     );
   }
   return unexpected("endpoint", error, `${serviceName} could not be checked`);

@@ -1,6 +1,7 @@
 /** @module Non-streamed success bodies: OpenAI's chat.completion and text_completion shapes. */
 
 import type { ChatOutput, CompletionOutput } from "./generate.js";
+import { placeReasoning } from "./reasoning.js";
 
 /** Fields every success body and chunk starts with. */
 export interface CompletionIdentity {
@@ -11,13 +12,17 @@ export interface CompletionIdentity {
   model: string;
 }
 
-/** `chat.completion`; `reasoning_content` only for reasoning models, `tool_calls` only when calling. */
+/**
+ * `chat.completion`; reasoning only when the model thought (in a field of its own or in tags, as
+ * its format says), `tool_calls` only when calling.
+ */
 export function chatCompletionBody(
   { id, created, model }: CompletionIdentity,
   output: ChatOutput,
 ): object {
-  const message: Record<string, unknown> = { role: "assistant", content: output.content };
-  if (output.reasoning !== undefined) message.reasoning_content = output.reasoning;
+  const placed = placeReasoning(output.reasoningFormat, output.reasoning, output.content);
+  const message: Record<string, unknown> = { role: "assistant", content: placed.content };
+  if (placed.field) message[placed.field] = placed.reasoning;
   if (output.toolCalls.length > 0) message.tool_calls = output.toolCalls;
   return {
     id,

@@ -1,5 +1,6 @@
 /** @module The emulator's core: the state, fault injector and handler built from options, shared by both transports. */
 
+import { MAX_TIMER_MS } from "../utils/sleep.js";
 import { trustedHosts } from "./admin_guard.js";
 import {
   DEFAULT_API_KEY,
@@ -37,7 +38,11 @@ export function createCore(options: EmulatorOptions & { host?: string } = {}): E
   return {
     context,
     handle: createHandler(context),
-    streamChunkDelayMs: optionalNumber(options.streamChunkDelayMs, "streamChunkDelayMs", 0) ?? 0,
+    // Capped where a timer overflows (about 24.8 days), which would send every chunk at once.
+    streamChunkDelayMs: Math.min(
+      optionalNumber(options.streamChunkDelayMs, "streamChunkDelayMs", 0) ?? 0,
+      MAX_TIMER_MS,
+    ),
     apiKey: defaultApiKey(state),
   };
 }

@@ -1,6 +1,6 @@
 /** @module The emulator's demo configuration: keys, tenant, endpoints, models and credit it starts with. */
 
-import type { EmulatorStateConfig } from "./options.js";
+import type { EmulatorStateConfig, ModelConfig } from "./options.js";
 
 /** The permission a key needs on the dedicated endpoint surface (docs/service-contract.md#resources, docs/service-contract.md#authentication, rule 3). */
 export const INFERENCE_SERVICE_PERMISSION = "Inference Service";
@@ -24,6 +24,22 @@ export const DEFAULT_MODEL = "emulator-chat";
 /** Hosted demo model that returns `reasoning_content` (its ID contains "reason"). */
 export const REASONING_MODEL = "emulator-reasoner";
 /**
+ * Thinks as DeepSeek's thinking mode does: `reasoning_content`, which it needs back on the tool
+ * calls of the current turn (else a 400), and a prompt cache.
+ */
+export const THINKING_MODEL = "emulator-thinker";
+/** Thinks as R1 does: `reasoning_content`, and a 400 for any input message that carries it. */
+export const R1_MODEL = "emulator-r1";
+/** Thinks as a model behind vLLM ≥ 0.9 does: reasoning in the `reasoning` field. */
+export const VLLM_REASONING_MODEL = "emulator-vllm";
+/** Thinks in `<think>…</think>` at the start of its content, served without a reasoning parser. */
+export const THINK_TAGS_MODEL = "emulator-think-tags";
+/**
+ * Thinks in its content up to a lone `</think>`: its chat template wrote the opening tag into
+ * the prompt (DeepSeek R1 and Qwen3 templates on a server without a reasoning parser).
+ */
+export const OPENED_THINK_TAGS_MODEL = "emulator-think-open";
+/**
  * Hosted embedding model, served at `/embeddings`: deterministic vectors in which texts that
  * share words lie near each other (see `embeddings.ts`), so retrieval over a few documents works.
  */
@@ -32,8 +48,8 @@ export const DEFAULT_EMBEDDING_MODEL = "emulator-embedding";
 export const DEFAULT_EMBEDDING_DIMENSIONS = 256;
 
 /**
- * What both demo models do: call tools (also when forced), answer `response_format` json_schema
- * with a matching instance, read and write text only. Context windows are per model.
+ * What every demo model does: call tools (also when forced), answer `response_format`
+ * json_schema with a matching instance, read and write text only. Context windows are per model.
  */
 const EMULATED_CAPABILITIES = {
   toolCalling: true,
@@ -103,6 +119,7 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
         reasoningOutput: true,
       },
     },
+    ...thinkingModels(),
     {
       id: DEFAULT_EMBEDDING_MODEL,
       // An embedding model reads text and writes no tokens: only input is priced.
@@ -113,6 +130,57 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
   ],
   credit: DEFAULT_CREDIT,
 });
+
+/**
+ * The demo models of each way a model served behind the gateway thinks. Their profiles say what
+ * a client must declare for them: R1 gets no reasoning back, the opened-tag model's answer starts
+ * inside its reasoning.
+ */
+function thinkingModels(): ModelConfig[] {
+  const thinking = {
+    ...EMULATED_CAPABILITIES,
+    maxInputTokens: 131_072,
+    maxOutputTokens: 8_192,
+    reasoningOutput: true,
+  };
+  // DeepSeek-like prices: a cache hit costs a tenth of a miss.
+  const deepseek = { input: 0.28, cachedInput: 0.028, output: 0.42 };
+  const served = { input: 0.2, output: 0.6 };
+  return [
+    {
+      id: THINKING_MODEL,
+      prices: deepseek,
+      profile: thinking,
+      reasoning: { format: "reasoning_content", input: "require" },
+      promptCache: true,
+    },
+    {
+      id: R1_MODEL,
+      prices: { input: 0.55, cachedInput: 0.14, output: 2.19 },
+      profile: { ...thinking, maxInputTokens: 65_536, reasoningRoundTrip: "never" },
+      reasoning: { format: "reasoning_content", input: "refuse" },
+      promptCache: true,
+    },
+    {
+      id: VLLM_REASONING_MODEL,
+      prices: served,
+      profile: { ...thinking, maxInputTokens: 32_768 },
+      reasoning: { format: "reasoning" },
+    },
+    {
+      id: THINK_TAGS_MODEL,
+      prices: served,
+      profile: { ...thinking, maxInputTokens: 32_768 },
+      reasoning: { format: "tags" },
+    },
+    {
+      id: OPENED_THINK_TAGS_MODEL,
+      prices: served,
+      profile: { ...thinking, maxInputTokens: 32_768, reasoningTags: "opened" },
+      reasoning: { format: "opened-tags" },
+    },
+  ];
+}
 
 /** Frozen all the way down: a caller mutating a default must not change every later emulator. */
 function deepFreeze<T>(value: T): T {

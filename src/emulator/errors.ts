@@ -109,8 +109,11 @@ export function upstreamErrorBody(requestId: string, message: string): object {
   };
 }
 
-/** 400 for a body the emulator cannot use (the service's is not shown; this is the emulator's choice). */
-export function badRequest(requestId: string, message: string): EmulatorResponse {
+/**
+ * 400 for a body the emulator cannot use (the service's is not shown; this is the emulator's
+ * choice), naming the field at fault in `param` when there is one.
+ */
+export function badRequest(requestId: string, message: string, param = ""): EmulatorResponse {
   return jsonReply(
     400,
     {
@@ -118,6 +121,26 @@ export function badRequest(requestId: string, message: string): EmulatorResponse
         code: "invalid_request",
         message: `${message} (request id: ${requestId})`,
         type: "new_api_error",
+        param,
+      },
+    },
+    requestId,
+  );
+}
+
+/**
+ * 400 from the model server behind the gateway, which passes it on (as it does
+ * `context_length_exceeded`): the server's message with the request ID appended, code and type
+ * `invalid_request_error`.
+ */
+export function modelServerBadRequest(requestId: string, message: string): EmulatorResponse {
+  return jsonReply(
+    400,
+    {
+      error: {
+        code: "invalid_request_error",
+        message: `${message} (request id: ${requestId})`,
+        type: "invalid_request_error",
         param: "",
       },
     },

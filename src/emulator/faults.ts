@@ -1,5 +1,6 @@
 /** @module Fault injection: per request with `X-Emulator-Fault`, or at random from a seeded generator. */
 
+import { MAX_TIMER_MS } from "../utils/sleep.js";
 import { GATEWAY_FAULTS } from "./gateway_faults.js";
 import {
   EmulatorConfigError,
@@ -162,7 +163,8 @@ function parseHeader(header: string): FaultPlan {
     if (typeof parsed === "number") latencyMs += parsed;
     else fault ??= parsed;
   }
-  return { fault, latencyMs, label: header.trim() };
+  // A timer overflows past MAX_TIMER_MS (about 24.8 days) and fires at once: hold that long.
+  return { fault, latencyMs: Math.min(latencyMs, MAX_TIMER_MS), label: header.trim() };
 }
 
 /** A fault, a latency in milliseconds, or undefined for an unknown name. */

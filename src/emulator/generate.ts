@@ -1,21 +1,37 @@
 /** @module Runs the deterministic model under the request's limits (max_tokens, stop) and counts usage. */
 
-import { completePrompt, replyToChat } from "./model.js";
-import type { ChatRequest, CompletionRequest, GenerationOptions } from "./requests.js";
+import { completePrompt, isReasoningModel, replyToChat } from "./model.js";
+import type { ReasoningFormat } from "./options.js";
+import type { PromptPart } from "./prompt_cache.js";
+import type { ChatMessage, ChatRequest, CompletionRequest, GenerationOptions } from "./requests.js";
 import { countTokens, truncateToTokens } from "./tokens.js";
 import type { ToolCall } from "./tools.js";
 
-/** Token usage in the OpenAI shape. */
+/** Token usage in the OpenAI shape; the details only when there is something to detail. */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+/** What the handler decides about a chat call before its reply is generated. */
+export interface ChatSetup {
+  /** Where the reply's reasoning goes; undefined when the model does not think (this time). */
+  reasoning?: ReasoningFormat;
+  /** The prompt as the model reads it (see {@link promptParts}); by default, without reasoning sent back. */
+  parts?: PromptPart[];
+  /** Prompt tokens read from the prompt cache. */
+  cachedTokens?: number;
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls";
 
 export interface ChatOutput {
   reasoning: string | undefined;
+  /** Where `reasoning` goes in the body or the stream. */
+  reasoningFormat: ReasoningFormat;
   /** null when the reply is tool calls, as in OpenAI's API. */
   content: string | null;
   toolCalls: ToolCall[];
@@ -37,9 +53,17 @@ export interface CompletionOutput {
 const TOKENS_PER_MESSAGE = 3;
 const REPLY_PRIMING_TOKENS = 3;
 
+/** How a model thinks when the handler says nothing: by the "reason" in its ID. */
+function defaultSetup(request: ChatRequest): ChatSetup {
+  return isReasoningModel(request.model) ? { reasoning: "reasoning_content" } : {};
+}
+
 /** The chat reply with `max_tokens` and `stop` applied (tool calls are never cut), and its usage. */
-export function generateChat(request: ChatRequest): ChatOutput {
-  const reply = replyToChat(request);
+export function generateChat(
+  request: ChatRequest,
+  setup: ChatSetup = defaultSetup(request),
+): ChatOutput {
+  const reply = replyToChat(request, setup.reasoning !== undefined);
   const toolTokens = reply.toolCalls.reduce(
     (sum, call) => sum + countTokens(call.function.name) + countTokens(call.function.arguments),
     0,
@@ -48,14 +72,22 @@ export function generateChat(request: ChatRequest): ChatOutput {
     reply.toolCalls.length > 0
       ? { reasoning: reply.reasoning, content: "", finishReason: "tool_calls" as const }
       : limitText(reply.reasoning, reply.content, request);
-  const completionTokens =
-    countTokens(text.reasoning ?? "") + countTokens(text.content) + toolTokens;
+  const reasoningTokens = countTokens(text.reasoning ?? "");
+  const completionTokens = reasoningTokens + countTokens(text.content) + toolTokens;
+  const parts = setup.parts ?? promptParts(request);
+  const promptTokens = parts.reduce((sum, part) => sum + part.tokens, 0);
+  const counted = usage(promptTokens, completionTokens);
+  if (setup.cachedTokens) counted.prompt_tokens_details = { cached_tokens: setup.cachedTokens };
+  if (text.reasoning !== undefined) {
+    counted.completion_tokens_details = { reasoning_tokens: reasoningTokens };
+  }
   return {
     reasoning: text.reasoning,
+    reasoningFormat: setup.reasoning ?? "reasoning_content",
     content: reply.toolCalls.length > 0 ? null : text.content,
     toolCalls: reply.toolCalls,
     finishReason: text.finishReason,
-    usage: usage(chatPromptTokens(request), completionTokens),
+    usage: counted,
   };
 }
 
@@ -72,19 +104,44 @@ export function generateCompletion(request: CompletionRequest): CompletionOutput
   return { choices, usage: usage(promptTokens, completionTokens) };
 }
 
-function chatPromptTokens(request: ChatRequest): number {
-  let tokens = REPLY_PRIMING_TOKENS;
-  for (const message of request.messages) {
-    tokens += TOKENS_PER_MESSAGE + countTokens(message.role) + countTokens(message.content);
-    if (message.name !== undefined) tokens += 1 + countTokens(message.name);
-    for (const call of message.toolCalls)
-      tokens += countTokens(call.name) + countTokens(call.arguments);
-  }
+/**
+ * The prompt the model reads, in the parts a prompt cache tells apart: first the tool definitions
+ * and response schema (and the reply's priming), then each message. Their tokens add up to
+ * `prompt_tokens`. With `readsReasoning`, the reasoning sent back in a message is read too.
+ */
+export function promptParts(request: ChatRequest, readsReasoning = false): PromptPart[] {
   // Tool definitions and a response schema are part of the prompt the model reads.
-  tokens += countTokens(request.toolsJson);
-  if (request.responseFormat.type === "json_schema")
-    tokens += countTokens(JSON.stringify(request.responseFormat.schema));
+  const schema =
+    request.responseFormat.type === "json_schema"
+      ? JSON.stringify(request.responseFormat.schema)
+      : "";
+  const parts: PromptPart[] = [
+    {
+      key: () => `${request.toolsJson}\u0000${schema}`,
+      tokens: REPLY_PRIMING_TOKENS + countTokens(request.toolsJson) + countTokens(schema),
+    },
+  ];
+  for (const message of request.messages) {
+    parts.push({
+      key: () => messageKey(message, readsReasoning),
+      tokens: messageTokens(message, readsReasoning),
+    });
+  }
+  return parts;
+}
+
+function messageTokens(message: ChatMessage, readsReasoning: boolean): number {
+  let tokens = TOKENS_PER_MESSAGE + countTokens(message.role) + countTokens(message.content);
+  if (message.name !== undefined) tokens += 1 + countTokens(message.name);
+  for (const call of message.toolCalls)
+    tokens += countTokens(call.name) + countTokens(call.arguments);
+  if (readsReasoning && message.reasoning !== undefined) tokens += countTokens(message.reasoning);
   return tokens;
+}
+
+function messageKey(message: ChatMessage, readsReasoning: boolean): string {
+  const { reasoning: _sentBack, ...rest } = message;
+  return JSON.stringify(readsReasoning ? message : rest);
 }
 
 /** Cuts at the first stop sequence, then to `max_tokens` (reasoning first, then content). */

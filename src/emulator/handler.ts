@@ -16,6 +16,7 @@ import {
   invalidToken,
   invalidUrl,
   modelNotFound,
+  modelServerBadRequest,
   rateLimited,
   requestTooLarge,
   upstreamError,
@@ -23,8 +24,10 @@ import {
 } from "./errors.js";
 import { type Fault, type FaultPlan, UnknownFaultError } from "./faults.js";
 import { GATEWAY_FAULTS, modelOfBody, redirectLoop } from "./gateway_faults.js";
-import { generateChat, generateCompletion, type Usage } from "./generate.js";
+import { generateChat, generateCompletion, promptParts, type Usage } from "./generate.js";
 import type { HandlerContext } from "./handler_context.js";
+import type { ModelPrices } from "./options.js";
+import { reasoningFormatFor, reasoningInputProblem } from "./reasoning.js";
 import {
   dropReply,
   type EmulatorReply,
@@ -135,21 +138,35 @@ function hosted(
   const opened = openHosted(context, request, requestId, parseChatRequest);
   if ("reply" in opened) return opened.reply;
   const { call, body, model } = opened;
+  const { state } = context;
   if (model.embedding) {
     return call.finish(
       badRequest(requestId, `model ${body.model} is an embedding model; call /embeddings`),
     );
   }
-  const output = generateChat(body);
+  // The model server's own checks, which the gateway relays: the reasoning sent back.
+  const reasoning = reasoningFormatFor(model, body);
+  const problem = reasoningInputProblem(model, body, reasoning !== undefined);
+  if (problem) return call.finish(modelServerBadRequest(requestId, problem));
+  const parts = promptParts(body, model.reasoning?.input === "require");
+  const cachedTokens = model.promptCache ? state.readPromptCache(model.id, parts) : 0;
+  const output = generateChat(body, { reasoning, parts, cachedTokens });
   const identity = call.identity("chatcmpl", body.model);
   const reply = body.stream
     ? streamReply(chatCompletionEvents(identity, output, body.includeUsage), requestId)
     : jsonReply(200, chatCompletionBody(identity, output), requestId);
-  const { prices } = model;
-  const cost =
-    (output.usage.prompt_tokens * prices.input + output.usage.completion_tokens * prices.output) /
-    1e6;
-  return call.deliver(reply, output.usage, cost);
+  return call.deliver(reply, output.usage, chatCost(model.prices, output.usage));
+}
+
+/** What a call costs at `prices`: its cached prompt tokens at `cachedInput` (default `input`). */
+function chatCost(prices: Readonly<ModelPrices>, usage: Usage): number {
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return (
+    ((usage.prompt_tokens - cached) * prices.input +
+      cached * (prices.cachedInput ?? prices.input) +
+      usage.completion_tokens * prices.output) /
+    1e6
+  );
 }
 
 /**
@@ -316,7 +333,7 @@ class Call {
       return { body: parser(this.#request.body) };
     } catch (error) {
       if (!(error instanceof InvalidBodyError)) throw error;
-      return { reply: this.finish(badRequest(this.#requestId, error.message)) };
+      return { reply: this.finish(badRequest(this.#requestId, error.message, error.param)) };
     }
   }
 

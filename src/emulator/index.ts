@@ -15,8 +15,13 @@ export {
   IN_PROCESS_ORIGIN,
   INFERENCE_SERVICE_PERMISSION,
   NO_PERMISSION_API_KEY,
+  OPENED_THINK_TAGS_MODEL,
   PENDING_SERVICE_NAME,
+  R1_MODEL,
   REASONING_MODEL,
+  THINK_TAGS_MODEL,
+  THINKING_MODEL,
+  VLLM_REASONING_MODEL,
 } from "./defaults.js";
 export {
   FAULT_HEADER,
@@ -35,6 +40,8 @@ export type {
   EndpointState,
   ModelConfig,
   ModelPrices,
+  ModelReasoningConfig,
+  ReasoningFormat,
   StartEmulatorOptions,
   TenantConfig,
 } from "./options.js";

@@ -14,7 +14,7 @@ import { isRecord } from "./validate.js";
 
 /** What the model says: optional reasoning, then text or tool calls. */
 export interface ModelReply {
-  /** Set for reasoning models (ID containing "reason"). */
+  /** Set when the model thinks (by default, a model whose ID contains "reason"). */
   reasoning: string | undefined;
   content: string;
   toolCalls: ToolCall[];
@@ -32,13 +32,13 @@ const PLANS: Readonly<Record<Rule, string>> = {
   echo: "No tool, context or schema applies, so I will reply directly.",
 };
 
-/** Models whose ID contains "reason" return `reasoning_content` before their answer. */
+/** Models whose ID contains "reason" think (and write `reasoning_content`) unless configured otherwise. */
 export function isReasoningModel(modelId: string): boolean {
   return modelId.includes("reason");
 }
 
 /**
- * The reply to a chat request, by the first rule that applies:
+ * The reply to a chat request (with reasoning when the model `thinks`), by the first rule that applies:
  * 1. `tool_choice` forcing a function: call that tool;
  * 2. a final-answer tool offered (an agent's structured-response tool, see
  *    {@link isFinalAnswerTool}) and the other tools' results are in: call it, its arguments
@@ -53,15 +53,16 @@ export function isReasoningModel(modelId: string): boolean {
  * 6. context passages: the sentence most relevant to the question;
  * 7. otherwise `Emulated reply to: "<first words>"`.
  */
-export function replyToChat(request: ChatRequest): ModelReply {
+export function replyToChat(
+  request: ChatRequest,
+  thinks = isReasoningModel(request.model),
+): ModelReply {
   const { messages, toolChoice } = request;
   const userText = lastUserText(messages);
   const tools = toolChoice.mode === "none" ? [] : request.tools;
   const seed = `${messages.length}:${userText}`;
   const reply = (rule: Rule, content: string, toolCalls: ToolCall[] = []): ModelReply => ({
-    reasoning: isReasoningModel(request.model)
-      ? `Thinking about "${firstWords(userText)}". ${PLANS[rule]}`
-      : undefined,
+    reasoning: thinks ? `Thinking about "${firstWords(userText)}". ${PLANS[rule]}` : undefined,
     content,
     toolCalls,
   });
@@ -118,7 +119,10 @@ export function completePrompt(prompt: string): string {
   return answerFromContext([], prompt) ?? `Emulated completion of: "${firstWords(prompt)}"`;
 }
 
-/** The tool `tool_choice` names; one that was not offered is still called, with no arguments to guess from. */
+/**
+ * The tool `tool_choice` names: `parseChatRequest` refuses a request naming one not offered, so
+ * only a caller that builds its own `ChatRequest` gets the fallback (a call with no arguments).
+ */
 function forcedTool(tools: readonly ToolSpec[], name: string): ToolSpec {
   return tools.find((tool) => tool.name === name) ?? { name, description: "", parameters: {} };
 }

@@ -3,7 +3,7 @@
  * of their top level, made where they enter; each collection is checked by the state it fills.
  */
 
-import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type { InferenceModelProfile } from "../config/profiles.js";
 import type { FaultOptions } from "./faults.js";
 import { EmulatorConfigError } from "./validate.js";
 
@@ -47,6 +47,33 @@ export interface EndpointConfig {
 export interface ModelPrices {
   input: number;
   output: number;
+  /** Prompt tokens read from the model's prompt cache (see `promptCache`). Default: `input`. */
+  cachedInput?: number;
+}
+
+/** Where an emulated model writes its reasoning, as the model servers behind a gateway do. */
+export type ReasoningFormat =
+  /** The `reasoning_content` field of the message or delta (DeepSeek's API, most gateways). */
+  | "reasoning_content"
+  /** The `reasoning` field (vLLM ≥ 0.9). */
+  | "reasoning"
+  /** `<think>…</think>` opening the content (a server without a reasoning parser). */
+  | "tags"
+  /** The content up to a lone `</think>`: the chat template wrote the opening tag. */
+  | "opened-tags";
+
+/** How an emulated model thinks. */
+export interface ModelReasoningConfig {
+  /** Where the reasoning goes. */
+  format: ReasoningFormat;
+  /**
+   * What the model makes of reasoning in the messages it is sent: `"ignore"` it (default);
+   * `"require"` it, answering 400 "The reasoning_content in the thinking mode must be passed back
+   * to the API." unless each assistant message of the current turn (after the last user message)
+   * that called tools carries its `reasoning_content`, as DeepSeek's thinking mode does; or
+   * `"refuse"` it, answering 400 to any input message with `reasoning_content`, as R1 does.
+   */
+  input?: "ignore" | "require" | "refuse";
 }
 
 /** A hosted model as configured. */
@@ -60,7 +87,20 @@ export interface ModelConfig {
    * for a chat model (the emulator does not enforce it); an embedding model refuses an input
    * over its `maxInputTokens`. Default none.
    */
-  profile?: ModelProfile;
+  profile?: InferenceModelProfile;
+  /**
+   * How the model thinks. Default: none, except that a model whose ID contains "reason" writes
+   * `reasoning_content`. A request that switches thinking off (`thinking: { type: "disabled" }`,
+   * `enable_thinking: false`, `chat_template_kwargs: { enable_thinking: false }`) gets none.
+   */
+  reasoning?: ModelReasoningConfig;
+  /**
+   * Report the prompt tokens of a prefix the model has seen before (same model, same leading
+   * messages and tools, since start or `reset()`) as `usage.prompt_tokens_details.cached_tokens`,
+   * in blocks of 64 tokens as DeepSeek's cache counts them, and charge them at
+   * `prices.cachedInput`. Default false.
+   */
+  promptCache?: boolean;
   /**
    * Makes it an embedding model, served at `/embeddings` (and refused at `/chat/completions`):
    * `dimensions` is the length of its vectors, and `profile.maxInputTokens`, when given, is

@@ -3,9 +3,17 @@
 import type { ToolSpec } from "./tools.js";
 import { isRecord } from "./validate.js";
 
-/** A body the emulator cannot serve; the handler answers 400 with this message. */
+/** A body the emulator cannot serve; the handler answers 400 with this message and `param`. */
 export class InvalidBodyError extends Error {
   override readonly name = "InvalidBodyError";
+
+  /** The request field at fault, as OpenAI-compatible servers name it in `error.param`. */
+  readonly param: string;
+
+  constructor(message: string, param = "") {
+    super(message);
+    this.param = param;
+  }
 }
 
 /** One conversation turn, with its content flattened to text. */
@@ -17,6 +25,8 @@ export interface ChatMessage {
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   /** The call a `tool` turn answers. */
   toolCallId?: string;
+  /** `reasoning_content` sent back with an assistant turn. */
+  reasoning?: string;
 }
 
 export type ToolChoice =
@@ -48,6 +58,12 @@ export interface ChatRequest extends GenerationOptions {
   /** `parallel_tool_calls`: false limits a reply to one tool call. Default true, as in OpenAI's API. */
   parallelToolCalls: boolean;
   responseFormat: ResponseFormat;
+  /**
+   * A provider's switch for thinking, whichever is sent: `thinking: { type: "enabled" |
+   * "disabled" }` (DeepSeek, GLM), `enable_thinking` (Qwen3 on DashScope),
+   * `chat_template_kwargs.enable_thinking` or `.thinking` (vLLM, SGLang); undefined when none is.
+   */
+  thinking: boolean | undefined;
 }
 
 export interface CompletionRequest extends GenerationOptions {
@@ -79,11 +95,25 @@ export function parseChatRequest(body: string): ChatRequest {
     messages: json.messages.map(parseMessage),
     tools,
     toolsJson: tools.length > 0 ? JSON.stringify(json.tools) : "",
-    toolChoice: parseToolChoice(json.tool_choice),
+    toolChoice: offeredChoice(parseToolChoice(json.tool_choice), tools),
     parallelToolCalls: json.parallel_tool_calls !== false,
     responseFormat: parseResponseFormat(json.response_format),
+    thinking: parseThinking(json),
     ...parseGenerationOptions(json),
   };
+}
+
+function parseThinking(json: Record<string, unknown>): boolean | undefined {
+  const { thinking, enable_thinking: enable, chat_template_kwargs: template } = json;
+  if (isRecord(thinking) && (thinking.type === "enabled" || thinking.type === "disabled")) {
+    return thinking.type === "enabled";
+  }
+  if (typeof enable === "boolean") return enable;
+  if (isRecord(template)) {
+    const flag = template.enable_thinking ?? template.thinking;
+    if (typeof flag === "boolean") return flag;
+  }
+  return undefined;
 }
 
 /** Reads a `POST /completions` body (docs/service-contract.md#dedicated-endpoints): `prompt` is a string or an array of strings. */
@@ -139,6 +169,7 @@ function parseMessage(value: unknown, index: number): ChatMessage {
       };
     }),
     ...(typeof value.tool_call_id === "string" ? { toolCallId: value.tool_call_id } : {}),
+    ...(typeof value.reasoning_content === "string" ? { reasoning: value.reasoning_content } : {}),
   };
 }
 
@@ -175,6 +206,19 @@ function parseToolChoice(value: unknown): ToolChoice {
     return { mode: "function", name: value.function.name };
   }
   return { mode: "auto" };
+}
+
+/**
+ * A `tool_choice` that names a function must name one of `tools`: OpenAI-compatible servers
+ * answer 400 otherwise, rather than calling a tool the caller cannot run.
+ */
+function offeredChoice(choice: ToolChoice, tools: readonly ToolSpec[]): ToolChoice {
+  if (choice.mode !== "function" || tools.some((tool) => tool.name === choice.name)) return choice;
+  const offered = tools.length === 0 ? "none" : tools.map((tool) => tool.name).join(", ");
+  throw new InvalidBodyError(
+    `tool_choice names the function "${choice.name}", which is not in tools (offered: ${offered})`,
+    "tool_choice",
+  );
 }
 
 function parseResponseFormat(value: unknown): ResponseFormat {

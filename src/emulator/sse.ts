@@ -2,6 +2,7 @@
 
 import type { CompletionIdentity } from "./completions.js";
 import type { ChatOutput, CompletionOutput, Usage } from "./generate.js";
+import { placeReasoning } from "./reasoning.js";
 import { tokenPieces } from "./tokens.js";
 
 export const SSE_DONE = "data: [DONE]\n\n";
@@ -11,8 +12,8 @@ export function sseEvent(data: unknown): string {
 }
 
 /**
- * `chat.completion.chunk` events: the role, reasoning pieces, content pieces (about one token
- * each), each tool call (id and name, then its arguments in pieces), the finish reason, the usage
+ * `chat.completion.chunk` events: the role, reasoning pieces (in their field, or as tags in the
+ * content), content pieces (about one token each), each tool call (id and name, then its arguments in pieces), the finish reason, the usage
  * chunk (`choices: []`) unless `includeUsage` is false, and `[DONE]`.
  */
 export function chatCompletionEvents(
@@ -32,9 +33,11 @@ export function chatCompletionEvents(
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     });
   const events = [chunk({ role: "assistant", content: "" })];
-  for (const piece of tokenPieces(output.reasoning ?? ""))
-    events.push(chunk({ reasoning_content: piece }));
-  for (const piece of tokenPieces(output.content ?? "")) events.push(chunk({ content: piece }));
+  const placed = placeReasoning(output.reasoningFormat, output.reasoning, output.content);
+  const field = placed.field;
+  if (field)
+    for (const piece of tokenPieces(placed.reasoning ?? "")) events.push(chunk({ [field]: piece }));
+  for (const piece of tokenPieces(placed.content ?? "")) events.push(chunk({ content: piece }));
   output.toolCalls.forEach((call, index) => {
     const { name, arguments: args } = call.function;
     events.push(

@@ -1,7 +1,11 @@
 /** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
 
-import type { ModelProfile } from "@langchain/core/language_models/profile";
-import { expectedOfProfileField, modelProfileSchema, PROFILE_FIELDS } from "../config/profiles.js";
+import {
+  expectedOfProfileField,
+  type InferenceModelProfile,
+  modelProfileSchema,
+  PROFILE_FIELDS,
+} from "../config/profiles.js";
 import {
   DEFAULT_EMBEDDING_DIMENSIONS,
   DEFAULT_STATE,
@@ -14,8 +18,10 @@ import type {
   EndpointState,
   ModelConfig,
   ModelPrices,
+  ModelReasoningConfig,
   TenantConfig,
 } from "./options.js";
+import { PromptCache, type PromptPart } from "./prompt_cache.js";
 import {
   EmulatorConfigError,
   optionalArray,
@@ -62,7 +68,9 @@ export interface Endpoint {
 export interface HostedModel {
   readonly id: string;
   readonly prices: Readonly<ModelPrices>;
-  readonly profile?: Readonly<ModelProfile>;
+  readonly profile?: Readonly<InferenceModelProfile>;
+  readonly reasoning?: Readonly<ModelReasoningConfig>;
+  readonly promptCache?: boolean;
   /** Set for an embedding model: served at `/embeddings`, refused at `/chat/completions`. */
   readonly embedding?: Readonly<{ dimensions: number }>;
 }
@@ -131,6 +139,11 @@ interface EndpointRecord {
 }
 
 const DEFAULT_PRICES: Readonly<ModelPrices> = Object.freeze({ input: 1, output: 1 });
+/**
+ * The most (and, negated, the least) a Wallet holds: far beyond any test, and small enough that
+ * sums stay finite and exact to a millionth, as the gateway prints a balance.
+ */
+export const MAX_CREDIT = 1e12;
 const DEFAULT_LOG_LIMIT = 1000;
 
 /**
@@ -151,6 +164,7 @@ export class EmulatorState {
   #models = new Map<string, HostedModel>();
   #credit = 0;
   #log: RequestLogEntry[] = [];
+  readonly #promptCache = new PromptCache();
   #nextKeyNumber = 1;
 
   constructor(config: EmulatorStateConfig = {}, options: EmulatorStateOptions = {}) {
@@ -166,7 +180,8 @@ export class EmulatorState {
       endpoints:
         configured<EndpointConfig>(config.endpoints, "endpoints") ?? DEFAULT_STATE.endpoints,
       models: configured<ModelConfig>(config.models, "models") ?? DEFAULT_STATE.models,
-      credit: optionalNumber(config.credit, "credit") ?? DEFAULT_STATE.credit,
+      credit:
+        config.credit === undefined ? DEFAULT_STATE.credit : requireCredit(config.credit, "credit"),
     };
     this.reset();
   }
@@ -177,6 +192,7 @@ export class EmulatorState {
     this.#tenants.clear();
     this.#endpoints.clear();
     this.#models.clear();
+    this.#promptCache.clear();
     this.#log = [];
     this.#nextKeyNumber = 1;
     const { keys, tenants, endpoints, models, credit } = this.#initial;
@@ -194,19 +210,32 @@ export class EmulatorState {
     return this.#credit;
   }
 
+  /** Sets the credit, within ±{@link MAX_CREDIT}. */
   setCredit(credit: number): void {
-    this.#credit = requireNumber(credit, "credit");
+    this.#credit = requireCredit(credit, "credit");
   }
 
-  /** Adds to the credit, as the console's top-up does; `amount` must be above zero. */
+  /**
+   * Adds to the credit, as the console's top-up does; `amount` must be above zero and the credit
+   * stay within {@link MAX_CREDIT}, else nothing changes.
+   */
   topUp(amount: number): number {
-    this.#credit += requireNumber(amount, "amount", Number.MIN_VALUE);
-    return this.#credit;
+    const credit = this.#credit + requireNumber(amount, "amount", Number.MIN_VALUE);
+    if (!(credit <= MAX_CREDIT)) {
+      throw new EmulatorConfigError(
+        `a top-up of ${amount} is refused: the credit would be ${credit}, above the most the emulator's Wallet holds (${MAX_CREDIT})`,
+      );
+    }
+    this.#credit = credit;
+    return credit;
   }
 
-  /** Subtracts a call's cost; credit may go below zero (the call that does so still succeeds). */
+  /**
+   * Subtracts a call's cost; credit may go below zero (the call that does so still succeeds),
+   * down to -{@link MAX_CREDIT}, never to -Infinity.
+   */
   debit(cost: number): number {
-    this.#credit -= cost;
+    this.#credit = Math.max(-MAX_CREDIT, this.#credit - cost);
     return this.#credit;
   }
 
@@ -317,12 +346,20 @@ export class EmulatorState {
    * const model = new ChatInferenceService("emulator-chat", { profiles: emulator.state.modelProfiles() });
    * model.profile.maxInputTokens; // 32768
    */
-  modelProfiles(): Record<string, ModelProfile> {
+  modelProfiles(): Record<string, InferenceModelProfile> {
     return Object.fromEntries(
       this.listModels().flatMap((model) =>
         model.profile ? [[model.id, { ...model.profile }]] : [],
       ),
     );
+  }
+
+  /**
+   * The prompt tokens of `parts` that model `id` read before (see `promptCache`), and remembers
+   * them for the next prompts.
+   */
+  readPromptCache(id: string, parts: readonly PromptPart[]): number {
+    return this.#promptCache.read(id, parts);
   }
 
   // ---- request log --------------------------------------------------------------------------
@@ -452,19 +489,33 @@ export class EmulatorState {
     let prices = DEFAULT_PRICES;
     if (config.prices !== undefined) {
       const given = requireRecord(config.prices, `${field}.prices`);
+      const cachedInput =
+        given.cachedInput === undefined
+          ? undefined
+          : requirePrice(given.cachedInput, `${field}.prices.cachedInput`);
       prices = Object.freeze({
-        input: requireNumber(given.input, `${field}.prices.input`, 0),
-        output: requireNumber(given.output, `${field}.prices.output`, 0),
+        input: requirePrice(given.input, `${field}.prices.input`),
+        output: requirePrice(given.output, `${field}.prices.output`),
+        ...(cachedInput === undefined ? {} : { cachedInput }),
       });
     }
     const profile =
       config.profile === undefined ? undefined : requireProfile(config.profile, `${field}.profile`);
+    const reasoning =
+      config.reasoning === undefined
+        ? undefined
+        : requireReasoning(config.reasoning, `${field}.reasoning`);
+    if (config.promptCache !== undefined && typeof config.promptCache !== "boolean") {
+      throw new EmulatorConfigError(`${field}.promptCache must be true or false`);
+    }
     const embedding =
       config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
     const model = Object.freeze({
       id,
       prices,
       ...(profile ? { profile } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      ...(config.promptCache ? { promptCache: true } : {}),
       ...(embedding ? { embedding } : {}),
     });
     this.#models.set(id, model);
@@ -494,6 +545,26 @@ export class EmulatorState {
   }
 }
 
+/** A credit within ±{@link MAX_CREDIT}. */
+function requireCredit(value: unknown, field: string): number {
+  const credit = requireNumber(value, field);
+  if (Math.abs(credit) > MAX_CREDIT) {
+    throw new EmulatorConfigError(
+      `${field} must be between -${MAX_CREDIT} and ${MAX_CREDIT}, the most the emulator's Wallet holds`,
+    );
+  }
+  return credit;
+}
+
+/** A price per million tokens, from 0 to {@link MAX_CREDIT}: a call's cost then stays finite. */
+function requirePrice(value: unknown, field: string): number {
+  const price = requireNumber(value, field, 0);
+  if (price > MAX_CREDIT) {
+    throw new EmulatorConfigError(`${field} must be at most ${MAX_CREDIT} per million tokens`);
+  }
+  return price;
+}
+
 /** `sk-emulator-demo` → `****demo`: enough to tell keys apart, as a console would show them. */
 export function maskSecret(secret: string): string {
   return `****${secret.slice(-4)}`;
@@ -505,10 +576,29 @@ function configured<T>(value: unknown, field: string): T[] | undefined {
   return items && (structuredClone(items) as T[]);
 }
 
+const REASONING_FORMATS = ["reasoning_content", "reasoning", "tags", "opened-tags"];
+const REASONING_INPUTS = ["ignore", "require", "refuse"];
+
+/** How a model thinks: a known format and, if given, a known input rule; frozen. */
+function requireReasoning(value: unknown, field: string): Readonly<ModelReasoningConfig> {
+  const { format, input, ...unknown } = requireRecord(value, field);
+  const extra = Object.keys(unknown)[0];
+  if (extra !== undefined) {
+    throw new EmulatorConfigError(`${field}.${extra} is not a field; reasoning has format, input`);
+  }
+  if (typeof format !== "string" || !REASONING_FORMATS.includes(format)) {
+    throw new EmulatorConfigError(`${field}.format must be one of ${REASONING_FORMATS.join(", ")}`);
+  }
+  if (input !== undefined && (typeof input !== "string" || !REASONING_INPUTS.includes(input))) {
+    throw new EmulatorConfigError(`${field}.input must be one of ${REASONING_INPUTS.join(", ")}`);
+  }
+  return Object.freeze({ ...(value as ModelReasoningConfig) });
+}
+
 /** A model profile with known fields of the right types (the shape `profiles` takes), frozen. */
-function requireProfile(value: unknown, field: string): Readonly<ModelProfile> {
+function requireProfile(value: unknown, field: string): Readonly<InferenceModelProfile> {
   const result = modelProfileSchema.safeParse(requireRecord(value, field));
-  if (result.success) return Object.freeze({ ...(result.data as ModelProfile) });
+  if (result.success) return Object.freeze({ ...(result.data as InferenceModelProfile) });
   const issue = result.error.issues[0]!;
   if (issue.code === "unrecognized_keys") {
     throw new EmulatorConfigError(

@@ -5,6 +5,7 @@ import {
   ns,
   stampRetryable,
 } from "@langchain/core/errors";
+import { MIN_SECRET_LENGTH, REDACTED } from "../utils/secrets.js";
 
 /** Which call surface of the service an error came from (service contract docs/service-contract.md#the-two-surfaces). */
 export type Surface = "hosted" | "dedicated";
@@ -390,6 +391,8 @@ export interface UsageStoreErrorInit {
   /** What the store was doing, e.g. `"reserve"`. */
   operation: string;
   cause?: unknown;
+  /** Values neither the message nor the cause may show (the store's password). */
+  secrets?: readonly string[];
 }
 
 /**
@@ -407,8 +410,8 @@ export class UsageStoreError extends serviceNs.brand(LangChainError, "usage-stor
   declare readonly cause?: unknown;
 
   constructor(init: UsageStoreErrorInit) {
-    const reason =
-      init.cause instanceof Error ? init.cause.message : init.cause ? String(init.cause) : "";
+    const cause = init.cause === undefined ? undefined : scrubbed(init.cause, init.secrets ?? []);
+    const reason = cause instanceof Error ? cause.message : cause ? String(cause) : "";
     const hint = `Check that ${init.store} is up and reachable, or set \`failOpen: true\` on the store to send calls unguarded while it is down.`;
     super(
       `The usage store (${init.store}) failed during ${init.operation}${reason ? `: ${reason}` : ""}; the call was not sent. ${hint}`,
@@ -416,7 +419,34 @@ export class UsageStoreError extends serviceNs.brand(LangChainError, "usage-stor
     this.store = init.store;
     this.operation = init.operation;
     this.hint = hint;
-    Object.defineProperty(this, "cause", { value: init.cause, enumerable: false });
+    Object.defineProperty(this, "cause", { value: cause, enumerable: false });
     stampRetryable(this, false);
   }
+}
+
+/**
+ * A store client's error as a plain `Error` with only its name, code, message and stack (and its
+ * own cause, likewise), each without `secrets`: client errors carry what they sent — ioredis's
+ * `command.args` hold the password of a failed AUTH — and a deep `util.inspect` prints it all.
+ */
+function scrubbed(value: unknown, secrets: readonly string[], depth = 0): unknown {
+  const hide = (text: string) => {
+    let out = text;
+    for (const secret of secrets) {
+      if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
+    }
+    return out;
+  };
+  if (!(value instanceof Error)) return hide(String(value));
+  const copy = new Error(hide(value.message));
+  copy.name = value.name;
+  copy.stack = value.stack === undefined ? undefined : hide(value.stack);
+  const code = (value as { code?: unknown }).code;
+  if (typeof code === "string" || typeof code === "number") {
+    Object.assign(copy, { code: typeof code === "string" ? hide(code) : code });
+  }
+  if (value.cause !== undefined && depth < 4) {
+    Object.defineProperty(copy, "cause", { value: scrubbed(value.cause, secrets, depth + 1) });
+  }
+  return copy;
 }

@@ -32,6 +32,8 @@ export interface FailureContext {
   api?: "embeddings";
   /** Embeddings: the inputs the request carried, by their positions among the call's texts. */
   inputs?: { first: number; count: number };
+  /** The URL the request was sent to, when the layer that sent it knows it: messages name it. */
+  url?: string;
 }
 
 /**
@@ -185,6 +187,88 @@ function networkCode(cause: unknown): string | undefined {
   return undefined;
 }
 
+/** Why a connection failed, in words, with the code it came with, and what to check. */
+interface NetworkCause {
+  code?: string;
+  /** e.g. `nothing accepted the connection on that host and port (ECONNREFUSED)`. */
+  words: string;
+  /** What to check, without a final full stop. */
+  fix: string;
+}
+
+const CHECK_URL = "Check the host and port of `baseURL` and that the service is up there";
+const CHECK_NETWORK =
+  "Check the network between this machine and the host (proxy, VPN, firewall) and the host of `baseURL`";
+
+/** The causes a user meets, by the code Node, undici or the resolver gives them. */
+const CAUSES: ReadonlyArray<[RegExp, string, string]> = [
+  [/^ECONNREFUSED$/, "nothing accepted the connection on that host and port", CHECK_URL],
+  [
+    /^(ENOTFOUND|EAI_NONAME|EAI_NODATA)$/,
+    "no DNS record has that host name",
+    "Check the host name in `baseURL` for a typo",
+  ],
+  [/^EAI_AGAIN$/, "the host name could not be resolved now (DNS did not answer)", CHECK_NETWORK],
+  [
+    /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/,
+    "the server closed the connection without answering",
+    CHECK_URL,
+  ],
+  [
+    /^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)$/,
+    "the connection attempt timed out: the host did not answer",
+    CHECK_NETWORK,
+  ],
+  [/^(EHOSTUNREACH|ENETUNREACH|ENETDOWN)$/, "there is no network route to the host", CHECK_NETWORK],
+  [
+    /^(CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_TLS_CERT_ALTNAME_INVALID$)/,
+    "the server's TLS certificate is not trusted",
+    "Check that `baseURL` names the service's own host; for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file",
+  ],
+  [
+    /^(EPROTO|ERR_SSL_)/,
+    "the TLS handshake failed, as when an https URL names a server that speaks plain http",
+    "Check the scheme of `baseURL` (https or http)",
+  ],
+];
+
+/** The innermost message of a cause chain: undici's "fetch failed" says less than its cause. */
+function innermostMessage(cause: unknown): string | undefined {
+  let message: string | undefined;
+  let current: unknown = cause;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const text = (current as { message?: unknown }).message;
+    if (typeof text === "string" && text.trim() !== "") message = text.trim();
+    current = (current as { cause?: unknown }).cause;
+  }
+  return message;
+}
+
+/** Why a connection failed, in words a user can act on; the code, when there is one, follows. */
+function networkCause(cause: unknown): NetworkCause {
+  const code = networkCode(cause);
+  const known = code === undefined ? undefined : CAUSES.find(([pattern]) => pattern.test(code));
+  if (known) return { code, words: `${known[1]} (${code})`, fix: known[2] };
+  const message = innermostMessage(cause);
+  if (message === "bad port") {
+    return {
+      code,
+      words: "fetch refuses to connect to that port, one it blocks for safety (such as 9 or 6000)",
+      fix: "Use another port in `baseURL`",
+    };
+  }
+  const what = message && !/^fetch failed$/i.test(message) ? bareMessage(message) : undefined;
+  return {
+    code,
+    words: what
+      ? `${what}${code && !what.includes(code) ? ` (${code})` : ""}`
+      : code
+        ? `the connection failed (${code})`
+        : "the connection failed",
+    fix: "Check the host and port of `baseURL`, that the service is up there, and the network between",
+  };
+}
+
 /** Codes that mean "nothing is listening" or "the peer hung up without answering" (docs/service-contract.md#endpoint-states Pending). */
 const NOT_READY_CODES = new Set([
   "ECONNREFUSED",
@@ -200,7 +284,7 @@ interface Row extends ErrorRow {
 }
 
 const PENDING_HINT =
-  "The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.";
+  "Wait until the endpoint's Scaling in the console shows every replica running (e.g. 1/1), then call again; or set `waitForReady` to let calls wait for it.";
 
 function who(ctx: FailureContext): string {
   return ctx.surface === "dedicated"
@@ -208,19 +292,39 @@ function who(ctx: FailureContext): string {
     : `model "${ctx.model ?? "?"}"`;
 }
 
-/** The service's message without its `(request id: …)` suffixes, for quoting in a summary. */
+/**
+ * The service's message as a summary quotes it: without its `(request id: …)` suffixes and
+ * without a final full stop, since the summary ends the sentence itself.
+ */
 function bareMessage(message: string | undefined): string | undefined {
-  const bare = message?.replace(REQUEST_ID_SUFFIX, "").trim();
+  const bare = message
+    ?.replace(REQUEST_ID_SUFFIX, "")
+    .trim()
+    .replace(/[.。]+$/, "")
+    .trim();
   return bare ? bare : undefined;
+}
+
+/** `: <the service's message>`, or nothing when it sent none. */
+function quoted(message: string | undefined): string {
+  const bare = bareMessage(message);
+  return bare ? `: ${bare}` : "";
 }
 
 /**
  * Picks the class for an HTTP status and service `code` (docs/service-contract.md#errors table; docs/service-contract.md#errors, rules 1–3): a 401 is always
  * the key; then a code of the gateway's table (`GATEWAY_CODES`) decides (it sends request errors as 500 and passes
  * the model server's own errors through); then the status. A 2xx that carries an error object is
- * judged like an error event inside a stream.
+ * judged like an error event inside a stream: by the status the object implies. `how` says how
+ * the error arrived (`HTTP 503`, or where the error object was when the status was a success), so
+ * that a summary never names a status the service did not send.
  */
-function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row {
+function rowForStatus(
+  status: number,
+  body: ErrorBody,
+  ctx: FailureContext,
+  how = `HTTP ${status}`,
+): Row {
   const dedicated = ctx.surface === "dedicated";
   if (status === 401) {
     return {
@@ -239,19 +343,24 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
   if (byCode) return byCode;
   if (status >= 200 && status < 300) {
     const implied = body.status !== undefined && body.status >= 300 ? body.status : undefined;
-    return rowForStatus(implied ?? statusForStreamCode(body), body, ctx);
+    return rowForStatus(
+      implied ?? statusForStreamCode(body),
+      body,
+      ctx,
+      `an error object in an HTTP ${status} answer`,
+    );
   }
   switch (status) {
     case 403:
       return body.code
         ? {
             cls: errors.PermissionDeniedError,
-            summary: `The service refused the call with an unexpected 403 (code "${body.code}").`,
+            summary: `The service refused the call (${how}) with code "${body.code}", which it does not document.`,
             hint: "Check the key's permissions in the console and contact support with the request ID; retrying will not help.",
           }
         : {
             cls: errors.PermissionDeniedError,
-            summary: `The service refused the call for this key with a 403${bareMessage(body.message) ? `: ${bareMessage(body.message)}` : ""}.`,
+            summary: `The service refused the call for this key (${how})${quoted(body.message)}.`,
             hint: "The key may not use this model or group (its model or group limits), or its user is disabled: check the key's settings in the console, or use another key.",
           };
     case 404:
@@ -271,13 +380,13 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
           }
         : {
             cls: errors.InvalidURLError,
-            summary: `The service does not serve the path it was sent${body.message ? `: ${body.message}` : ""}.`,
+            summary: `The service does not serve the path it was sent${ctx.url ? ` (${ctx.url})` : ""}${quoted(body.message)}.`,
             hint: "Set `baseURL` to the host root or …/inference/v1 (not …/chat/completions, and the path is plural: /chat/completions).",
           };
     case 429:
       return {
         cls: errors.RateLimitError,
-        summary: "The service is rate-limiting requests.",
+        summary: `The service is rate-limiting requests (${how})${quoted(body.message)}.`,
         hint: "Slow down or retry after the time the service asks for.",
       };
     case 400:
@@ -285,7 +394,7 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
     case 422:
       return {
         cls: errors.BadRequestError,
-        summary: `The service rejected the request as invalid${body.message ? `: ${body.message}` : ""}.`,
+        summary: `The service rejected the request as invalid (${how})${quoted(body.message)}.`,
         hint:
           status === 413
             ? "Send a smaller request (shorter prompt or fewer messages)."
@@ -295,14 +404,14 @@ function rowForStatus(status: number, body: ErrorBody, ctx: FailureContext): Row
   if (status === 408 || status === 409 || status >= 500) {
     return {
       cls: errors.ServiceUnavailableError,
-      summary: `The service failed to answer (HTTP ${status}).`,
+      summary: `The service failed to answer (${how})${quoted(body.message)}.`,
       hint: TRANSIENT_HINT,
     };
   }
   if (status >= 400) {
     return {
       cls: errors.BadRequestError,
-      summary: `The service rejected the request with HTTP ${status}.`,
+      summary: `The service rejected the request (${how})${quoted(body.message)}.`,
       hint: "Check the request and the key; retrying will not help.",
     };
   }
@@ -330,31 +439,37 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     case "http":
       return rowForStatus(failure.status, body, ctx);
     case "stream-error":
-      return rowForStatus(body.status ?? statusForStreamCode(body), body, ctx);
+      return rowForStatus(
+        body.status ?? statusForStreamCode(body),
+        body,
+        ctx,
+        "an error event in the middle of its stream",
+      );
     case "network": {
-      const code = networkCode(failure.cause);
+      const cause = networkCause(failure.cause);
+      const at = ctx.url ? ` at ${ctx.url}` : "";
       // The response had begun: the service was reached, so this is neither "unreachable" nor,
       // on the dedicated surface, a Pending endpoint (docs/service-contract.md#endpoint-states).
       if (ctx.midStream || failure.afterResponse) {
         return {
           cls: errors.ServiceConnectionError,
-          summary: `The connection was cut before the response was complete${code ? ` (${code})` : ""}.`,
+          summary: `The connection${ctx.url ? ` to ${ctx.url}` : ""} was cut before the response was complete${cause.code ? ` (${cause.code})` : ""}.`,
           hint: ctx.midStream
             ? "The output received so far is in `partialOutput`; call again for the whole answer."
             : TRANSIENT_HINT,
         };
       }
-      if (dedicated && (code === undefined || NOT_READY_CODES.has(code))) {
+      if (dedicated && (cause.code === undefined || NOT_READY_CODES.has(cause.code))) {
         return {
           cls: errors.EndpointNotReadyError,
-          summary: `The ${who(ctx)} refused the connection or closed it without answering${code ? ` (${code})` : ""}.`,
+          summary: `The ${who(ctx)}${at} is not serving yet (still Pending): ${cause.words}.`,
           hint: PENDING_HINT,
         };
       }
       return {
         cls: errors.ServiceConnectionError,
-        summary: `Could not reach the inference service${code ? ` (${code})` : ""}.`,
-        hint: "Check `baseURL` and the network; connection failures are retried automatically.",
+        summary: `Could not reach the inference service${at}: ${cause.words}.`,
+        hint: `${cause.fix}; connection failures are retried automatically.`,
       };
     }
     case "timeout": {
@@ -363,7 +478,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         ? {
             cls: errors.ServiceTimeoutError,
             code: "idle_timeout",
-            summary: `The response stalled: no data arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
+            summary: `The response stalled: no complete event arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
             hint: ctx.midStream
               ? "The output received so far is in `partialOutput`; call again, or raise `idleTimeout` (default: `timeout`) if the model pauses this long."
               : "It is retried automatically; raise `idleTimeout` (default: `timeout`) if the model pauses this long before answering.",
@@ -394,14 +509,14 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     case "still-pending":
       return {
         cls: errors.EndpointNotReadyError,
-        summary: `The ${who(ctx)} was still not ready after waiting ${Math.round(failure.waitedMs)} ms (waitForReady: ${failure.limitMs} ms).`,
-        hint: "It is still Pending: check in the console that its Scaling shows every replica running (e.g. 1/1), then call again or raise `waitForReady`.",
+        summary: `The ${who(ctx)} was still not ready after waiting ${Math.round(failure.waitedMs)} ms (\`waitForReady\`: ${failure.limitMs} ms).`,
+        hint: "Check in the console that the endpoint's Scaling shows every replica running (e.g. 1/1), then call again, or raise `waitForReady`.",
       };
     case "empty":
       return dedicated
         ? {
             cls: errors.EndpointNotReadyError,
-            summary: `The ${who(ctx)} answered with an empty response.`,
+            summary: `The ${who(ctx)} answered with an empty response: it is not serving yet (still Pending).`,
             hint: PENDING_HINT,
           }
         : {
@@ -412,8 +527,8 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     case "non-json":
       return {
         cls: errors.BaseURLError,
-        summary: `The service answered HTTP ${failure.status} with ${failure.contentType || "a non-JSON body"} instead of JSON ("${preview(redact(failure.body, ctx.secrets) ?? "")}").`,
-        hint: "The base URL misses /inference/v1: set `baseURL` to the host root or …/inference/v1.",
+        summary: `${ctx.url ?? "The service"} answered HTTP ${failure.status} with ${/html/i.test(failure.contentType) || /^\s*</.test(failure.body) ? "an HTML page" : failure.contentType || "a body that is not JSON"} instead of the API's JSON ("${preview(redact(failure.body, ctx.secrets) ?? "")}").`,
+        hint: "That URL is not the inference service's API (a console page, or a wrong path prefix): set `baseURL` to the service's host root or its …/inference/v1 URL.",
       };
     case "malformed":
       return {
@@ -543,11 +658,28 @@ export function toServiceError(
  */
 export function asServiceError(error: unknown, ctx: FailureContext): unknown {
   try {
-    return classify(error, ctx);
+    return withoutSecrets(classify(error, ctx), ctx.secrets);
   } catch {
     // A thrown value with throwing getters or a revoked proxy: hand it on as it is.
     return error;
   }
+}
+
+/**
+ * An error this package passes on untyped, without the call's secrets: the runtime quotes a
+ * header value it refuses (`Headers.append: "<value>" is an invalid header value`), and that
+ * value may be a key. The same object when it shows none; else a copy of its class with the
+ * message and stack redacted (and no cause).
+ */
+function withoutSecrets(error: unknown, secrets: readonly string[] | undefined): unknown {
+  if (!(error instanceof Error) || !secrets?.length) return error;
+  if (errors.InferenceServiceError.isInstance(error)) return error;
+  const message = redact(error.message, secrets) ?? "";
+  const stack = redact(error.stack, secrets);
+  if (message === error.message && stack === error.stack) return error;
+  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
+  const own = (value: unknown) => ({ value, writable: true, configurable: true });
+  return Object.defineProperties(copy, { message: own(message), stack: own(stack) });
 }
 
 function classify(error: unknown, ctx: FailureContext): unknown {

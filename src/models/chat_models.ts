@@ -25,8 +25,14 @@ import {
   convertOpenAICompletionsStream,
 } from "@langchain/openai";
 import { OpenAI } from "openai";
+import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { resolveConnection } from "../config/connection.js";
-import { DEFAULT_HOSTED_PROFILE, type ModelProfiles, resolveProfile } from "../config/profiles.js";
+import {
+  DEFAULT_HOSTED_PROFILE,
+  type ModelProfiles,
+  reasoningSettingsOf,
+  resolveProfile,
+} from "../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
@@ -35,11 +41,11 @@ import {
   createCallMeter,
   type MeteredRun,
   streamEventsRun,
-  tokenCountOf,
+  tokenCountFromWire,
 } from "../spend/call_meter.js";
 import { estimateChatRequest, estimateTokens, type StreamReading } from "../spend/estimate.js";
 import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
-import { tokenUsageFromMetadata, tokenUsageFromWire } from "../spend/usage.js";
+import { tokenUsageFromMetadata } from "../spend/usage.js";
 import { checkChatCompletion } from "../transport/answer.js";
 import { sendRequest, withFetchOptions } from "../transport/attempt.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
@@ -50,12 +56,25 @@ import { REDACTED, redactCallOptions, secretHeaderValues } from "../utils/secret
 import { VERSION } from "../version.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import { CHAT_OPTIONS, type ChatInferenceServiceOptions, validateChatOptions } from "./options.js";
+import { readCompletionReasoning, readStreamReasoning } from "./reasoning/read_reasoning.js";
+import {
+  reasoningToSendBack,
+  type SentReasoning,
+  withReasoningSentBack,
+} from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
 export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
   /** Retries for this call only; overrides the model's `maxRetries`. */
   maxRetries?: number;
+  /**
+   * Extra body fields for this call, laid over the model's `modelKwargs` (and over the fields
+   * this class writes): e.g. a provider's thinking switch, `{ thinking: { type: "enabled" } }`
+   * (DeepSeek, GLM), `{ enable_thinking: false }` (Qwen3 on DashScope) or
+   * `{ chat_template_kwargs: { enable_thinking: false } }` (Qwen3 on vLLM or SGLang).
+   */
+  modelKwargs?: Record<string, unknown>;
 }
 
 /**
@@ -74,15 +93,22 @@ registerContentBlockTranslator();
 /**
  * The two places where run state rides through base-class code, because the base calls our code
  * without it (each is exercised by CI against the lowest and newest versions the ranges allow):
- * - METER: the call's meter, from `_generate` / `_streamResponseChunks` through the base class's
- *   methods of the same name, which hand their options on to `completionWithRetry`;
+ * - CALL: the call's meter and the reasoning its messages send back, from `_generate` /
+ *   `_streamResponseChunks` through the base class's methods of the same name, which hand their
+ *   options on to `completionWithRetry` (with the messages already converted);
  * - RUN: the run, from `_generateUncached` through core to `_streamChatModelEvents`, which core
  *   calls without its run manager.
  * The third note, the fetch layer's record of an attempt, rides in the openai SDK's public
  * `fetchOptions` request option (transport/attempt.ts).
  */
-const METER = Symbol("inference-service.call-meter");
-type MeterCarrier = { [METER]?: CallMeter };
+const CALL = Symbol("inference-service.call");
+/** What a call needs at its request that the base class does not hand on. */
+interface CallState {
+  meter?: CallMeter;
+  /** Reasoning for the tool-calling assistant messages (see `reasoningRoundTrip`). */
+  sentReasoning?: SentReasoning;
+}
+type CallCarrier = { [CALL]?: CallState };
 /** A chunk as core's OpenAI stream converter types it. */
 type StreamChunk =
   Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
@@ -175,8 +201,10 @@ type RunCarrier = { [RUN]?: MeteredRun };
  * The emulator's models: `profiles: emulator.state.modelProfiles()`.
  *
  * ## Reasoning models and standard content blocks
- * `reasoning_content` from the service is a standard `reasoning` block of `contentBlocks` (invoke
- * and each streamed chunk), and stays in `additional_kwargs.reasoning_content`:
+ * Reasoning from the service — `reasoning_content`, vLLM's `reasoning`, or `<think>` tags opening
+ * the answer (see the profile's `reasoningTags`) — is a standard `reasoning` block of
+ * `contentBlocks` (invoke and each streamed chunk), and stays in
+ * `additional_kwargs.reasoning_content`; the answer holds no tags:
  * ```ts
  * const reply = await new ChatInferenceService("emulator-reasoner").invoke("Is 17 prime?");
  * console.log(reply.contentBlocks);
@@ -187,6 +215,16 @@ type RunCarrier = { [RUN]?: MeteredRun };
  * ```
  * With `outputVersion: "v1"` (option, call option, or env `LC_OUTPUT_VERSION=v1`) `content` is
  * those blocks and `reply.text` the answer; a v1 stream concatenates into one block of each kind.
+ *
+ * In an agent loop, the assistant messages of the current turn that called tools go back with
+ * their reasoning as `reasoning_content`, which a thinking model needs (DeepSeek's answers 400
+ * without it); declare `reasoningRoundTrip: "never"` for an R1-style model, which refuses it.
+ * `reasoning: { effort: "low" }` is sent as `reasoning_effort`; providers' thinking switches go in
+ * `modelKwargs` (the model's, or a call's):
+ * ```ts
+ * const model = new ChatInferenceService("emulator-thinker", { reasoning: { effort: "low" } });
+ * await model.invoke("Is 17 prime?", { modelKwargs: { thinking: { type: "disabled" } } });
+ * ```
  *
  * ## From a model string
  * ```ts
@@ -394,6 +432,30 @@ export class ChatInferenceService<
     return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
   }
 
+  /**
+   * @ignore The request's fields: the base class's, with `reasoning_effort` for every model (the
+   * base class writes it only for model names it knows as OpenAI's reasoning models), and the
+   * call's `modelKwargs` last.
+   */
+  override invocationParams(
+    options?: this["ParsedCallOptions"],
+    extra?: { streaming?: boolean },
+  ): ReturnType<ChatOpenAICompletions<CallOptions>["invocationParams"]> {
+    const params = super.invocationParams(options, extra);
+    const effort =
+      params.reasoning_effort ??
+      options?.reasoning?.effort ??
+      this.reasoning?.effort ??
+      options?.reasoningEffort;
+    const perCall = options?.modelKwargs;
+    if (effort == null && perCall === undefined) return params;
+    return {
+      ...params,
+      ...(effort != null ? { reasoning_effort: effort } : {}),
+      ...perCall,
+    } as typeof params;
+  }
+
   /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
   override _identifyingParams() {
     return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
@@ -409,11 +471,11 @@ export class ChatInferenceService<
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     if (!this.streaming) {
-      const meter = this.#meter(runManager);
-      if (meter === undefined) return super._generate(messages, options, runManager);
+      const call = this.#call(messages, this.#meter(runManager));
+      if (call === undefined) return super._generate(messages, options, runManager);
       // The base class hands `options.options` on to completionWithRetry as request options.
-      const metered = { ...options, options: { ...options.options, [METER]: meter } };
-      return super._generate(messages, metered, runManager);
+      const carried = { ...options, options: { ...options.options, [CALL]: call } };
+      return super._generate(messages, carried, runManager);
     }
     const byIndex = new Map<number, ChatGenerationChunk>();
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
@@ -481,11 +543,14 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatModelStreamEvent> {
-    const request: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
-      ...this.invocationParams(options, { streaming: true }),
-      messages: convertMessagesToCompletionsMessageParams({ messages, model: this.model }),
-      stream: true,
-    };
+    const request = withReasoningSentBack(
+      {
+        ...this.invocationParams(options, { streaming: true }),
+        messages: convertMessagesToCompletionsMessageParams({ messages, model: this.model }),
+        stream: true,
+      } satisfies OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+      this.#call(messages, undefined)?.sentReasoning,
+    );
     const meter = this.#meter(runManager ?? (options as RunCarrier)[RUN]);
     const { signal: callSignal, maxRetries, options: perCall } = options;
     const stream = (await this.#request(
@@ -532,13 +597,22 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const meter = this.#meter(runManager);
-    if (meter === undefined) {
+    const call = this.#call(messages, this.#meter(runManager));
+    if (call === undefined) {
       yield* super._streamResponseChunks(messages, options, runManager);
       return;
     }
-    const metered = { ...options, [METER]: meter };
-    yield* meter.meterStream(super._streamResponseChunks(messages, metered, runManager), readChunk);
+    const chunks = super._streamResponseChunks(messages, { ...options, [CALL]: call }, runManager);
+    yield* call.meter ? call.meter.meterStream(chunks, readChunk) : chunks;
+  }
+
+  /** What a call carries to its request (see CALL); undefined when it has nothing to carry. */
+  #call(messages: readonly BaseMessage[], meter: CallMeter | undefined): CallState | undefined {
+    const { reasoningRoundTrip } = reasoningSettingsOf(this.profile);
+    const sentReasoning = reasoningToSendBack(messages, reasoningRoundTrip);
+    return meter === undefined && sentReasoning === undefined
+      ? undefined
+      : { meter, sentReasoning };
   }
 
   /** A meter when the call has usage trackers or this model a rate limiter. */
@@ -582,17 +656,22 @@ export class ChatInferenceService<
     // options (`options.headers`) one level down; invoke passes them spread. Both are sent.
     const {
       maxRetries,
-      [METER]: carried,
+      [CALL]: call,
       options: nested,
       ...rest
     } = (requestOptions ?? {}) as OpenAI.RequestOptions & {
       maxRetries?: number;
       options?: OpenAI.RequestOptions;
-    } & MeterCarrier;
+    } & CallCarrier;
     const sdkOptions: OpenAI.RequestOptions =
       nested && typeof nested === "object" ? { ...rest, ...nested } : rest;
     // Calls that bypass _generate/_streamResponseChunks still meet the rate limiter.
-    return this.#request(request, sdkOptions, maxRetries, carried ?? this.#meter(undefined));
+    return this.#request(
+      withReasoningSentBack(request, call?.sentReasoning),
+      sdkOptions,
+      maxRetries,
+      call?.meter ?? this.#meter(undefined),
+    );
   }
 
   /**
@@ -608,7 +687,7 @@ export class ChatInferenceService<
     | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
     | OpenAI.Chat.Completions.ChatCompletion
   > {
-    const parse = !request.stream && request.response_format?.type === "json_schema";
+    const tags = reasoningSettingsOf(this.profile).reasoningTags;
     const perCall = secretHeaderValues(sdkOptions.headers);
     const ctx: FailureContext =
       perCall.length === 0
@@ -627,16 +706,10 @@ export class ChatInferenceService<
       estimate: () =>
         estimateChatRequest(request as unknown as Record<string, unknown>, this.model),
       stream: request.stream === true,
-      send: (fetchOptions) => {
-        const options = withFetchOptions(sdkOptions, fetchOptions);
-        const call = parse
-          ? completions.parse(
-              request as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-              options,
-            )
-          : completions.create(request, options);
-        return call.withResponse();
-      },
+      // Never the SDK's `parse`: it reads a json_schema answer before `<think>` tags are taken
+      // out of it (readCompletionReasoning), and LangChain parses the answer itself.
+      send: (fetchOptions) =>
+        completions.create(request, withFetchOptions(sdkOptions, fetchOptions)).withResponse(),
       read: async ({ data, response }, attempt) => {
         if (request.stream) {
           // The first event is awaited inside the attempt: a stream that fails or stalls
@@ -647,17 +720,21 @@ export class ChatInferenceService<
             ctx,
           );
           if (attempt) meter?.holdStream(attempt);
-          return events;
+          return readStreamReasoning(events, tags);
         }
-        const completion = checkChatCompletion(
-          data as OpenAI.Chat.Completions.ChatCompletion,
-          response.headers,
-          ctx,
+        const completion = readCompletionReasoning(
+          checkChatCompletion(
+            data as OpenAI.Chat.Completions.ChatCompletion,
+            response.headers,
+            ctx,
+          ),
+          tags,
         );
         await attempt?.settle(
-          tokenCountOf(tokenUsageFromWire(completion.usage)),
+          tokenCountFromWire(completion.usage),
           estimateTokens(replyText(completion)),
         );
+        if (request.response_format?.type === "json_schema") checkStructuredFinish(completion);
         return tagResponse(completion, response.headers);
       },
     });
@@ -791,7 +868,12 @@ function readChunk(reading: StreamReading, chunk: ChatGenerationChunk): void {
   for (const call of message.tool_call_chunks ?? []) reading.addText(call.args);
   const usage = message.usage_metadata;
   if (usage !== undefined) {
-    reading.usage = { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens };
+    const cached = usage.input_token_details?.cache_read;
+    reading.usage = {
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      ...(cached ? { cachedInputTokens: cached } : {}),
+    };
   }
 }
 
@@ -806,16 +888,34 @@ function readRawChunk(
     if (typeof delta?.reasoning_content === "string") reading.addText(delta.reasoning_content);
     for (const call of choice.delta?.tool_calls ?? []) reading.addText(call.function?.arguments);
   }
-  const usage = tokenCountOf(tokenUsageFromWire(data.usage));
+  const usage = tokenCountFromWire(data.usage);
   if (usage !== undefined) reading.usage = usage;
 }
 
-/** A non-streamed reply's output as text, for an estimate when the service reports no usage. */
+/**
+ * What the openai SDK's `parse` (which `@langchain/openai` calls for a json_schema answer) raises
+ * on an answer cut short, where the JSON cannot be whole: the same errors, after the attempt has
+ * settled what the service charged for it.
+ */
+function checkStructuredFinish(completion: OpenAI.Chat.Completions.ChatCompletion): void {
+  for (const choice of completion.choices) {
+    if (choice.finish_reason === "length") throw new LengthFinishReasonError();
+    if (choice.finish_reason === "content_filter") throw new ContentFilterFinishReasonError();
+  }
+}
+
+/** A non-streamed reply's output (reasoning, text, tool calls) as text, for an estimate when the service reports no usage. */
 function replyText(completion: OpenAI.Chat.Completions.ChatCompletion): string {
   return completion.choices
     .map((choice) => {
-      const message = choice.message as { content?: unknown; tool_calls?: unknown };
-      const content = typeof message?.content === "string" ? message.content : "";
+      const message = choice.message as {
+        content?: unknown;
+        reasoning_content?: unknown;
+        tool_calls?: unknown;
+      };
+      const reasoning =
+        typeof message?.reasoning_content === "string" ? message.reasoning_content : "";
+      const content = reasoning + (typeof message?.content === "string" ? message.content : "");
       return message?.tool_calls ? content + JSON.stringify(message.tool_calls) : content;
     })
     .join("");

@@ -4,6 +4,7 @@
  */
 import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { ClientOptions } from "@langchain/openai";
+import type { OpenAI } from "openai";
 import { z } from "zod";
 import {
   checkedOnResolve,
@@ -110,10 +111,11 @@ const modelOptions = {
    */
   timeout: serialised(timeoutMs.optional()),
   /**
-   * Milliseconds a stream may go without sending data — before its first event, or between two —
-   * before the attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A
-   * stream that stalls before its first event is retried; one that stalls later keeps what
-   * arrived in `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole. At most
+   * Milliseconds a stream may wait for its next complete event — before its first, or between
+   * two; comments such as `: ping` and the bytes of an unfinished event do not count — before the
+   * attempt fails with a retryable `ServiceTimeoutError` (code `idle_timeout`). A stream that
+   * stalls before its first event is retried; one that stalls later keeps what arrived in
+   * `partialOutput`. A non-streamed answer is bounded by `timeout` as a whole. At most
    * 2147483647 (about 24.8 days). @default `timeout` (no env variable)
    */
   idleTimeout: serialised(timeoutMs.optional()),
@@ -169,7 +171,31 @@ export const chatInferenceServiceOptions = optionsSchema({
    * @default `{}` (every model gets the defaults; no env variable)
    */
   profiles: serialised(profilesSchema.optional()),
+  /**
+   * How much the model thinks, as `ChatOpenAI` takes it: `{ effort: "low" }` is sent as
+   * `reasoning_effort` for every hosted model (`ChatOpenAI` sends it only for the model names it
+   * knows as OpenAI's reasoning models). A call's `reasoning` (or `reasoningEffort`) overrides
+   * it. Provider switches that turn thinking on or off (`thinking`, `enable_thinking`,
+   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. @default none
+   */
+  reasoning: serialised(
+    z
+      .custom<OpenAI.Reasoning>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          !Array.isArray(value) &&
+          isEffort((value as { effort?: unknown }).effort),
+      )
+      .describe('an object such as { effort: "low" } (effort a non-empty string)')
+      .optional(),
+  ),
 });
+
+/** A reasoning effort as a provider may name it ("low", "high", …), or none. */
+function isEffort(effort: unknown): boolean {
+  return effort === undefined || effort === null || (typeof effort === "string" && effort !== "");
+}
 
 /** The options of `ChatInferenceService` that this package owns, as a caller writes them. */
 export type ChatInferenceServiceOptions = z.input<typeof chatInferenceServiceOptions>;

@@ -14,6 +14,7 @@ import {
   spendGuardsOf,
   type TokenCount,
 } from "./spend_guard.js";
+import { cachedTokensFromWire, tokenUsageFromWire } from "./usage.js";
 
 /** The run a call belongs to, as LangChain's run manager shows it. */
 export interface MeteredRun {
@@ -204,6 +205,16 @@ function prefersStreamEvents(handler: unknown): boolean {
 function handlersOf(callbacks: Callbacks | undefined): readonly unknown[] {
   if (callbacks === undefined) return [];
   return Array.isArray(callbacks) ? callbacks : callbacks.handlers;
+}
+
+/**
+ * The `usage` of a response body or stream chunk as the counts a reservation settles to, the
+ * cached part of the prompt included; undefined when it has no count.
+ */
+export function tokenCountFromWire(usage: unknown): TokenCount | undefined {
+  const count = tokenCountOf(tokenUsageFromWire(usage));
+  const cached = cachedTokensFromWire(usage);
+  return count !== undefined && cached ? { ...count, cachedInputTokens: cached } : count;
 }
 
 /** LangChain's `TokenUsage` as the counts a reservation settles to; undefined when it has neither. */

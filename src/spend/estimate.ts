@@ -77,8 +77,8 @@ function utf8Bytes(text: string): number {
  */
 export class StreamReading {
   #bytes = 0;
-  /** The service's usage for the stream, once its usage chunk arrived. */
-  usage?: { inputTokens: number; outputTokens: number };
+  /** The service's usage for the stream (cached prompt tokens included), once its usage chunk arrived. */
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
 
   /** Counts one chunk's text (content, reasoning, tool-call arguments). */
   addText(text: string | undefined): void {
@@ -124,12 +124,17 @@ function choicesOf(body: Record<string, unknown>): number {
   return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
 }
 
-/** The estimate of a `/chat/completions` body (docs/service-contract.md#hosted-models): messages, tools and response format. */
+/** The estimate of a `/chat/completions` body (docs/service-contract.md#hosted-models): messages (reasoning sent back included), tools and response format. */
 export function estimateChatRequest(body: Record<string, unknown>, model: string): RequestEstimate {
   let inputTokens = 0;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (const message of messages as Array<Record<string, unknown>>) {
-    inputTokens += PER_MESSAGE + contentTokens(message?.content) + jsonTokens(message?.tool_calls);
+    inputTokens +=
+      PER_MESSAGE +
+      contentTokens(message?.content) +
+      // Reasoning sent back with a tool call is read by the model too.
+      contentTokens(message?.reasoning_content) +
+      jsonTokens(message?.tool_calls);
   }
   inputTokens += jsonTokens(body.tools) + jsonTokens(body.functions);
   inputTokens += jsonTokens(body.response_format);

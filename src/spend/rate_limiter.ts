@@ -7,7 +7,7 @@ import { z } from "zod";
 import { delayMs, optionsSchema, parseOptions } from "../config/options.js";
 import { hasBrand, RATE_LIMITER_BRAND } from "../constants.js";
 import { MemoryStore } from "../stores/memory_store.js";
-import type { UsageStore } from "../stores/usage_store.js";
+import type { RateGrant, UsageStore } from "../stores/usage_store.js";
 import { usageStoreSchema } from "../stores/usage_store.js";
 import { sleep } from "../utils/sleep.js";
 import {
@@ -90,7 +90,8 @@ const NO_PERMIT: RatePermit = { answered: () => {}, rateLimited: async () => {} 
 /**
  * A client-side rate limit. Give one to a model (`rateLimiter`), or the same one to several
  * models to share it. Calls over the limit wait for their turn — in order, holding their
- * `maxConcurrency` slot — instead of failing; each attempt of a retried call takes a new turn.
+ * `maxConcurrency` slot — instead of failing; each attempt of a retried call takes a new turn,
+ * and a call cancelled while it waits gives its turn back.
  *
  * On a 429 the whole limit pauses for the service's `Retry-After` (capped at `maxPauseMs`), its
  * rate is cut by `decrease`, then grows back linearly (`recoveryMs`): a batch that outruns the
@@ -175,9 +176,26 @@ export class RateLimiter {
         learn: this.#adaptive,
         accepted: this.#takeAccepted(key),
       });
-      if (grant.waitMs > 0) await sleep(grant.waitMs, signal);
+      if (grant.waitMs > 0) await this.#wait(key, grant, signal);
       // A 429 while this call waited cut the rate and forgot the old slots: take a new one.
       if (grant.epoch >= (this.#epochs.get(key) ?? 0)) return this.#permit(key, grant.epoch);
+    }
+  }
+
+  /**
+   * Waits for a slot; a call cancelled meanwhile gives it back at once, so the calls after it
+   * are not held up by requests that will never be sent.
+   */
+  async #wait(key: string, grant: RateGrant, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await sleep(grant.waitMs, signal);
+    } catch (error) {
+      const { epoch, requestSpan, tokenSpan } = grant;
+      const release = { epoch, requestSpan, tokenSpan };
+      // Best effort: a store that fails to take it back keeps the slot, as before; the caller
+      // hears of its cancellation, not of the store.
+      await this.store.releaseRate?.(key, release).catch(() => undefined);
+      throw error;
     }
   }
 

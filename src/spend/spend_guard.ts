@@ -10,6 +10,8 @@ import type { RequestEstimate } from "./estimate.js";
 export interface TokenCount {
   inputTokens: number;
   outputTokens: number;
+  /** Of `inputTokens`, those read from the model server's prompt cache (priced at `cachedInput`). */
+  cachedInputTokens?: number;
 }
 
 /** A request's hold on a budget, from before it is sent until it settles. */

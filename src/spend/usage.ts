@@ -54,6 +54,18 @@ export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
   return withoutUndefined({ promptTokens, completionTokens, totalTokens });
 }
 
+/**
+ * The cached part of the prompt in the `usage` of a response body or stream chunk
+ * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it); undefined when
+ * the usage does not say.
+ */
+export function cachedTokensFromWire(usage: unknown): number | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const details = (usage as { prompt_tokens_details?: unknown }).prompt_tokens_details;
+  if (typeof details !== "object" || details === null) return undefined;
+  return countOrUndefined((details as { cached_tokens?: unknown }).cached_tokens);
+}
+
 /** A chat message's `usage_metadata` as the `llmOutput.tokenUsage` LLM callbacks expect. */
 export function tokenUsageFromMetadata(usage: UsageMetadata): TokenUsage {
   return {

@@ -40,6 +40,12 @@ const modelPriceShape = optionsSchema({
   input: pricePerMillion,
   /** Per million output (completion) tokens, reasoning included. */
   output: pricePerMillion,
+  /**
+   * Per million cached input tokens: the part of the prompt the model server read from its
+   * prompt cache (`prompt_tokens_details.cached_tokens`, `usage_metadata.input_token_details.cache_read`).
+   * @default `input`
+   */
+  cachedInput: pricePerMillion.optional(),
 }).strict();
 
 /** Price of one model per million tokens, in the unit of your choice (e.g. the Wallet's credit). */
@@ -60,7 +66,10 @@ export interface UsageRecord extends RunUsage {
   requestId?: string;
   /** From the start of the run to its end, in whole milliseconds. */
   durationMs: number;
-  /** `(input × price.input + output × price.output) / 1e6`; absent when the model has no price. */
+  /**
+   * `((input − cached) × price.input + cached × price.cachedInput + output × price.output) / 1e6`,
+   * where `cached` is `inputTokenDetails.cache_read`; absent when the model has no price.
+   */
   cost?: number;
   /**
    * Set when the call failed. A call the service refused counts no tokens; a stream that failed
@@ -81,6 +90,8 @@ export interface UsageTotals {
   calls: number;
   failed: number;
   inputTokens: number;
+  /** Of `inputTokens`, those read from a prompt cache; present once a run reported some. */
+  cachedInputTokens?: number;
   outputTokens: number;
   totalTokens: number;
   /** Cost of the priced models' runs; absent when no run had a price. */
@@ -105,7 +116,9 @@ export const usageTrackerOptions = optionsSchema({
    */
   prices: z
     .record(z.string(), modelPriceSchema)
-    .describe("an object of { input, output } per model: prices per million tokens, numbers ≥ 0")
+    .describe(
+      "an object of { input, output, cachedInput? } per model: prices per million tokens, numbers ≥ 0",
+    )
     .default(() => ({})),
   /**
    * Spending limit, in the unit of `prices`. Before each request of this package's models (as it
@@ -151,7 +164,7 @@ export interface BudgetStatus extends BudgetState {
   remaining?: number;
 }
 
-type Tally = Omit<UsageTotals, "cost">;
+type Tally = Required<Omit<UsageTotals, "cost">>;
 
 /** What both start callbacks receive after the model and its input (prompts or messages). */
 type RunStart = [
@@ -169,7 +182,7 @@ interface PendingRun {
   /** A model of this package reserved for the run: its cost reaches the budget by settling. */
   reserved: boolean;
   /** What the run's settled requests used (the tokens of a failed or abandoned stream). */
-  metered?: TokenCount & { estimated: boolean };
+  metered?: Required<TokenCount> & { estimated: boolean };
 }
 
 type Outcome = RunUsage &
@@ -259,21 +272,21 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
 
   /** Usage over every finished run since construction or `reset()`. */
   get totals(): UsageTotals {
-    const totals: UsageTotals = { ...emptyTally() };
+    const totals = emptyTally();
+    let cost: number | undefined;
     for (const [model, tally] of this.#byModel) {
       addTally(totals, tally);
-      const cost = this.#costOf(model, tally.inputTokens, tally.outputTokens);
-      if (cost !== undefined) totals.cost = (totals.cost ?? 0) + cost;
+      const modelCost = this.#costOf(model, tally);
+      if (modelCost !== undefined) cost = (cost ?? 0) + modelCost;
     }
-    return totals;
+    return withCost(totals, cost);
   }
 
   /** Usage per model ID or Service-Name. */
   byModel(): Record<string, UsageTotals> {
     const result: Record<string, UsageTotals> = {};
     for (const [model, tally] of this.#byModel) {
-      const cost = this.#costOf(model, tally.inputTokens, tally.outputTokens);
-      result[model] = cost === undefined ? { ...tally } : { ...tally, cost };
+      result[model] = withCost(tally, this.#costOf(model, tally));
     }
     return result;
   }
@@ -323,17 +336,29 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   /** A plain-text table of usage per model, a total row and, with a budget, what is left. */
   summary(): string {
     const unit = this.currency ? ` (${this.currency})` : "";
+    // The cached column only once a model reported cached prompt tokens (they are in `input`).
+    const cached = this.totals.cachedInputTokens !== undefined;
     const row = (label: string, t: UsageTotals) => [
       label,
       String(t.calls),
       String(t.failed),
       String(t.inputTokens),
+      ...(cached ? [String(t.cachedInputTokens ?? 0)] : []),
       String(t.outputTokens),
       String(t.totalTokens),
       t.cost === undefined ? "-" : formatAmount(t.cost),
     ];
     const rows = [
-      ["model", "calls", "failed", "input", "output", "total", `cost${unit}`],
+      [
+        "model",
+        "calls",
+        "failed",
+        "input",
+        ...(cached ? ["cached"] : []),
+        "output",
+        "total",
+        `cost${unit}`,
+      ],
       ...Object.entries(this.byModel()).map(([model, t]) => row(model, t)),
       row("total", this.totals),
     ];
@@ -384,9 +409,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     // No usage reported (a reply or stream without it): what the call path settled to.
     const usage = reported.totalTokens === 0 && run?.metered ? meteredUsage(run.metered) : reported;
     // Runs nobody reserved for (other models) reach the budget here, once they are done.
-    if (run !== undefined && !run.reserved) {
-      await this.#charge(run.model, usage.inputTokens, usage.outputTokens);
-    }
+    if (run !== undefined && !run.reserved) await this.#charge(run.model, tokenCountOf(usage));
     this.#finish(runId, { ...usage, requestId: requestIdOfResult(output) });
   }
 
@@ -410,7 +433,12 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     if (run !== undefined) run.reserved = true;
     const model = run?.model ?? estimate.model;
     const outputTokens = worstCaseOutputTokens(estimate, this.#defaultReplyTokens);
-    const amount = this.#costOf(model, estimate.inputTokens, outputTokens);
+    // The worst case: no prompt token cached, should the cache cost more.
+    const amount = this.#costOf(
+      model,
+      { inputTokens: estimate.inputTokens, outputTokens },
+      { worstCase: true },
+    );
     let id: string | undefined;
     if (this.budget !== undefined && amount !== undefined) {
       id = `${runId}:${++this.#reservations}`;
@@ -438,7 +466,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
         const pending = this.#pending.get(runId);
         if (pending !== undefined) pending.metered = addMetered(pending.metered, usage, estimated);
         if (id === undefined) return;
-        const cost = this.#costOf(model, usage.inputTokens, usage.outputTokens) ?? 0;
+        const cost = this.#costOf(model, usage) ?? 0;
         await this.#storeQuietly("settle", () => this.store.settle(this.budgetKey, id, cost));
       },
     };
@@ -488,7 +516,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
       model: run.model,
       ...outcome,
       durationMs: Math.max(0, Math.round(now() - run.startedAt)),
-      cost: this.#costOf(run.model, outcome.inputTokens, outcome.outputTokens),
+      cost: this.#costOf(run.model, tokenCountOf(outcome)),
     });
     const tally = this.#byModel.get(run.model) ?? emptyTally();
     this.#byModel.set(run.model, tally);
@@ -496,6 +524,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
       calls: 1,
       failed: record.error ? 1 : 0,
       inputTokens: record.inputTokens,
+      cachedInputTokens: record.inputTokenDetails?.cache_read ?? 0,
       outputTokens: record.outputTokens,
       totalTokens: record.totalTokens,
     });
@@ -507,9 +536,9 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   }
 
   /** Adds the cost of a run nobody reserved for to the budget. */
-  async #charge(model: string, inputTokens: number, outputTokens: number): Promise<void> {
+  async #charge(model: string, usage: TokenCount): Promise<void> {
     if (this.budget === undefined) return;
-    const cost = this.#costOf(model, inputTokens, outputTokens);
+    const cost = this.#costOf(model, usage);
     if (cost === undefined) return;
     await this.#storeQuietly("charge", () => this.store.charge(this.budgetKey, cost));
   }
@@ -537,10 +566,29 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     }
   }
 
-  #costOf(model: string, inputTokens: number, outputTokens: number): number | undefined {
+  /**
+   * The cost of `usage` at the model's price, its cached prompt tokens at `cachedInput`; with
+   * `worstCase`, every prompt token at the dearer of `input` and `cachedInput`.
+   */
+  #costOf(
+    model: string,
+    usage: TokenCount,
+    { worstCase = false }: { worstCase?: boolean } = {},
+  ): number | undefined {
     const price = this.#prices.get(model);
     if (price === undefined) return undefined;
-    return (inputTokens * price.input + outputTokens * price.output) / 1e6;
+    const cachedPrice = price.cachedInput ?? price.input;
+    if (worstCase) {
+      const input = Math.max(price.input, cachedPrice);
+      return (usage.inputTokens * input + usage.outputTokens * price.output) / 1e6;
+    }
+    const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+    return (
+      ((usage.inputTokens - cached) * price.input +
+        cached * cachedPrice +
+        usage.outputTokens * price.output) /
+      1e6
+    );
   }
 }
 
@@ -553,31 +601,60 @@ function addMetered(
 ): NonNullable<PendingRun["metered"]> {
   return {
     inputTokens: (into?.inputTokens ?? 0) + usage.inputTokens,
+    cachedInputTokens: (into?.cachedInputTokens ?? 0) + (usage.cachedInputTokens ?? 0),
     outputTokens: (into?.outputTokens ?? 0) + usage.outputTokens,
     estimated: (into?.estimated ?? false) || estimated,
   };
 }
 
 function meteredUsage(metered: NonNullable<PendingRun["metered"]>): Outcome {
-  const { inputTokens, outputTokens } = metered;
+  const { inputTokens, outputTokens, cachedInputTokens } = metered;
   return withoutUndefined({
     inputTokens,
     outputTokens,
     totalTokens: inputTokens + outputTokens,
+    inputTokenDetails: cachedInputTokens > 0 ? { cache_read: cachedInputTokens } : undefined,
     estimated: metered.estimated ? (true as const) : undefined,
   });
 }
 
+/** A run's token counts as a cost reads them: its cached prompt tokens from `cache_read`. */
+function tokenCountOf(usage: RunUsage): TokenCount {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cachedInputTokens: usage.inputTokenDetails?.cache_read ?? 0,
+  };
+}
+
 function emptyTally(): Tally {
-  return { calls: 0, failed: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  return {
+    calls: 0,
+    failed: 0,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    outputTokens: 0,
+    totalTokens: 0,
+  };
 }
 
 function addTally(into: Tally, add: Tally): void {
   into.calls += add.calls;
   into.failed += add.failed;
   into.inputTokens += add.inputTokens;
+  into.cachedInputTokens += add.cachedInputTokens;
   into.outputTokens += add.outputTokens;
   into.totalTokens += add.totalTokens;
+}
+
+/** Totals as they are shown: cached tokens only once some were reported, the cost when priced. */
+function withCost(tally: Tally, cost: number | undefined): UsageTotals {
+  const { cachedInputTokens, ...shown } = tally;
+  return withoutUndefined({
+    ...shown,
+    ...(cachedInputTokens > 0 ? { cachedInputTokens } : {}),
+    cost,
+  });
 }
 
 /** Six significant digits, without float noise such as 0.00011149999999999999. */
@@ -595,7 +672,7 @@ const SPEC = {
   owner: "UsageTracker",
   schema: usageTrackerOptions,
   takes:
-    "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }",
+    "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output, cachedInput }",
 };
 
 /**

@@ -9,6 +9,8 @@ export type {
   BudgetState,
   RateGrant,
   RatePenalty,
+  RateRelease,
+  RateSpan,
   RateTake,
   ReserveOutcome,
   UsageStore,

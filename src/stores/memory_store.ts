@@ -2,13 +2,14 @@
  * @module `MemoryStore`: the default {@link UsageStore}, in this process's memory — exact for
  * every caller in the process, shared with no other process.
  */
-import { newPacingState, type PacingState, penalize, takeSlot } from "./pacing.js";
+import { newPacingState, type PacingState, penalize, releaseSlot, takeSlot } from "./pacing.js";
 import {
   type BudgetReservation,
   type BudgetState,
   fitsBudget,
   type RateGrant,
   type RatePenalty,
+  type RateRelease,
   type RateTake,
   type ReserveOutcome,
   type UsageStore,
@@ -72,8 +73,11 @@ export class MemoryStore implements UsageStore {
 
   async takeRate(key: string, take: RateTake): Promise<RateGrant> {
     const state = this.#rate(key);
-    const waitMs = takeSlot(state, take);
-    return { waitMs, epoch: state.epoch };
+    return { ...takeSlot(state, take), epoch: state.epoch };
+  }
+
+  async releaseRate(key: string, release: RateRelease): Promise<void> {
+    releaseSlot(this.#rate(key), release);
   }
 
   async penalizeRate(key: string, penalty: RatePenalty): Promise<number> {

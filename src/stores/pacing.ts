@@ -4,7 +4,7 @@
  * a plain state, so the in-memory store runs them directly and the Redis store's Lua script
  * mirrors them line for line.
  */
-import type { RatePenalty, RateTake } from "./usage_store.js";
+import type { RateGrant, RatePenalty, RateRelease, RateSpan, RateTake } from "./usage_store.js";
 
 /** The state of one rate limit. Times are in the callers' clock (milliseconds). */
 export interface PacingState {
@@ -29,6 +29,12 @@ export interface PacingState {
   /** Requests the service answered in the same two windows (the rate it accepts). */
   acceptedCurrent: number;
   acceptedPrevious: number;
+  /**
+   * Slots given back before the last one of their bucket, by start: each comes back once the
+   * slots after it have (a slot is never handed out twice).
+   */
+  requestHoles: RateSpan[];
+  tokenHoles: RateSpan[];
 }
 
 export function newPacingState(): PacingState {
@@ -45,6 +51,8 @@ export function newPacingState(): PacingState {
     previous: 0,
     acceptedCurrent: 0,
     acceptedPrevious: 0,
+    requestHoles: [],
+    tokenHoles: [],
   };
 }
 
@@ -52,6 +60,8 @@ const WINDOW_MS = 1000;
 /** Cuts never take a rate below this share of the configured one, nor a learned rate below 1/min. */
 const MIN_FACTOR = 0.01;
 const MIN_LEARNED = 1 / 60_000;
+/** Holes kept per bucket: each take reads them, so they stay few; the oldest goes first. */
+export const MAX_HOLES = 64;
 
 /**
  * A value cut to `value` at `cutAt` then grows linearly by `value` every `recoveryMs` (so a cut
@@ -97,7 +107,7 @@ function observedRate(state: PacingState, now: number): number {
  * are paid for at the token rate; a request larger than the token rate allows at once still
  * goes, alone, when its turn comes.
  */
-export function takeSlot(state: PacingState, take: RateTake): number {
+export function takeSlot(state: PacingState, take: RateTake): Omit<RateGrant, "epoch"> {
   const { now } = take;
   const factor = factorAt(state, now, take.recoveryMs);
   const requestRate =
@@ -112,16 +122,60 @@ export function takeSlot(state: PacingState, take: RateTake): number {
     start = Math.max(start, state.requestTat - (take.burst - 1) / requestRate);
   }
   if (tokenRate !== undefined) start = Math.max(start, state.tokenTat);
+  let requestSpan: RateSpan | undefined;
+  let tokenSpan: RateSpan | undefined;
+  // Each span runs from the bucket's end before the take to its end after: spans follow one
+  // another exactly, so giving one back undoes its take to the bit.
   if (requestRate !== undefined) {
-    state.requestTat = Math.max(state.requestTat, start) + 1 / requestRate;
+    const before = state.requestTat;
+    state.requestTat = Math.max(before, start) + 1 / requestRate;
+    requestSpan = [before, state.requestTat];
   }
   if (tokenRate !== undefined && take.tokens > 0) {
-    state.tokenTat = Math.max(state.tokenTat, start) + take.tokens / tokenRate;
+    const before = state.tokenTat;
+    state.tokenTat = Math.max(before, start) + take.tokens / tokenRate;
+    tokenSpan = [before, state.tokenTat];
   }
+  // Holes that ended before now can no longer come back: their time has passed anyway.
+  state.requestHoles = state.requestHoles.filter((hole) => hole[1] > now);
+  state.tokenHoles = state.tokenHoles.filter((hole) => hole[1] > now);
   roll(state, now);
   state.current += 1;
   state.acceptedCurrent += take.accepted;
-  return start - now;
+  return {
+    waitMs: start - now,
+    ...(requestSpan && { requestSpan }),
+    ...(tokenSpan && { tokenSpan }),
+  };
+}
+
+/**
+ * Gives back the slot of a call cancelled before its turn (see `UsageStore.releaseRate`): in
+ * each bucket, the last slot moves the bucket's end back to where it was before the slot was
+ * taken, then any holes that end there come back too; an earlier slot waits as a hole. A slot of an older epoch is ignored: the
+ * cut that started the new one forgot it.
+ */
+export function releaseSlot(state: PacingState, release: RateRelease): void {
+  if (release.epoch !== state.epoch) return;
+  if (release.requestSpan) {
+    state.requestTat = giveBack(state.requestTat, state.requestHoles, release.requestSpan);
+  }
+  if (release.tokenSpan) {
+    state.tokenTat = giveBack(state.tokenTat, state.tokenHoles, release.tokenSpan);
+  }
+}
+
+/** A bucket's end once `span` is given back; `holes` (sorted by start) change in place. */
+function giveBack(end: number, holes: RateSpan[], span: RateSpan): number {
+  if (span[1] !== end) {
+    const at = holes.findIndex((hole) => hole[0] > span[0]);
+    holes.splice(at < 0 ? holes.length : at, 0, span);
+    if (holes.length > MAX_HOLES) holes.shift();
+    return end;
+  }
+  let back = span[0];
+  while (holes.length > 0 && holes[holes.length - 1]![1] === back) back = holes.pop()![0];
+  return back;
 }
 
 /**
@@ -154,5 +208,7 @@ export function penalize(state: PacingState, penalty: RatePenalty): void {
   state.cutAt = state.pausedUntil;
   state.requestTat = state.pausedUntil;
   state.tokenTat = state.pausedUntil;
+  state.requestHoles = [];
+  state.tokenHoles = [];
   state.epoch += 1;
 }

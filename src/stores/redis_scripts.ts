@@ -1,12 +1,13 @@
 /**
  * @module The Lua scripts of `RedisStore`: each budget and rate-limit operation runs as one
  * script, so Redis applies it atomically however many processes call at once. They mirror
- * `fitsBudget` (usage_store.ts) and `takeSlot` / `penalize` (pacing.ts) line for line; the store's
+ * `fitsBudget` (usage_store.ts) and `takeSlot` / `penalize` / `releaseSlot` (pacing.ts) line for line; the store's
  * tests run the same cases against both stores to keep them equal.
  *
  * Numbers travel as strings: Redis turns a Lua number it returns into an integer, and
  * `%.17g` keeps every bit of a double.
  */
+import { MAX_HOLES } from "./pacing.js";
 
 /** Budget keys: KEYS[1] the budget hash (spent, reserved), KEYS[2] holds (id → amount), KEYS[3] leases (id → expiry). */
 const BUDGET_PRELUDE = `
@@ -83,14 +84,44 @@ for i, name in ipairs(FIELDS) do s[name] = tonumber(stored[i]) or DEFAULTS[i] en
 local WINDOW_MS = 1000
 local MIN_FACTOR = 0.01
 local MIN_LEARNED = 1 / 60000
+local MAX_HOLES = ${MAX_HOLES}
+-- Holes are stored as 'from,to;from,to' (sorted by from), '' for none.
+local function readHoles(text)
+  local holes = {}
+  if text then
+    for from, to in string.gmatch(text, '([^,;]+),([^;]+)') do
+      holes[#holes + 1] = { tonumber(from), tonumber(to) }
+    end
+  end
+  return holes
+end
+local function writeHoles(holes)
+  local parts = {}
+  for i, hole in ipairs(holes) do parts[i] = fmt(hole[1]) .. ',' .. fmt(hole[2]) end
+  return table.concat(parts, ';')
+end
+local storedHoles = redis.call('HMGET', KEYS[1], 'requestHoles', 'tokenHoles')
+s.requestHoles = readHoles(storedHoles[1])
+s.tokenHoles = readHoles(storedHoles[2])
 local function save(ttl)
   local out = {}
   for _, name in ipairs(FIELDS) do
     out[#out + 1] = name
     out[#out + 1] = fmt(s[name])
   end
+  out[#out + 1] = 'requestHoles'
+  out[#out + 1] = writeHoles(s.requestHoles)
+  out[#out + 1] = 'tokenHoles'
+  out[#out + 1] = writeHoles(s.tokenHoles)
   redis.call('HSET', KEYS[1], unpack(out))
   redis.call('PEXPIRE', KEYS[1], ttl)
+end
+local function future(holes, now)
+  local kept = {}
+  for _, hole in ipairs(holes) do
+    if hole[2] > now then kept[#kept + 1] = hole end
+  end
+  return kept
 end
 local function recovered(value, now, recoveryMs)
   if now <= s.cutAt or recoveryMs <= 0 then return value end
@@ -125,7 +156,8 @@ end
 
 /**
  * ARGV: now, requestRate ('' = none), burst, tokenRate ('' = none), tokens, recoveryMs,
- * learn (1/0), ttlMs, accepted → { waitMs, epoch }. Mirrors `takeSlot`.
+ * learn (1/0), ttlMs, accepted → { waitMs, epoch, requestSpan, tokenSpan } (a span as
+ * 'from,to', '' for none). Mirrors `takeSlot`.
  */
 export const TAKE_RATE = `${RATE_PRELUDE}
 local now = tonumber(ARGV[1])
@@ -144,13 +176,58 @@ if tokenRate then tokenRate = tokenRate * factor end
 local start = math.max(now, s.pausedUntil)
 if requestRate then start = math.max(start, s.requestTat - (burst - 1) / requestRate) end
 if tokenRate then start = math.max(start, s.tokenTat) end
-if requestRate then s.requestTat = math.max(s.requestTat, start) + 1 / requestRate end
-if tokenRate and tokens > 0 then s.tokenTat = math.max(s.tokenTat, start) + tokens / tokenRate end
+local requestSpan = ''
+local tokenSpan = ''
+if requestRate then
+  local before = s.requestTat
+  s.requestTat = math.max(before, start) + 1 / requestRate
+  requestSpan = fmt(before) .. ',' .. fmt(s.requestTat)
+end
+if tokenRate and tokens > 0 then
+  local before = s.tokenTat
+  s.tokenTat = math.max(before, start) + tokens / tokenRate
+  tokenSpan = fmt(before) .. ',' .. fmt(s.tokenTat)
+end
+s.requestHoles = future(s.requestHoles, now)
+s.tokenHoles = future(s.tokenHoles, now)
 roll(now)
 s.current = s.current + 1
 s.acceptedCurrent = s.acceptedCurrent + tonumber(ARGV[9])
 save(tonumber(ARGV[8]))
-return { fmt(start - now), fmt(s.epoch) }
+return { fmt(start - now), fmt(s.epoch), requestSpan, tokenSpan }
+`;
+
+/**
+ * ARGV: epoch, requestSpan ('from,to' or ''), tokenSpan (the same), ttlMs → {}. Mirrors
+ * `releaseSlot`.
+ */
+export const RELEASE_RATE = `${RATE_PRELUDE}
+local function giveBack(finish, holes, span)
+  local from, to = string.match(span, '([^,]+),(.+)')
+  from = tonumber(from)
+  to = tonumber(to)
+  if to ~= finish then
+    local at = #holes + 1
+    for i, hole in ipairs(holes) do
+      if hole[1] > from then
+        at = i
+        break
+      end
+    end
+    table.insert(holes, at, { from, to })
+    if #holes > MAX_HOLES then table.remove(holes, 1) end
+    return finish
+  end
+  local back = from
+  while #holes > 0 and holes[#holes][2] == back do back = table.remove(holes)[1] end
+  return back
+end
+if tonumber(ARGV[1]) == s.epoch and redis.call('EXISTS', KEYS[1]) == 1 then
+  if ARGV[2] ~= '' then s.requestTat = giveBack(s.requestTat, s.requestHoles, ARGV[2]) end
+  if ARGV[3] ~= '' then s.tokenTat = giveBack(s.tokenTat, s.tokenHoles, ARGV[3]) end
+  save(tonumber(ARGV[4]))
+end
+return {}
 `;
 
 /**
@@ -181,6 +258,8 @@ if tonumber(ARGV[3]) == s.epoch then
   s.cutAt = s.pausedUntil
   s.requestTat = s.pausedUntil
   s.tokenTat = s.pausedUntil
+  s.requestHoles = {}
+  s.tokenHoles = {}
   s.epoch = s.epoch + 1
 end
 save(tonumber(ARGV[7]))

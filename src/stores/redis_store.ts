@@ -7,12 +7,22 @@ import { type Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import { optionsSchema, parseOptions, timeoutMs } from "../config/options.js";
 import { UsageStoreError } from "../errors/errors.js";
-import { BUDGET_STATE, PENALIZE_RATE, RESERVE, SETTLE, TAKE_RATE } from "./redis_scripts.js";
+import { MAX_TIMER_MS } from "../utils/sleep.js";
+import {
+  BUDGET_STATE,
+  PENALIZE_RATE,
+  RELEASE_RATE,
+  RESERVE,
+  SETTLE,
+  TAKE_RATE,
+} from "./redis_scripts.js";
 import type {
   BudgetReservation,
   BudgetState,
   RateGrant,
   RatePenalty,
+  RateRelease,
+  RateSpan,
   RateTake,
   ReserveOutcome,
   UsageStore,
@@ -103,6 +113,8 @@ export class RedisStore implements UsageStore {
   readonly #onError?: (error: UsageStoreError) => void;
   readonly #leaseMs: number;
   readonly #scripts = new Map<string, Script>();
+  /** The passwords the client holds, which no `UsageStoreError` may show. */
+  readonly #secrets: string[];
 
   constructor(options: RedisStoreOptions = {}) {
     const valid = parseOptions(SPEC, options);
@@ -122,6 +134,7 @@ export class RedisStore implements UsageStore {
       this.#client.on("error", () => {});
       this.#owned = true;
     }
+    this.#secrets = passwordsOf(this.#client, valid.url);
   }
 
   async reserve(key: string, reservation: BudgetReservation): Promise<ReserveOutcome> {
@@ -171,8 +184,27 @@ export class RedisStore implements UsageStore {
       ],
     );
     if (answer === undefined) return { waitMs: 0, epoch: 0 };
-    const [waitMs, epoch] = answer as [string, string];
-    return { waitMs: Number(waitMs), epoch: Number(epoch) };
+    const [waitMs, epoch, requestSpan, tokenSpan] = answer as [string, string, string, string];
+    return {
+      waitMs: Number(waitMs),
+      epoch: Number(epoch),
+      ...spanField("requestSpan", requestSpan),
+      ...spanField("tokenSpan", tokenSpan),
+    };
+  }
+
+  async releaseRate(key: string, release: RateRelease): Promise<void> {
+    await this.#run(
+      "releaseRate",
+      RELEASE_RATE,
+      [this.#rateKey(key)],
+      [
+        String(release.epoch),
+        release.requestSpan ? release.requestSpan.map(String).join(",") : "",
+        release.tokenSpan ? release.tokenSpan.map(String).join(",") : "",
+        String(RATE_TTL_MS),
+      ],
+    );
   }
 
   async penalizeRate(key: string, penalty: RatePenalty): Promise<number> {
@@ -238,7 +270,12 @@ export class RedisStore implements UsageStore {
     try {
       return await this.#eval(operation, source, keys, args);
     } catch (cause) {
-      const error = new UsageStoreError({ store: "redis", operation, cause });
+      const error = new UsageStoreError({
+        store: "redis",
+        operation,
+        cause,
+        secrets: this.#secrets,
+      });
       if (!this.#failOpen) throw error;
       this.#onError?.(error);
       return undefined;
@@ -272,6 +309,33 @@ export class RedisStore implements UsageStore {
   }
 }
 
+/** `{ [name]: span }` for a span the script sent as "from,to"; nothing for "". */
+function spanField(name: "requestSpan" | "tokenSpan", text: string | undefined) {
+  if (!text) return {};
+  const span = text.split(",").map(Number) as RateSpan;
+  return { [name]: span };
+}
+
+/**
+ * The passwords of a client (a node's, a cluster's nodes', Sentinel's) and of the URL it was
+ * made from, as given and as the URL encodes them.
+ */
+function passwordsOf(client: Redis | Cluster, url: string | undefined): string[] {
+  const options = (client as unknown as { options?: Record<string, unknown> }).options ?? {};
+  const nodes = (options.redisOptions ?? {}) as Record<string, unknown>;
+  const given = [options.password, options.sentinelPassword, nodes.password];
+  if (url !== undefined) {
+    try {
+      const parsed = new URL(url);
+      given.push(parsed.password, decodeURIComponent(parsed.password));
+    } catch {
+      // Not a URL the WHATWG parser reads: ioredis parsed it into `options` above.
+    }
+  }
+  const passwords = given.filter((p): p is string => typeof p === "string" && p !== "");
+  return [...new Set(passwords.flatMap((p) => [p, encodeURIComponent(p)]))];
+}
+
 function optional(value: number | undefined): string {
   return value === undefined ? "" : String(value);
 }
@@ -285,9 +349,10 @@ function optional(value: number | undefined): string {
 function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
+    // A timer past MAX_TIMER_MS overflows and fires at once; that long is never, in practice.
     timer = setTimeout(
       () => setImmediate(() => reject(new Error(`no answer to ${operation} within ${ms} ms`))),
-      ms,
+      Math.min(ms, MAX_TIMER_MS),
     );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));

@@ -50,10 +50,28 @@ export interface RateTake {
   accepted: number;
 }
 
-/** A slot: wait `waitMs`, then send. `epoch` says which rate it was computed at. */
+/** What one slot did to a bucket: its end before and after the slot was taken (callers' clock). */
+export type RateSpan = [number, number];
+
+/**
+ * A slot: wait `waitMs`, then send. `epoch` says which rate it was computed at; the spans say
+ * which time it holds in the request and token buckets, so it can be given back
+ * ({@link UsageStore.releaseRate}).
+ */
 export interface RateGrant {
   waitMs: number;
   epoch: number;
+  requestSpan?: RateSpan;
+  tokenSpan?: RateSpan;
+}
+
+/** A slot given back before its turn: the call waiting for it was cancelled and sends nothing. */
+export interface RateRelease {
+  /** The grant's epoch; a cut since then has forgotten the slot already. */
+  epoch: number;
+  /** The grant's spans. */
+  requestSpan?: RateSpan;
+  tokenSpan?: RateSpan;
 }
 
 /** A 429 reported to a rate limit. */
@@ -97,6 +115,13 @@ export interface UsageStore {
   takeRate(key: string, take: RateTake): Promise<RateGrant>;
   /** Pauses a rate limit and, once per epoch, cuts its rate; returns the epoch now in force. */
   penalizeRate(key: string, penalty: RatePenalty): Promise<number>;
+  /**
+   * Gives back a slot whose call was cancelled before its turn, so later callers need not wait
+   * for it: the last slot handed out comes back at once, an earlier one as soon as every slot
+   * after it has come back too (until then later slots keep their times: one is never handed out
+   * twice). Optional: a store without it keeps cancelled slots taken.
+   */
+  releaseRate?(key: string, release: RateRelease): Promise<void>;
 }
 
 /** Float noise allowed when a reservation exactly fills a budget (e.g. 3 × 0.1 against 0.3). */

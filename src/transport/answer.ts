@@ -24,16 +24,21 @@ export interface RawChoice {
 
 /**
  * A chat completion as the hosted surface must answer it: with a non-empty `choices` array
- * (docs/service-contract.md#errors, rule 4); anything else is a `MalformedResponseError`. Returns `data` unchanged.
+ * (docs/service-contract.md#errors, rule 4) each of which carries an answer
+ * ({@link carriesAnswer}); anything else is a `MalformedResponseError`, never an empty reply.
+ * Returns `data` unchanged.
  */
 export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureContext): T {
   const choices = (data as { choices?: unknown } | null | undefined)?.choices;
-  if (Array.isArray(choices) && choices.length > 0) return data;
+  const some = Array.isArray(choices) && choices.length > 0;
+  if (some && choices.every((choice) => carriesAnswer(choice, "message"))) return data;
   throwErrorObject(data, 200, headers, ctx);
   throw toServiceError(
     {
       kind: "malformed",
-      detail: "the JSON body has no non-empty `choices` array",
+      detail: some
+        ? "a choice has no message with content, tool calls, reasoning or a finish reason"
+        : "the JSON body has no non-empty `choices` array",
       headers,
       status: 200,
     },
@@ -41,10 +46,78 @@ export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureCo
   );
 }
 
+/** A string or an array with something in it. */
+const filled = (value: unknown) =>
+  (typeof value === "string" || Array.isArray(value)) && value.length > 0;
+
+/**
+ * Whether one choice carries some of an answer: a chat `message` (or stream `delta`) with
+ * content, tool calls, reasoning or a refusal, or one that ended with a finish reason (an answer
+ * that is empty, e.g. cut by `max_tokens`); a completions choice with text or a finish reason. An
+ * empty choice, a null message or one with nothing in it carries none: a gateway fault, not "".
+ */
+export function carriesAnswer(choice: unknown, field: "message" | "delta"): boolean {
+  if (!isFields(choice)) return false;
+  const finished = typeof choice.finish_reason === "string";
+  if (typeof choice.text === "string") return finished || choice.text !== "";
+  const part = choice[field];
+  if (!isFields(part)) return false;
+  return (
+    finished ||
+    filled(part.content) ||
+    filled(part.tool_calls) ||
+    filled(part.reasoning_content) ||
+    filled(part.refusal) ||
+    isFields(part.function_call)
+  );
+}
+
 /** A 2xx body without choices that holds an `{"error": …}` object is that error. */
 function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: FailureContext) {
   const failure = errorObjectFailure(data, status, headers);
   if (failure) throw toServiceError(failure, ctx);
+}
+
+type Fields = Record<string, unknown>;
+
+function isFields(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The chunks a stream would have carried for a whole completion (`chat.completion` or
+ * `text_completion`), for a gateway that ignores `stream: true` and answers with the JSON of a
+ * non-streamed call: one chunk per choice — a chat message becomes its `delta`, with its content,
+ * tool calls (given their `index`), reasoning and finish reason — then a chunk of its usage.
+ * Undefined when `data` has no `choices` array.
+ */
+export function completionAsChunks(data: unknown): Fields[] | undefined {
+  if (!isFields(data) || !Array.isArray(data.choices)) return undefined;
+  const { choices, usage, object, ...rest } = data;
+  const chat = choices.some((choice) => isFields(choice) && "message" in choice);
+  const chunkObject = chat ? "chat.completion.chunk" : (object ?? "text_completion");
+  const chunks: Fields[] = choices.map((choice, index) => ({
+    ...rest,
+    object: chunkObject,
+    choices: [chat ? asDeltaChoice(choice, index) : choice],
+  }));
+  if (usage != null) chunks.push({ ...rest, object: chunkObject, choices: [], usage });
+  return chunks;
+}
+
+/** A chat choice with its `message` as the `delta` of a stream chunk. */
+function asDeltaChoice(choice: unknown, index: number): unknown {
+  if (!isFields(choice)) return choice;
+  const { message, ...rest } = choice;
+  const calls = isFields(message) ? message.tool_calls : undefined;
+  const delta =
+    isFields(message) && Array.isArray(calls)
+      ? {
+          ...message,
+          tool_calls: calls.map((call, i) => (isFields(call) ? { index: i, ...call } : call)),
+        }
+      : message;
+  return { index, ...rest, delta };
 }
 
 /** docs/service-contract.md#dedicated-endpoints shows no response body: the completions shape first, then the chat shape. */
@@ -78,13 +151,17 @@ export function parseCompletion(
   const texts = Array.isArray(choices)
     ? choices.map((choice: RawChoice) => textOfChoice(choice, "message"))
     : [];
-  if (texts.length === 0 || texts.some((text) => text === undefined)) {
+  const unread = texts.length === 0 || texts.some((text) => text === undefined);
+  // An empty text counts only with a finish reason, as in a stream (`carriesAnswer`).
+  if (unread || !(choices as unknown[]).every((choice) => carriesAnswer(choice, "message"))) {
     throwErrorObject(data, response.status, response.headers, ctx);
     // The mapper quotes the start of the body, redacting secrets before it cuts.
     throw toServiceError(
       {
         kind: "malformed",
-        detail: "the JSON body has neither choices[].text nor choices[].message.content",
+        detail: unread
+          ? "the JSON body has neither choices[].text nor choices[].message.content"
+          : "a choice has an empty text and no finish reason",
         body: data,
         headers: response.headers,
         status: response.status,

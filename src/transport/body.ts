@@ -1,6 +1,6 @@
 /**
- * @module Reading a response body without trusting it: a stream's reads wait at most `idleMs` for
- * the next chunk, an error body is read up to a bound (never buffered whole), and a 2xx JSON or
+ * @module Reading a response body without trusting it: a stream waits at most `idleMs` for its
+ * next complete event, an error body is read up to a bound (never buffered whole), and a 2xx JSON or
  * SSE body is handed on (a stream chunk by chunk) while the failures hidden in it — an error
  * object sent with a 200, an HTML page labelled JSON, a JSON error labelled SSE, an empty or cut
  * body, a stall — become typed errors that keep the response's request ID.
@@ -13,11 +13,12 @@ import {
   type FailureContext,
   toServiceError,
 } from "../errors/mapper.js";
+import { MAX_TIMER_MS } from "../utils/sleep.js";
+import { completionAsChunks } from "./answer.js";
+import { EventBoundaries } from "./event_boundaries.js";
 
 /** The most of an error body that is read (64 KiB); the rest is discarded unread. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** A read waited `ms` without a chunk. Internal: callers turn it into a typed timeout. */
 class Stalled extends Error {
@@ -27,14 +28,19 @@ class Stalled extends Error {
 }
 
 /**
- * Reads a body chunk by chunk; a read that waits longer than `idleMs` cancels the body (closing
- * the connection) and rejects with `Stalled`. Only time spent waiting on the network counts: a
- * consumer that takes its time between reads never trips it. One timer serves many reads.
+ * Reads a body chunk by chunk, and fails it once the reads have waited `idleMs` in all since the
+ * last {@link IdleReader.progress} (or the start): it cancels the body (closing the connection)
+ * and the read rejects with `Stalled`. What counts as progress is the caller's: the end of an
+ * event for a stream, nothing for a document, which must then arrive whole within `idleMs`. Only
+ * time spent waiting on the network counts: a consumer that takes its time between reads never
+ * trips it. One timer serves many reads.
  */
 class IdleReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #idleMs: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Milliseconds the finished reads waited since the last progress. */
+  #idle = 0;
   #waitingSince = 0;
   #waiting = false;
   #stalled = false;
@@ -47,7 +53,7 @@ class IdleReader {
   async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
     this.#waitingSince = Date.now();
     this.#waiting = true;
-    if (this.#timer === undefined) this.#arm(this.#idleMs);
+    if (this.#timer === undefined) this.#arm(this.#idleMs - this.#idle);
     try {
       const result = await this.#reader.read();
       if (this.#stalled) throw new Stalled(this.#idleMs);
@@ -58,7 +64,13 @@ class IdleReader {
       throw this.#stalled ? new Stalled(this.#idleMs) : error;
     } finally {
       this.#waiting = false;
+      this.#idle += Date.now() - this.#waitingSince;
     }
+  }
+
+  /** What was read completes a unit (an event): the wait for the next one starts from zero. */
+  progress(): void {
+    this.#idle = 0;
   }
 
   cancel(reason?: unknown): Promise<void> {
@@ -68,13 +80,13 @@ class IdleReader {
 
   #arm(ms: number): void {
     // Timers overflow past 2^31 − 1 ms and would fire at once; a longer wait re-arms on check.
-    this.#timer = setTimeout(() => this.#check(), Math.min(ms, MAX_TIMER_MS));
+    this.#timer = setTimeout(() => this.#check(), Math.min(Math.max(0, ms), MAX_TIMER_MS));
   }
 
   #check(): void {
     this.#timer = undefined;
     if (!this.#waiting) return;
-    const waited = Date.now() - this.#waitingSince;
+    const waited = this.#idle + Date.now() - this.#waitingSince;
     if (waited < this.#idleMs) {
       this.#arm(this.#idleMs - waited);
       return;
@@ -92,7 +104,7 @@ class IdleReader {
 
 /** What the body readers need to type a failure. */
 export interface BodyContext {
-  /** Milliseconds a read of a stream may wait for the next chunk. */
+  /** Milliseconds a stream may wait for its next event, or a document for the whole of it. */
   idleMs: number;
   /** The context errors are typed in (surface, secrets); built only when one is. */
   ctx: () => FailureContext;
@@ -127,7 +139,23 @@ async function readBounded(
   }
   // Ended within the bound means `size < limit`: the loop reads only below it.
   if (!complete) await reader.cancel();
-  const bytes = new Uint8Array(Math.min(size, limit));
+  return decode(chunks, Math.min(size, limit));
+}
+
+/** Reads a document to its end (after `prefix`); a stall or a cut rejects as the read does. */
+async function readWhole(reader: IdleReader, prefix: Uint8Array[]): Promise<string> {
+  const chunks = [...prefix];
+  let size = chunks.reduce((n, c) => n + c.byteLength, 0);
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value);
+    size += read.value.byteLength;
+  }
+  return decode(chunks, size);
+}
+
+/** The text of the first `size` bytes of `chunks`. */
+function decode(chunks: readonly Uint8Array[], size: number): string {
+  const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
     if (at >= bytes.length) break;
@@ -139,8 +167,8 @@ async function readBounded(
 }
 
 /**
- * The text of an error response, at most {@link MAX_ERROR_BODY_BYTES}, each read bounded by
- * `idleMs`. Never throws: a failing body gives what had arrived.
+ * The text of an error response, at most {@link MAX_ERROR_BODY_BYTES}, all of it within
+ * `idleMs` (it is one document). Never throws: a failing body gives what had arrived.
  */
 export async function readErrorBody(response: Response, idleMs: number): Promise<string> {
   if (!response.body) return "";
@@ -183,9 +211,12 @@ function nonJson(text: string, status: number, headers: Headers): Failure {
  * - JSON that starts with `<`: an HTML page labelled JSON (docs/service-contract.md#hosted-models, rule 2);
  * - JSON that opens with an `"error"` key, or SSE that is a JSON document instead of events: the
  *   error object it holds, mapped by its code like an HTTP error;
- * - JSON that ends before its closing bracket: a cut connection (retryable);
- * - a stream read that waits longer than `idleMs`, or a connection that breaks: a retryable
- *   timeout or connection error.
+ * - SSE that is a whole completion instead of events: passed on as the events of one chunk;
+ * - JSON that ends before its closing bracket: a cut connection (retryable), read as JSON or as
+ *   a stream alike;
+ * - a stream that waits longer than `idleMs` for its next complete event (a JSON document read
+ *   as a stream is one event), or a connection that breaks: a retryable timeout or connection
+ *   error.
  *
  * The response object is kept, and given an own `text` (JSON) or `body` (SSE) in place of the
  * prototype's: building a new `Response` costs more than the rest of this layer together. A
@@ -258,7 +289,10 @@ function withText(response: Response, read: () => Promise<string>): Response {
 
 /**
  * An SSE body passed on chunk by chunk as it came in, unless it is empty, an HTML page, or a JSON
- * document (an error object written after the stream's headers were set).
+ * document: an error object written after the stream's headers were set is that error, and a
+ * whole completion (a gateway that ignores `stream: true`) is passed on as the events a stream
+ * would have carried. The idle timeout counts complete events: comments and partial events do
+ * not restart it, and a JSON document counts as one event, so all of it must arrive in time.
  */
 function guardedEvents(
   response: Response,
@@ -267,6 +301,8 @@ function guardedEvents(
   fail: (failure: Failure) => unknown,
 ): ReadableStream<Uint8Array> {
   const { status, headers } = response;
+  const boundaries = new EventBoundaries();
+  eventsOf.set(response, boundaries);
   let started = false;
   let probed = false;
 
@@ -280,15 +316,9 @@ function guardedEvents(
       throw fail(nonJson(await readBounded(reader, [first]), status, headers));
     }
     if (opening !== 0x7b /* { */) return [first];
-    const text = await readBounded(reader, [first]);
-    const failure = errorFailureIn(text, status, headers);
-    if (failure) throw fail(failure);
-    throw fail({
-      kind: "malformed",
-      detail: "the event stream holds a JSON document instead of events",
-      body: text,
-      headers,
-    });
+    // Checked as a non-streamed answer is: a cut is a retryable cut, an error object that error.
+    const text = checkJSON(await readWhole(reader, [first]), response, fail);
+    return [documentEvents(text, status, headers, fail)];
   };
 
   return new ReadableStream<Uint8Array>(
@@ -302,7 +332,10 @@ function guardedEvents(
             return;
           }
           started = true;
-          for (const chunk of probed ? [value] : await probe(value)) controller.enqueue(chunk);
+          for (const chunk of probed ? [value] : await probe(value)) {
+            if (boundaries.feed(chunk)) reader.progress();
+            controller.enqueue(chunk);
+          }
         } catch (error) {
           controller.error(typed(error, body, fail, headers));
         }
@@ -313,6 +346,48 @@ function guardedEvents(
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * The events of a JSON document sent where a stream was asked for: the error it holds, or the
+ * chunks of a whole completion ({@link completionAsChunks}) as SSE, ending with `[DONE]`.
+ */
+function documentEvents(
+  text: string,
+  status: number,
+  headers: Headers,
+  fail: (failure: Failure) => unknown,
+): Uint8Array {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const failure = errorObjectFailure(parsed, status, headers);
+  if (failure) throw fail(failure);
+  const chunks = completionAsChunks(parsed);
+  if (chunks === undefined) {
+    throw fail({
+      kind: "malformed",
+      detail: "the event stream holds a JSON document instead of events",
+      body: text,
+      headers,
+    });
+  }
+  const events = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("");
+  return new TextEncoder().encode(`${events}data: [DONE]\n\n`);
+}
+
+/** The event scanner of each guarded stream, by response. */
+const eventsOf = new WeakMap<object, EventBoundaries>();
+
+/**
+ * Whether a guarded stream's body has carried `data: [DONE]`, the event that says it is
+ * complete; undefined for a response this layer did not guard (nothing is known).
+ */
+export function sawDoneEvent(response: object): boolean | undefined {
+  return eventsOf.get(response)?.sawDone;
 }
 
 /** A read failure as the error the consumer should see. */

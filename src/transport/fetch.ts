@@ -24,9 +24,10 @@ export interface ServiceFetchOptions extends FailureContext {
    */
   lookUpModels?: boolean;
   /**
-   * Milliseconds a stream (or an error body) may go without sending data — between two events —
-   * before the attempt fails with a retryable `ServiceTimeoutError`. A JSON answer is bounded by
-   * the SDK's own `timeout`, which covers reading it.
+   * Milliseconds a stream may wait for its next complete event (comments and partial events do
+   * not count; a JSON document answering a stream request is one event) before the attempt fails
+   * with a retryable `ServiceTimeoutError`; an error body gets as long for the whole of it. A JSON
+   * answer is bounded by the SDK's own `timeout`, which covers reading it.
    * @default 600000 (the openai SDK's default `timeout`)
    */
   idleTimeout?: number;
@@ -106,8 +107,8 @@ function hasServiceName(headers: HeadersInit | undefined): boolean {
  * - non-2xx: reads at most 64 KiB of the error body and throws the mapped error, so the SDK never
  *   retries it;
  * - 2xx HTML or other non-JSON: throws `BaseURLError` (docs/service-contract.md#errors, rule 4); an empty 2xx is mapped too;
- * - 2xx JSON and SSE bodies are passed on, an SSE body chunk by chunk: a stream read that waits
- *   longer than `idleTimeout` fails the attempt with a retryable `ServiceTimeoutError`, and an
+ * - 2xx JSON and SSE bodies are passed on, an SSE body chunk by chunk: a stream that waits longer
+ *   than `idleTimeout` for its next event fails the attempt with a retryable `ServiceTimeoutError`, and an
  *   error object, an HTML page or an empty or cut body found in them is typed with the request ID.
  */
 export function createServiceFetch(options: ServiceFetchOptions): Fetch {
@@ -122,7 +123,13 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
-    const body = new RequestContext(ctx, baseSecrets, headers, init?.signal, idleTimeout);
+    const body = new RequestContext(
+      { ...ctx, url: requestURL(input) },
+      baseSecrets,
+      headers,
+      init?.signal,
+      idleTimeout,
+    );
     const sent = {
       ...init,
       headers,
@@ -204,6 +211,16 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       body.ctx(),
     );
   };
+}
+
+/** The URL a request goes to, as its errors name it: without a query string or fragment. */
+function requestURL(input: string | URL | Request): string | undefined {
+  try {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -6,25 +6,33 @@
  */
 
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
-import { type RawChoice, textOfChoice } from "./answer.js";
+import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
+import { sawDoneEvent } from "./body.js";
 import { streamMeta, tagChunk } from "./response_meta.js";
 
 /**
  * Passes a stream through unchanged. A plain iterator, not an async generator: it sits on every
- * chunk of every stream. A stream that ends without any choice is a `MalformedResponseError`, as a
- * 200 without choices is on invoke (docs/service-contract.md#errors, rule 4).
+ * chunk of every stream. A stream that ends without any choice, or whose choices never carry
+ * content, tool calls, reasoning or a finish reason ({@link carriesAnswer}), is a
+ * `MalformedResponseError`, as a 200 without a usable choice is on invoke
+ * (docs/service-contract.md#errors, rule 4). One that ends with neither a finish reason nor
+ * `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
+ * `ServiceConnectionError` keeping what arrived, as a cut JSON body is.
  */
 export function tagStream<T extends object>(
   stream: AsyncIterable<T>,
   headers: Headers,
   ctx: FailureContext,
   status = 200,
+  sawDone: () => boolean | undefined = () => undefined,
 ): AsyncIterableIterator<T> {
   const meta = streamMeta(headers);
   const source = stream[Symbol.asyncIterator]();
   const streamCtx: FailureContext = { ...ctx, responseHeaders: headers };
   let partialOutput = "";
   let choices = false;
+  let answered = false;
+  let finished = false;
   return {
     [Symbol.asyncIterator]() {
       return this;
@@ -42,12 +50,20 @@ export function tagStream<T extends object>(
         const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
         if (choice !== undefined) {
           choices = true;
+          answered ||= carriesAnswer(choice, "delta");
+          finished ||= typeof choice.finish_reason === "string";
           partialOutput += textOfChoice(choice, "delta") ?? "";
         }
-      } else if (!choices) {
+      } else if (!answered) {
+        const detail = choices
+          ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
+          : "the stream ended without any choice";
+        throw toServiceError({ kind: "malformed", detail, headers, status }, streamCtx);
+      } else if (!finished && sawDone() === false) {
+        const cause = new Error("the event stream ended without a finish reason or [DONE]");
         throw toServiceError(
-          { kind: "malformed", detail: "the stream ended without any choice", headers, status },
-          streamCtx,
+          { kind: "network", cause, afterResponse: true, headers },
+          { ...streamCtx, partialOutput, midStream: true },
         );
       }
       return result;
@@ -94,5 +110,5 @@ export async function openStream<T extends object>(
       return (await source.return?.(value)) ?? { done: true, value: undefined };
     },
   };
-  return tagStream(rest, headers, ctx, status);
+  return tagStream(rest, headers, ctx, status, () => sawDoneEvent(response));
 }

@@ -10,18 +10,33 @@ export function abortError(signal: AbortSignal): unknown {
   return new Error(typeof reason === "string" ? reason : "Aborted");
 }
 
-/** Waits `ms`, or rejects with the signal's abort error as soon as it aborts. */
+/**
+ * The longest delay one timer holds (2^31 − 1 ms, about 24.8 days): a longer one overflows and
+ * fires at once, so longer waits are made of several timers.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Waits `ms`, or rejects with the signal's abort error as soon as it aborts. A wait longer than
+ * {@link MAX_TIMER_MS} is waited out in full, never cut to nothing by a timer's overflow.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal ? abortError(signal) : undefined);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const wait = (left: number) => {
+      const step = Math.min(left, MAX_TIMER_MS);
+      timer = setTimeout(() => {
+        if (left > step) return wait(left - step);
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, step);
+    };
+    wait(ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -4,6 +4,8 @@ import {
   DEFAULT_MODEL,
   DEFAULT_SERVICE_NAME,
   NO_PERMISSION_API_KEY,
+  PENDING_SERVICE_NAME,
+  startEmulator,
 } from "../../src/emulator/index.js";
 import { capture, useEmulator } from "./helpers.js";
 
@@ -95,21 +97,57 @@ describe("inference-service chat", () => {
     expect(out).toBe("");
     expect(err).toBe(
       `✖ ModelNotFoundError: The service does not know the model "no-such-model" (the service is not down). (status 503, code model_not_found, request id ${lastRequest().requestId})\n` +
-        "  fix: Check the model ID passed as --model; retrying will not help. The service lists 3 models: emulator-chat, emulator-reasoner, emulator-embedding.\n",
+        "  fix: Check the model ID passed as --model; retrying will not help. The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.\n",
     );
   });
 
   it("names --base-url, not the variable, when the flag gave the URL", async () => {
+    const gone = await startEmulator({ port: 0 });
+    await gone.close();
+    const { code, err } = await chat("--base-url", gone.url, "--model", DEFAULT_MODEL, "hi");
+    expect(code).toBe(1);
+    expect(err).toBe(
+      `✖ ServiceConnectionError: Could not reach the inference service at ${gone.baseURL}/chat/completions: nothing accepted the connection on that host and port (ECONNREFUSED).\n` +
+        "  fix: Check the host and port of --base-url and that the service is up there; connection failures are retried automatically.\n",
+    );
+  });
+
+  it("says once that a dedicated endpoint is Pending, with its URL, the cause and --wait-for-ready", async () => {
+    const { code, err } = await chat("--service-name", PENDING_SERVICE_NAME, "hi");
+    expect(code).toBe(1);
+    expect(err).toBe(
+      `✖ EndpointNotReadyError: The dedicated endpoint "${PENDING_SERVICE_NAME}" at ${current().baseURL}/completions is not serving yet (still Pending): the server closed the connection without answering (UND_ERR_SOCKET).\n` +
+        "  fix: Wait until the endpoint's Scaling in the console shows every replica running (e.g. 1/1), then call again; or set --wait-for-ready to let calls wait for it.\n",
+    );
+  });
+
+  it("waits for a Pending endpoint with --wait-for-ready, then says how long it waited", async () => {
     const { code, err } = await chat(
-      "--base-url",
-      "http://127.0.0.1:1",
-      "--model",
-      DEFAULT_MODEL,
+      "--service-name",
+      PENDING_SERVICE_NAME,
+      "--wait-for-ready",
+      "200",
       "hi",
     );
     expect(code).toBe(1);
-    expect(err).toContain("fix: Check --base-url and the network");
-    expect(err).not.toMatch(/INFERENCE_SERVICE_BASE_URL|`baseURL`/);
+    expect(err).toMatch(
+      new RegExp(
+        `^✖ EndpointNotReadyError: The dedicated endpoint "${PENDING_SERVICE_NAME}" was still not ready after waiting \\d+ ms \\(--wait-for-ready: 200 ms\\)\\.`,
+      ),
+    );
+  });
+
+  it("refuses --wait-for-ready for a hosted model, which is never Pending", async () => {
+    const { code, err } = await chat("--model", DEFAULT_MODEL, "--wait-for-ready", "200", "hi");
+    expect(code).toBe(2);
+    expect(err).toContain("--wait-for-ready is for a dedicated endpoint (--service-name)");
+  });
+
+  it("says so when the port is one fetch never connects to", async () => {
+    const { err } = await chat("--base-url", "http://127.0.0.1:1", "--model", DEFAULT_MODEL, "hi");
+    expect(err).toContain(
+      "http://127.0.0.1:1/inference/v1/chat/completions: fetch refuses to connect to that port, one it blocks for safety (such as 9 or 6000).\n  fix: Use another port in --base-url;",
+    );
   });
 
   it("exits 1 with the credit fix when the Wallet is empty", async () => {

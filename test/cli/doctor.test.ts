@@ -100,8 +100,8 @@ describe("inference-service doctor", () => {
     const pending = await doctor("--tenant-id", "tenant-demo", "--job-alias", "pending-endpoint");
     expect(pending.code).toBe(1);
     expect(pending.out).toContain(
-      `✖ Dedicated endpoint  ${PENDING_SERVICE_NAME} refused the connection or answered with nothing: it is still Pending.\n` +
-        "                      fix: The endpoint is still Pending; wait until its Scaling shows every replica running (e.g. 1/1), or set `waitForReady`.\n\n",
+      `✖ Dedicated endpoint  The dedicated endpoint "${PENDING_SERVICE_NAME}" at ${current().baseURL}/completions is not serving yet (still Pending): the server closed the connection without answering (UND_ERR_SOCKET).\n` +
+        "                      fix: Wait until the endpoint's Scaling in the console shows every replica running (e.g. 1/1), then call again; or set `waitForReady` to let calls wait for it.\n\n",
     );
   });
 
@@ -110,7 +110,7 @@ describe("inference-service doctor", () => {
     const fromFlag = await doctor("--base-url", console);
     expect(fromFlag.out).toContain(`(from --base-url; added /inference/v1)`);
     expect(fromFlag.out).toContain(
-      "fix: The base URL misses /inference/v1: set --base-url to the host root or …/inference/v1.",
+      "fix: That URL is not the inference service's API (a console page, or a wrong path prefix): set --base-url to the service's host root or its …/inference/v1 URL.",
     );
     expect(fromFlag.out).not.toMatch(/INFERENCE_SERVICE_BASE_URL|`baseURL`/);
 
@@ -118,7 +118,7 @@ describe("inference-service doctor", () => {
     const fromEnv = await doctor("--json");
     const reachable = (JSON.parse(fromEnv.out) as Diagnosis).checks[1]!;
     expect(reachable.fix).toBe(
-      "The base URL misses /inference/v1: set INFERENCE_SERVICE_BASE_URL to the host root or …/inference/v1.",
+      "That URL is not the inference service's API (a console page, or a wrong path prefix): set INFERENCE_SERVICE_BASE_URL to the service's host root or its …/inference/v1 URL.",
     );
     expect(fromEnv.out).not.toMatch(/--base-url|`baseURL`/);
 
@@ -138,7 +138,8 @@ describe("inference-service doctor", () => {
     const { code, out } = await doctor("--base-url", gone.url);
     expect(code).toBe(1);
     expect(out).toContain(
-      "✖ API reachable       Could not reach the inference service (ECONNREFUSED).\n",
+      `✖ API reachable       Could not reach the inference service at ${gone.baseURL}/chat/completions: nothing accepted the connection on that host and port (ECONNREFUSED).\n` +
+        "                      fix: Check the host and port of --base-url and that the service is up there; connection failures are retried automatically.\n",
     );
     expect(out).toContain("– API key             Skipped: the API could not be reached.\n");
   });

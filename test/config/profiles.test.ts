@@ -191,6 +191,18 @@ describe("`profiles` validation at construction", () => {
       '`profiles.m.fileMimeTypes` must be an array of MIME types; got ["text/plain",7].',
     ],
     [
+      "a reasoning round trip it does not know",
+      { "deepseek-r1": { reasoningRoundTrip: "no" } },
+      "profiles.deepseek-r1.reasoningRoundTrip",
+      '`profiles.deepseek-r1.reasoningRoundTrip` must be "turn", "always" or "never" (which reasoning is sent back); got "no".',
+    ],
+    [
+      "a tag mode it does not know",
+      { m: { reasoningTags: true } },
+      "profiles.m.reasoningTags",
+      '`profiles.m.reasoningTags` must be "leading", "opened" or "off" (where <think> tags are read as reasoning); got true.',
+    ],
+    [
       "a profile that is not an object",
       { m: 128_000 },
       "profiles.m",

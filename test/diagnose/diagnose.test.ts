@@ -122,6 +122,11 @@ describe("diagnose: a healthy configuration", () => {
     expect(diagnosis.availableModels).toEqual([
       DEFAULT_MODEL,
       "emulator-reasoner",
+      "emulator-thinker",
+      "emulator-r1",
+      "emulator-vllm",
+      "emulator-think-tags",
+      "emulator-think-open",
       "emulator-embedding",
     ]);
 
@@ -237,9 +242,11 @@ describe("diagnose: the base URL", () => {
       status: "fail",
       requestId: requestId(0),
       error: { name: "BaseURLError", status: 200 },
-      fix: "The base URL misses /inference/v1: set `baseURL` to the host root or …/inference/v1.",
+      fix: "That URL is not the inference service's API (a console page, or a wrong path prefix): set `baseURL` to the service's host root or its …/inference/v1 URL.",
     });
-    expect(check.detail).toContain("answered HTTP 200 with an HTML page");
+    expect(check.detail).toContain(
+      "answered HTTP 200 with an HTML page instead of the API's JSON.",
+    );
     expect(statuses(diagnosis)).toMatchObject({
       "api-key": "skip",
       model: "skip",
@@ -316,9 +323,11 @@ describe("diagnose: the base URL", () => {
     expect(check).toMatchObject({
       status: "fail",
       error: { name: "ServiceConnectionError" },
-      fix: "Check `baseURL` and the network; connection failures are retried automatically.",
+      fix: "Check the host and port of `baseURL` and that the service is up there; connection failures are retried automatically.",
     });
-    expect(check.detail).toBe("Could not reach the inference service (ECONNREFUSED).");
+    expect(check.detail).toBe(
+      "Could not reach the inference service at http://127.0.0.1:9/inference/v1/chat/completions: nothing accepted the connection on that host and port (ECONNREFUSED).",
+    );
     expect(check.requestId).toBeUndefined();
     expect(statuses(diagnosis)).toMatchObject({
       "api-key": "skip",
@@ -407,7 +416,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       status: "fail",
       detail:
         '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 3 models: emulator-chat, emulator-reasoner, emulator-embedding.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
       requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });
@@ -438,7 +447,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
   it("names the listed models when the model check is skipped for want of a model ID", async () => {
     const { run } = setup();
     expect(checksOf(await run()).model.detail).toBe(
-      "Skipped: no model ID given (`model`). The service lists 3 models: emulator-chat, emulator-reasoner, emulator-embedding.",
+      "Skipped: no model ID given (`model`). The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.",
     );
   });
 
@@ -577,10 +586,13 @@ describe("diagnose: dedicated endpoint (docs/service-contract.md#dedicated-endpo
     expect(check).toMatchObject({
       status: "fail",
       detail:
-        "tenant-demo.pending-endpoint refused the connection or answered with nothing: it is still Pending.",
+        'The dedicated endpoint "tenant-demo.pending-endpoint" at http://emulator.invalid/inference/v1/completions is not serving yet (still Pending): the server closed the connection without answering (ECONNRESET).',
       error: { name: "EndpointNotReadyError" },
     });
-    expect(check.fix).toContain("wait until its Scaling shows every replica running");
+    expect(check.fix).toContain(
+      "Wait until the endpoint's Scaling in the console shows every replica running",
+    );
+    expect(check.fix).not.toContain("Pending");
     expect(check.requestId).toBeUndefined();
   });
 
@@ -596,7 +608,9 @@ describe("diagnose: dedicated endpoint (docs/service-contract.md#dedicated-endpo
     );
     const check = checksOf(await run({ serviceName: DEFAULT_SERVICE_NAME })).endpoint;
     expect(check).toMatchObject({ status: "fail", error: { name: "EndpointNotReadyError" } });
-    expect(check.detail).toContain("it is still Pending");
+    expect(check.detail).toContain(
+      "answered with an empty response: it is not serving yet (still Pending).",
+    );
   });
 
   it("fails an endpoint whose 200 has no readable choice by the LLM's own parser", async () => {

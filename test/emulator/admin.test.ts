@@ -95,6 +95,13 @@ describe("the admin API", () => {
           prices: { input: 1, output: 4 },
           profile: expect.objectContaining({ maxInputTokens: 65_536, reasoningOutput: true }),
         },
+        ...[
+          "emulator-thinker",
+          "emulator-r1",
+          "emulator-vllm",
+          "emulator-think-tags",
+          "emulator-think-open",
+        ].map((id) => expect.objectContaining({ id, reasoning: expect.any(Object) })),
         {
           id: "emulator-embedding",
           prices: { input: 0.02, output: 0 },
@@ -224,6 +231,24 @@ describe("the admin API", () => {
     const refused = await admin(emulator, "POST", "/top-up", { amount: -1 });
     expect(refused.status).toBe(400);
     expect(emulator.state.credit).toBe(12.5);
+  });
+
+  it("refuses top-ups that would take the Wallet past its bound with a 400 naming it", async () => {
+    const first = await admin(emulator, "POST", "/top-up", { amount: 1e308 });
+    const second = await admin(emulator, "POST", "/top-up", { amount: 1e308 });
+    for (const refused of [first, second]) {
+      expect(refused).toMatchObject({
+        status: 400,
+        body: {
+          error: {
+            code: "invalid_request",
+            message: expect.stringMatching(/above the most the emulator's Wallet holds/),
+            type: "emulator_admin_error",
+          },
+        },
+      });
+    }
+    expect((await admin(emulator, "GET", "/state")).body).toMatchObject({ credit: 10 });
   });
 
   it("replaces the fault settings at run time", async () => {

@@ -330,6 +330,28 @@ describe("latency faults", () => {
     expect(emulator.state.lastRequest()).toMatchObject({ status: 503, fault: "latency=1000, 503" });
   });
 
+  it("holds a reply back even for a latency longer than one timer holds (it would fire at once)", async () => {
+    vi.useFakeTimers();
+    const emulator = inProcess();
+    let settled = false;
+    const controller = new AbortController();
+    const call = emulator
+      .fetch(`${emulator.url}${CHAT}`, {
+        method: "POST",
+        headers: fault("latency=3000000000"),
+        body: JSON.stringify(chatBody()),
+        signal: controller.signal,
+      })
+      .then(
+        () => (settled = true),
+        () => "aborted",
+      );
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(settled).toBe(false);
+    controller.abort();
+    expect(await call).toBe("aborted");
+  });
+
   it("rejects with the abort reason when the caller gives up during the delay", async () => {
     const emulator = inProcess();
     const controller = new AbortController();

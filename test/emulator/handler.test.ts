@@ -3,8 +3,13 @@ import {
   DEFAULT_SERVICE_NAME,
   EXPIRED_API_KEY,
   NO_PERMISSION_API_KEY,
+  OPENED_THINK_TAGS_MODEL,
   PENDING_SERVICE_NAME,
+  R1_MODEL,
   REASONING_MODEL,
+  THINK_TAGS_MODEL,
+  THINKING_MODEL,
+  VLLM_REASONING_MODEL,
 } from "../../src/emulator/index.js";
 import {
   bearer,
@@ -241,7 +246,17 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
     expect(body).toEqual({
       success: true,
       object: "list",
-      data: ["emulator-chat", REASONING_MODEL, "emulator-embedding", "extra-model"].map((id) => ({
+      data: [
+        "emulator-chat",
+        REASONING_MODEL,
+        THINKING_MODEL,
+        R1_MODEL,
+        VLLM_REASONING_MODEL,
+        THINK_TAGS_MODEL,
+        OPENED_THINK_TAGS_MODEL,
+        "emulator-embedding",
+        "extra-model",
+      ].map((id) => ({
         id,
         object: "model",
         created,
@@ -261,6 +276,16 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
     expect((await list(bearer(NO_PERMISSION_API_KEY))).status).toBe(200);
   });
 });
+
+const WEATHER_TOOL = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: { type: "object", properties: { city: { type: "string" } } },
+  },
+};
+const FORCE = (name: string) => ({ type: "function", function: { name } });
 
 describe("hosted chat completions", () => {
   const emulator = inProcess();
@@ -285,6 +310,43 @@ describe("hosted chat completions", () => {
       ],
       usage: { prompt_tokens: 9, completion_tokens: 9, total_tokens: 18 },
     });
+  });
+
+  it.each([
+    ["a function absent from tools", { tools: [WEATHER_TOOL], tool_choice: FORCE("get_time") }],
+    ["a function with no tools at all", { tool_choice: FORCE("get_weather") }],
+    ["an absent tool as a bare string", { tools: [WEATHER_TOOL], tool_choice: "get_time" }],
+  ])(
+    "answers 400 invalid_request, param tool_choice, for a tool_choice naming %s",
+    async (_label, extra) => {
+      const response = await post(emulator, CHAT, chatBody("What time is it?", extra));
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: Record<string, unknown> };
+      expect(body).toEqual({
+        error: {
+          code: "invalid_request",
+          message: expect.stringMatching(
+            /^tool_choice names the function "get_\w+", which is not in tools/,
+          ),
+          type: "new_api_error",
+          param: "tool_choice",
+        },
+      });
+      expect(emulator.state.lastRequest()).toMatchObject({ status: 400, completionTokens: 0 });
+    },
+  );
+
+  it("calls a forced tool that is offered", async () => {
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Hello", { tools: [WEATHER_TOOL], tool_choice: FORCE("get_weather") }),
+    );
+    expect(response.status).toBe(200);
+    const { choices } = (await response.json()) as {
+      choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }>;
+    };
+    expect(choices[0]!.message.tool_calls[0]!.function.name).toBe("get_weather");
   });
 
   it("adds reasoning_content for a model whose ID contains 'reason'", async () => {

@@ -6,6 +6,19 @@ import {
   EmulatorConfigError,
   EmulatorState,
 } from "../../src/emulator/index.js";
+import { MAX_CREDIT } from "../../src/emulator/state.js";
+
+/** The demo models, in the order the state lists them. */
+const DEMO_MODELS = [
+  "emulator-chat",
+  "emulator-reasoner",
+  "emulator-thinker",
+  "emulator-r1",
+  "emulator-vllm",
+  "emulator-think-tags",
+  "emulator-think-open",
+  "emulator-embedding",
+];
 
 describe("EmulatorState", () => {
   it("starts from the demo state", () => {
@@ -20,11 +33,7 @@ describe("EmulatorState", () => {
       ["tenant-demo.demo-endpoint", "Running", "1/1"],
       ["tenant-demo.pending-endpoint", "Pending", "0/1"],
     ]);
-    expect(state.listModels().map((m) => m.id)).toEqual([
-      "emulator-chat",
-      "emulator-reasoner",
-      "emulator-embedding",
-    ]);
+    expect(state.listModels().map((m) => m.id)).toEqual(DEMO_MODELS);
   });
 
   it("replaces only the collections the config gives", () => {
@@ -36,11 +45,7 @@ describe("EmulatorState", () => {
 
   it("profiles the demo models with their context windows, for ChatInferenceService's `profiles`", () => {
     const profiles = new EmulatorState().modelProfiles();
-    expect(Object.keys(profiles)).toEqual([
-      "emulator-chat",
-      "emulator-reasoner",
-      "emulator-embedding",
-    ]);
+    expect(Object.keys(profiles)).toEqual(DEMO_MODELS);
     expect(profiles["emulator-chat"]).toMatchObject({
       maxInputTokens: 32_768,
       maxOutputTokens: 4_096,
@@ -115,6 +120,33 @@ describe("EmulatorState", () => {
     expect(state.topUp(2)).toBe(3);
     expect(() => state.topUp(0)).toThrow(EmulatorConfigError);
     expect(state.credit).toBe(3);
+  });
+
+  it("refuses a top-up or a credit past the most a Wallet holds, keeping the credit finite", () => {
+    const state = new EmulatorState({ credit: 1 });
+    expect(() => state.topUp(1e308)).toThrow(
+      /the credit would be 1e\+308, above the most the emulator's Wallet holds \(1000000000000\)/,
+    );
+    expect(() => state.topUp(Number.MAX_VALUE)).toThrow(EmulatorConfigError);
+    state.topUp(MAX_CREDIT - 1);
+    expect(state.credit).toBe(MAX_CREDIT);
+    expect(() => state.topUp(1)).toThrow(EmulatorConfigError);
+    expect(() => state.setCredit(1e308)).toThrow(EmulatorConfigError);
+    expect(() => state.setCredit(-1e308)).toThrow(EmulatorConfigError);
+    expect(() => new EmulatorState({ credit: 1e308 })).toThrow(EmulatorConfigError);
+    expect(state.credit).toBe(MAX_CREDIT);
+    expect(Number.isFinite(state.snapshot().credit)).toBe(true);
+  });
+
+  it("keeps prices and debits within the Wallet's bounds, so the credit never becomes -Infinity", () => {
+    const state = new EmulatorState({ credit: 1 });
+    expect(() => state.addModel({ id: "dear", prices: { input: 1e308, output: 1 } })).toThrow(
+      /prices\.input must be .*1000000000000/,
+    );
+    state.debit(Number.MAX_VALUE);
+    state.debit(Number.MAX_VALUE);
+    expect(state.credit).toBe(-MAX_CREDIT);
+    expect(JSON.parse(JSON.stringify(state.snapshot())).credit).toBe(-MAX_CREDIT);
   });
 
   it("keeps the newest requestLogLimit entries", () => {

@@ -10,6 +10,7 @@ import {
   ModelNotFoundError,
   ServiceConnectionError,
   ServiceNameError,
+  ServiceUnavailableError,
 } from "../../src/errors/errors.js";
 import {
   asServiceError,
@@ -104,6 +105,117 @@ describe("toServiceError", () => {
         toServiceError({ kind: "http", status, body: "" }, { surface: "hosted" }),
       ).toBeInstanceOf(InferenceServiceError);
     }
+  });
+});
+
+describe("toServiceError: what its messages say", () => {
+  const hosted = { surface: "hosted" as const, model: "m" };
+  const url = "http://127.0.0.1:8788/inference/v1/chat/completions";
+  const network = (code: string | undefined, message = "connect failed") =>
+    toServiceError(
+      {
+        kind: "network",
+        cause: new TypeError("fetch failed", {
+          cause: Object.assign(new Error(message), { code }),
+        }),
+      },
+      { ...hosted, url },
+    );
+
+  it("names the URL, the cause in words with its code, and a fix for that cause", () => {
+    const refused = network("ECONNREFUSED");
+    expect(refused.summary).toBe(
+      `Could not reach the inference service at ${url}: nothing accepted the connection on that host and port (ECONNREFUSED).`,
+    );
+    expect(refused.hint).toBe(
+      "Check the host and port of `baseURL` and that the service is up there; connection failures are retried automatically.",
+    );
+    expect(network("ENOTFOUND").summary).toContain(
+      ": no DNS record has that host name (ENOTFOUND).",
+    );
+    expect(network("ENOTFOUND").hint).toContain("Check the host name in `baseURL` for a typo");
+    expect(network("UNABLE_TO_VERIFY_LEAF_SIGNATURE").hint).toContain("NODE_EXTRA_CA_CERTS");
+    expect(network("ERR_SSL_WRONG_VERSION_NUMBER").summary).toContain(
+      "the TLS handshake failed, as when an https URL names a server that speaks plain http (ERR_SSL_WRONG_VERSION_NUMBER).",
+    );
+    expect(network(undefined, "bad port").summary).toContain(
+      "fetch refuses to connect to that port",
+    );
+    expect(network(undefined, "socket hang up.").summary).toBe(
+      `Could not reach the inference service at ${url}: socket hang up.`,
+    );
+  });
+
+  it("says once that a dedicated endpoint is Pending: in the summary, not again in the hint", () => {
+    const error = toServiceError(
+      { kind: "network", cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }) },
+      { surface: "dedicated", serviceName: "t.j", url: "http://h/inference/v1/completions" },
+    );
+    expect(error.summary).toBe(
+      'The dedicated endpoint "t.j" at http://h/inference/v1/completions is not serving yet (still Pending): nothing accepted the connection on that host and port (ECONNREFUSED).',
+    );
+    expect(error.message.match(/Pending/g)).toHaveLength(1);
+  });
+
+  it("never names a status the service did not send: an error object in a 200, an error event mid-stream", () => {
+    const inBody = toServiceError(
+      {
+        kind: "http",
+        status: 200,
+        body: JSON.stringify({ error: { code: "upstream_error", message: "The model failed." } }),
+      },
+      hosted,
+    );
+    expect(inBody).toBeInstanceOf(ServiceUnavailableError);
+    expect(inBody.message).toBe(
+      "The service failed to answer (an error object in an HTTP 200 answer): The model failed. This is usually temporary; it is retried automatically up to `maxRetries` times. (status 200, code upstream_error)",
+    );
+    const midStream = toServiceError(
+      { kind: "stream-error", payload: { error: { code: "upstream_error", message: "boom" } } },
+      hosted,
+    );
+    expect(midStream.summary).toBe(
+      "The service failed to answer (an error event in the middle of its stream): boom.",
+    );
+    expect(midStream.message).not.toMatch(/HTTP 500|status 500/);
+  });
+
+  it("ends a quoted service message with one full stop, not two", () => {
+    const http = (status: number, message: string, code = "") =>
+      toServiceError(
+        { kind: "http", status, body: JSON.stringify({ error: { code, message } }) },
+        hosted,
+      );
+    for (const error of [
+      http(400, "Bad field messages. (request id: 1)"),
+      http(404, "Invalid URL. "),
+      http(503, "Upstream failed。"),
+      http(
+        400,
+        "This model's maximum context length is 8192 tokens. Please reduce the length of the messages. (request id: 2)",
+        "context_length_exceeded",
+      ),
+      http(500, "field messages is required.", "invalid_request"),
+    ]) {
+      expect(error.message).not.toMatch(/[.。]\s*\./);
+      expect(error.summary).toMatch(/[^.]\.$/);
+    }
+  });
+
+  it("names the URL that answered with HTML, without claiming it misses /inference/v1", () => {
+    const error = toServiceError(
+      {
+        kind: "non-json",
+        status: 200,
+        body: "<!doctype html><p>console",
+        contentType: "text/html",
+      },
+      { ...hosted, url: "http://h/proxy/inference/v1/chat/completions" },
+    );
+    expect(error.summary).toBe(
+      'http://h/proxy/inference/v1/chat/completions answered HTTP 200 with an HTML page instead of the API\'s JSON ("<!doctype html><p>console").',
+    );
+    expect(error.hint).not.toContain("misses");
   });
 });
 

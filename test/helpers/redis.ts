@@ -54,7 +54,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function launch(binary: string, port: number): Promise<ChildProcess> {
+function launch(binary: string, port: number, extra: readonly string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       binary,
@@ -71,6 +71,7 @@ function launch(binary: string, port: number): Promise<ChildProcess> {
         "no",
         "--loglevel",
         "notice",
+        ...extra,
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -92,14 +93,17 @@ function launch(binary: string, port: number): Promise<ChildProcess> {
   });
 }
 
-/** Starts a fresh, empty redis-server (no persistence) on a free port. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * Starts a fresh, empty redis-server (no persistence) on a free port; `extra` are more of its
+ * command-line options (e.g. `["--requirepass", "…"]`).
+ */
+export async function startRedis(extra: readonly string[] = []): Promise<RedisServer> {
   if (REDIS_SERVER === undefined) throw new Error("redis-server is not installed");
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     try {
-      const child = await launch(REDIS_SERVER, port);
+      const child = await launch(REDIS_SERVER, port, extra);
       return {
         port,
         url: `redis://127.0.0.1:${port}`,

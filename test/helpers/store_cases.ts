@@ -3,7 +3,7 @@
  * against a real Redis (the Lua scripts mirror the TypeScript, and these cases keep them equal).
  */
 import { describe, expect, it } from "vitest";
-import type { RateTake, UsageStore } from "../../src/stores/usage_store.js";
+import type { RateGrant, RateTake, UsageStore } from "../../src/stores/usage_store.js";
 
 /** Requests per millisecond for `perSecond` requests a second. */
 const perSecond = (n: number) => n / 1000;
@@ -16,6 +16,12 @@ const TAKE: Omit<RateTake, "now"> = {
   learn: true,
   accepted: 0,
 };
+
+/** The spans of a grant, to give it back. */
+const spans = (grant: RateGrant) => ({
+  ...(grant.requestSpan ? { requestSpan: grant.requestSpan } : {}),
+  ...(grant.tokenSpan ? { tokenSpan: grant.tokenSpan } : {}),
+});
 
 export function describeStoreContract(
   name: string,
@@ -186,6 +192,45 @@ export function describeStoreContract(
       expect(waits[0]).toBe(0);
       expect(waits[1]).toBeCloseTo(1000 / 10.5, 6);
       expect(waits[2]).toBeCloseTo(2000 / 10.5, 6);
+    });
+
+    it("takes back slots given back, in any order, once every later one is given back too", async () => {
+      const store = await makeStore();
+      const take = { ...TAKE, tokenRate: 1, tokens: 50 }; // 100 ms and 50 ms per slot
+      const grants = [];
+      for (let i = 0; i < 5; i++) grants.push(await store.takeRate("r8", { ...take, now: 0 }));
+      expect(grants.map((g) => g.waitMs)).toEqual([0, 100, 200, 300, 400]);
+      // Slots 1 to 4 are cancelled, the middle ones first: each waits until the tail comes back.
+      for (const i of [2, 1, 4, 3]) {
+        await store.releaseRate?.("r8", { epoch: grants[i]!.epoch, ...spans(grants[i]!) });
+      }
+      const next = await store.takeRate("r8", { ...take, now: 20 });
+      expect(next.waitMs).toBe(80); // right after slot 0, as if 1 to 4 had never been taken
+    });
+
+    it("keeps a slot given back in the middle out of later takes, and forgets one of an older epoch", async () => {
+      const store = await makeStore();
+      const grants = [];
+      for (let i = 0; i < 3; i++) grants.push(await store.takeRate("r9", { ...TAKE, now: 0 }));
+      await store.releaseRate?.("r9", { epoch: grants[1]!.epoch, ...spans(grants[1]!) });
+      // Slot 2 is still held: a new one goes after it, never at the same time.
+      expect((await store.takeRate("r9", { ...TAKE, now: 0 })).waitMs).toBe(300);
+      const old = await store.takeRate("r10", { ...TAKE, now: 0 });
+      await store.penalizeRate("r10", {
+        now: 0,
+        pauseMs: 1000,
+        epoch: old.epoch,
+        decrease: 0.5,
+        requestRate: perSecond(10),
+        recoveryMs: 10_000,
+        accepted: 0,
+      });
+      // Cut to half the 1/s observed: one slot every 2 s after the pause.
+      const held = await store.takeRate("r10", { ...TAKE, now: 0 });
+      expect(held.waitMs).toBe(1000);
+      // A release that names the old epoch is forgotten, whatever its spans say.
+      await store.releaseRate?.("r10", { epoch: old.epoch, ...spans(held) });
+      expect((await store.takeRate("r10", { ...TAKE, now: 0 })).waitMs).toBeCloseTo(3000, 6);
     });
 
     it("cuts to what the service accepted, not to what was sent", async () => {

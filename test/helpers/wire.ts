@@ -82,3 +82,23 @@ export const JSON_HEADERS = {
   "Content-Type": "application/json",
   "X-Gateway-Request-Id": "req-ok-1",
 };
+
+/**
+ * A streamed 200 reply: the role chunk, one chunk per delta, a chunk finishing with `stop` and,
+ * when `usage` is given, the usage chunk.
+ */
+export function streamedReply(
+  deltas: Array<Record<string, unknown>>,
+  usage?: Record<string, number>,
+): Reply {
+  return [
+    200,
+    sse([
+      chatChunk({ role: "assistant", content: "" }),
+      ...deltas.map((delta) => chatChunk(delta)),
+      chatChunk({}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+      ...(usage ? [chatChunk({}, { choices: [], usage })] : []),
+    ]),
+    SSE_HEADERS,
+  ];
+}

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { load } from "@langchain/core/load";
 import { tool } from "@langchain/core/tools";
@@ -8,7 +9,9 @@ import { z } from "zod";
 import { createEmulator } from "../../src/emulator/index.js";
 import {
   ConfigurationError,
+  MalformedResponseError,
   ModelNotFoundError,
+  ServiceConnectionError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
 import {
@@ -326,7 +329,7 @@ describe("ChatInferenceService on the wire", () => {
     const error = await chat.invoke("hi").catch((e: unknown) => e);
     expect(ModelNotFoundError.isInstance(error)).toBe(true);
     expect((error as ModelNotFoundError).hint).toContain(
-      'Did you mean "emulator-chat"? The service lists 3 models: emulator-chat, emulator-reasoner, emulator-embedding.',
+      'Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
     );
     expect(sent).toEqual(["POST /inference/v1/chat/completions", "GET /inference/v1/models"]);
   });
@@ -460,6 +463,128 @@ describe("ChatInferenceService streaming", () => {
     ]);
   });
 
+  it("delivers a whole chat.completion sent to a stream request as one chunk: content, tool calls, reasoning, usage, request ID", async () => {
+    const call = {
+      id: "call_7",
+      type: "function",
+      function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+    };
+    // A gateway that ignores `stream: true` answers as to a non-streamed call.
+    const answer = chatCompletion({
+      content: "Checking.",
+      reasoning_content: "think",
+      tool_calls: [call],
+    });
+    intercept(CHAT, [200, answer, JSON_HEADERS]);
+    const chunks = [];
+    for await (const c of await model().bindTools([getWeather]).stream("weather in Oslo")) {
+      chunks.push(c);
+    }
+    const full = chunks.reduce((a, b) => a.concat(b));
+    expect(chunks.filter((c) => c.content !== "")).toHaveLength(1);
+    expect(full.content).toBe("Checking.");
+    expect(full.additional_kwargs.reasoning_content).toBe("think");
+    expect(full.tool_calls).toEqual([
+      { name: "get_weather", args: { city: "Oslo" }, id: "call_7", type: "tool_call" },
+    ]);
+    expect(full.usage_metadata).toMatchObject({
+      input_tokens: 9,
+      output_tokens: 3,
+      total_tokens: 12,
+    });
+    expect(full.response_metadata).toMatchObject({ model: "test-model", requestId: "req-ok-1" });
+  });
+
+  it.each(["invoke", "stream"] as const)(
+    "%s: a JSON answer cut mid-body is a retryable cut, retried",
+    async (mode) => {
+      const cut = JSON.stringify(chatCompletion({ content: "Hello" })).slice(0, 40);
+      const seen = intercept(
+        CHAT,
+        [200, cut, JSON_HEADERS],
+        [200, chatCompletion({ content: "Hello" }), JSON_HEADERS],
+      );
+      const once = await (mode === "invoke"
+        ? model({ maxRetries: 0 }).invoke("hi")
+        : model({ maxRetries: 0 })
+            .stream("hi")
+            .then(async (s) => {
+              for await (const _ of s) {
+                // drained
+              }
+            })
+      ).catch((e: unknown) => e);
+      expect(ServiceConnectionError.isInstance(once), String(once)).toBe(true);
+      expect(once).toMatchObject({ retryable: true, requestId: "req-ok-1" });
+      expect(seen).toHaveLength(1);
+      const text =
+        mode === "invoke"
+          ? (await model({ maxRetries: 1, retry: { initialDelayMs: 1 } }).invoke("hi")).text
+          : await (async () => {
+              let out = "";
+              const stream = await model({ maxRetries: 1, retry: { initialDelayMs: 1 } }).stream(
+                "hi",
+              );
+              for await (const c of stream) out += c.text;
+              return out;
+            })();
+      expect(text).toBe("Hello");
+    },
+  );
+
+  it.each([
+    ["invoke", "an empty choice", [200, { ...chatCompletion({}), choices: [{}] }, JSON_HEADERS]],
+    [
+      "invoke",
+      "a null message",
+      [200, { ...chatCompletion({}), choices: [{ index: 0, message: null }] }, JSON_HEADERS],
+    ],
+    ["stream", "empty choices", [200, sse([{ ...chunk({}), choices: [{}] }]), SSE_HEADERS]],
+    [
+      "stream",
+      "null deltas",
+      [200, sse([{ ...chunk({}), choices: [{ delta: null }] }]), SSE_HEADERS],
+    ],
+  ] as const)(
+    "%s: %s is a MalformedResponseError, not an empty reply",
+    async (mode, _label, reply) => {
+      intercept(CHAT, [...reply]);
+      const error = await (async () => {
+        if (mode === "invoke") return model().invoke("hi");
+        for await (const _ of await model().stream("hi")) {
+          // drained
+        }
+      })().catch((e: unknown) => e);
+      expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    },
+  );
+
+  it("still answers a tool-call-only message (`content: null`), invoked and streamed", async () => {
+    const call = {
+      id: "call_3",
+      type: "function",
+      function: { name: "get_weather", arguments: "{}" },
+    };
+    intercept(CHAT, [
+      200,
+      { ...chatCompletion({ content: null, tool_calls: [call] }) },
+      JSON_HEADERS,
+    ]);
+    const invoked = await model().bindTools([getWeather]).invoke("weather");
+    expect(invoked.tool_calls).toMatchObject([{ id: "call_3", name: "get_weather" }]);
+    nock.cleanAll();
+    intercept(CHAT, [
+      200,
+      sse([chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] })]),
+      SSE_HEADERS,
+    ]);
+    let streamed: Awaited<ReturnType<ReturnType<typeof model>["invoke"]>> | undefined;
+    for await (const c of await model().bindTools([getWeather]).stream("weather")) {
+      streamed = streamed ? (streamed.concat(c) as typeof streamed) : c;
+    }
+    expect(streamed?.tool_calls).toMatchObject([{ id: "call_3", name: "get_weather" }]);
+  });
+
   it("streams under invoke when streaming is on, keeping usage", async () => {
     intercept(CHAT, [
       200,
@@ -566,6 +691,29 @@ describe("ChatInferenceService LangChain contract", () => {
       kwargs: { api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] } },
     });
   });
+
+  it.each([
+    [
+      "configured",
+      { configuration: { defaultHeaders: { "X-Org-Token": "tok-CANARY-77\nx" } } },
+      {},
+    ],
+    ["per-call", {}, { options: { headers: { "X-Org-Token": "tok-CANARY-77\nx" } } }],
+  ])(
+    "keeps a %s header value the runtime refuses out of the error it raises",
+    async (_label, fields, callOptions) => {
+      const seen = intercept(CHAT, [200, chatCompletion({ content: "hi" }), JSON_HEADERS]);
+      const error = await model({ maxRetries: 0, ...fields })
+        .invoke("hi", callOptions)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      for (const text of [String(error), (error as Error).stack, inspect(error, { depth: 9 })]) {
+        expect(text).toMatch(/invalid header value/);
+        expect(text).not.toContain("tok-CANARY-77");
+      }
+      expect(seen).toHaveLength(0);
+    },
+  );
 
   it("keeps the key and header values out of its enumerable fields: spreads and entries show neither", async () => {
     const canaryKey = "sk-CANARY-key-7f3a9";

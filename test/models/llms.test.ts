@@ -11,6 +11,7 @@ import {
   EndpointNotReadyError,
   type InferenceServiceError,
   MalformedResponseError,
+  ServiceConnectionError,
   ServiceNameError,
   ServiceUnavailableError,
 } from "../../src/index.js";
@@ -364,7 +365,10 @@ describe("failures of a dedicated endpoint (docs/service-contract.md#errors, rul
 
       expect(error).toBeInstanceOf(EndpointNotReadyError);
       expect(error).toMatchObject({ retryable: true, surface: "dedicated" });
-      expect(error.hint).toContain("Pending");
+      // The summary says once that it is Pending; the hint says what to do about it.
+      expect(error.summary).toContain("(still Pending)");
+      expect(error.message.match(/Pending/g)).toHaveLength(1);
+      expect(error.hint).toContain("Scaling");
       expect(error.message).toContain(`"${SERVICE}"`);
       expect(requests).toHaveLength(3);
     },
@@ -587,6 +591,68 @@ describe("streaming (SSE)", () => {
     expect((await drain(llm().stream("x"))).join("")).toBe("hi!");
   });
 
+  it("delivers a whole text_completion sent to a stream request as one chunk, with its finish reason, usage and request ID", async () => {
+    const { scope } = service();
+    // A gateway that ignores `stream: true` answers as to a non-streamed call.
+    scope.post(PATH).reply(200, completion("Once upon a time"), {
+      "Content-Type": "application/json",
+      "X-Gateway-Request-Id": "req-json-1",
+    });
+    const ends: unknown[] = [];
+    const streamed = [];
+    for await (const text of await llm().stream("Tell me a story", {
+      callbacks: [{ handleLLMEnd: (output) => void ends.push(output.generations[0]?.[0]) }],
+    })) {
+      streamed.push(text);
+    }
+    expect(streamed.filter((text) => text !== "")).toEqual(["Once upon a time"]);
+    expect(ends).toEqual([
+      {
+        text: "Once upon a time",
+        generationInfo: {
+          requestId: "req-json-1",
+          finishReason: "stop",
+          tokenUsage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+        },
+      },
+    ]);
+  });
+
+  it.each([false, true])(
+    "a JSON answer cut mid-body is a retryable cut, retried (streamed: %s)",
+    async (streamed) => {
+      const { scope, requests } = service();
+      const headers = { "Content-Type": "application/json", "X-Gateway-Request-Id": "req-cut-1" };
+      const cut = JSON.stringify(completion("Once upon a time")).slice(0, 40);
+      scope.post(PATH).reply(200, cut, headers);
+      scope.post(PATH).reply(200, completion("Once upon a time"), headers);
+      const call = (maxRetries: number) =>
+        streamed
+          ? drain(llm({ maxRetries }).stream("x")).then((texts) => texts.join(""))
+          : llm({ maxRetries }).invoke("x");
+      const error = await caught(call(0));
+      expect(error).toBeInstanceOf(ServiceConnectionError);
+      expect(error).toMatchObject({ retryable: true, requestId: "req-cut-1" });
+      expect(requests).toHaveLength(1);
+      scope.post(PATH).reply(200, cut, headers);
+      expect(await call(1)).toBe("Once upon a time");
+    },
+  );
+
+  it.each([
+    ["empty choices", [{ choices: [{}] }]],
+    ["null deltas and empty text", [{ choices: [{ delta: null }] }, { choices: [{ text: "" }] }]],
+  ])(
+    "refuses a stream whose choices carry nothing (%s), as invoke refuses `choices: [{}]`",
+    async (_label, events) => {
+      const { scope } = service();
+      scope.post(PATH).reply(200, sse(events), SSE_HEADERS);
+      expect(await caught(drain(llm().stream("x")))).toBeInstanceOf(MalformedResponseError);
+      scope.post(PATH).reply(200, { choices: [{}] }, { "Content-Type": "application/json" });
+      expect(await caught(llm().invoke("x"))).toBeInstanceOf(MalformedResponseError);
+    },
+  );
+
   it("turns an error event mid-stream into a typed error keeping the partial output, without a retry", async () => {
     const { scope, requests } = service();
     scope
@@ -693,7 +759,7 @@ describe("waitForReady", () => {
     );
 
     expect(error).toBeInstanceOf(EndpointNotReadyError);
-    expect(error.message).toMatch(/still not ready after waiting \d+ ms \(waitForReady: 50 ms\)/);
+    expect(error.message).toMatch(/still not ready after waiting \d+ ms \(`waitForReady`: 50 ms\)/);
     expect(error.message).toContain('"tenant-7f3a.cold"');
     expect(error.cause).toBeInstanceOf(EndpointNotReadyError);
     expect(requests.length).toBeGreaterThan(1);

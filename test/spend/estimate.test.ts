@@ -17,6 +17,16 @@ describe("estimateTokens", () => {
 });
 
 describe("estimateChatRequest", () => {
+  it("counts the reasoning sent back with an assistant message", () => {
+    const message = { role: "assistant", content: null, tool_calls: [] };
+    const without = estimateChatRequest({ messages: [message] }, "m").inputTokens;
+    const withReasoning = estimateChatRequest(
+      { messages: [{ ...message, reasoning_content: "abcdefghi" }] },
+      "m",
+    ).inputTokens;
+    expect(withReasoning - without).toBe(3);
+  });
+
   it("adds message framing, text parts, media parts, tool calls and tools; reads max_tokens and n", () => {
     const estimate = estimateChatRequest(
       {

@@ -60,6 +60,21 @@ describe("RateLimiter pacing (controllable clock)", () => {
     expect(granted).toEqual([0, 100, 500]);
   });
 
+  it("makes a request wait its whole turn even when the wait outlasts one timer (~24.8 days)", async () => {
+    const limiter = new RateLimiter({ tokensPerMinute: 1 });
+    const big = estimate("m", 100_000, 0); // 100,000 minutes of tokens: 6e9 ms
+    await limiter.acquire(big);
+    let granted = false;
+    const next = limiter.acquire(big).then(() => {
+      granted = true;
+    });
+    await vi.advanceTimersByTimeAsync(2 ** 31);
+    expect(granted).toBe(false);
+    await vi.advanceTimersByTimeAsync(6e9);
+    await next;
+    expect(granted).toBe(true);
+  });
+
   it("keeps one limit per model by default and one per API key with per: 'key'", async () => {
     const perModel = new RateLimiter({ requestsPerMinute: 60 });
     const perKey = new RateLimiter({ requestsPerMinute: 60, per: "key" });
@@ -88,6 +103,40 @@ describe("RateLimiter pacing (controllable clock)", () => {
     const waiting = limiter.acquire(estimate(), { signal: controller.signal });
     controller.abort(new Error("stop"));
     await expect(waiting).rejects.toThrow("stop");
+  });
+
+  it("frees the slots of calls aborted while they wait: after 9 are cancelled, the next goes in turn", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 }); // one a second
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const queued = Array.from({ length: 9 }, () =>
+      limiter.acquire(estimate(), { signal: controller.signal }).catch((e: unknown) => e),
+    );
+    await vi.advanceTimersByTimeAsync(200);
+    controller.abort(new Error("cancelled"));
+    expect(await Promise.all(queued)).toMatchObject(Array(9).fill({ message: "cancelled" }));
+    const started = Date.now();
+    const next = limiter.acquire(estimate());
+    await vi.runAllTimersAsync();
+    await next;
+    // The first call's second runs out 800 ms later: the cancelled ones hold nothing.
+    expect(Date.now() - started).toBe(800);
+  });
+
+  it("keeps the spacing when a call in the middle of the queue is cancelled", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const middle = limiter.acquire(estimate(), { signal: controller.signal }).catch(() => "gone");
+    const granted: number[] = [];
+    const last = limiter.acquire(estimate()).then(() => granted.push(Date.now() - 1_000_000));
+    controller.abort();
+    expect(await middle).toBe("gone");
+    const next = limiter.acquire(estimate()).then(() => granted.push(Date.now() - 1_000_000));
+    await vi.runAllTimersAsync();
+    await Promise.all([last, next]);
+    // The freed slot at 1 s is not handed out twice later: one a second still holds.
+    expect(granted).toEqual([2000, 3000]);
   });
 
   it("pauses the whole limit for Retry-After and slows down after a 429, then recovers", async () => {

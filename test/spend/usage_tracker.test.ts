@@ -1,9 +1,11 @@
 import { InMemoryCache } from "@langchain/core/caches";
 import { getRetryable, LangChainError } from "@langchain/core/errors";
 import { BaseLLM } from "@langchain/core/language_models/llms";
+import type { AIMessageChunk } from "@langchain/core/messages";
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import type { LLMResult } from "@langchain/core/outputs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
+import { concat } from "@langchain/core/utils/stream";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent, tool } from "langchain";
@@ -933,3 +935,109 @@ describe("UsageTracker against the emulator", () => {
 function byRequestId(a: { requestId?: string }, b: { requestId?: string }) {
   return (a.requestId ?? "").localeCompare(b.requestId ?? "");
 }
+
+describe("UsageTracker with cached prompt tokens", () => {
+  // 800 of the 1,000 prompt tokens came from the model server's prompt cache.
+  const USAGE = {
+    prompt_tokens: 1_000,
+    completion_tokens: 50,
+    total_tokens: 1_050,
+    prompt_tokens_details: { cached_tokens: 800 },
+    completion_tokens_details: { reasoning_tokens: 30 },
+  };
+  const CACHED_PRICES = { "test-model": { input: 2, output: 8, cachedInput: 0.5 } };
+  const COST = (200 * 2 + 800 * 0.5 + 50 * 8) / 1e6;
+
+  const streamed = (usage: Record<string, unknown> = USAGE) =>
+    [
+      200,
+      sse([
+        chatChunk({ role: "assistant", content: "ok" }),
+        chatChunk({}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+        chatChunk({}, { choices: [], usage }),
+      ]),
+      SSE_HEADERS,
+    ] as const;
+
+  it("prices them at cachedInput, invoked and streamed: 200·input + 800·cachedInput + 50·output", async () => {
+    intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS], [...streamed()]);
+    const usage = new UsageTracker({ prices: CACHED_PRICES });
+    await chat().invoke("hi", { callbacks: [usage] });
+    for await (const _ of await chat().stream("hi", { callbacks: [usage] }));
+    expect(usage.records.map((r) => [r.inputTokenDetails, r.outputTokenDetails, r.cost])).toEqual([
+      [{ cache_read: 800 }, { reasoning: 30 }, COST],
+      [{ cache_read: 800 }, { reasoning: 30 }, COST],
+    ]);
+    expect(usage.totals).toEqual({
+      calls: 2,
+      failed: 0,
+      inputTokens: 2_000,
+      cachedInputTokens: 1_600,
+      outputTokens: 100,
+      totalTokens: 2_100,
+      cost: 2 * COST,
+    });
+    expect(usage.summary().split("\n")).toEqual([
+      "model       calls  failed  input  cached  output  total    cost",
+      "test-model      2       0   2000    1600     100   2100  0.0024",
+      "total           2       0   2000    1600     100   2100  0.0024",
+    ]);
+  });
+
+  it("prices them at `input` when no cachedInput is given", async () => {
+    intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS]);
+    const usage = new UsageTracker({ prices: PRICES });
+    await chat().invoke("hi", { callbacks: [usage] });
+    expect(usage.records[0]?.cost).toBe((1_000 * 2 + 50 * 8) / 1e6);
+  });
+
+  it("reads DeepSeek's prompt_cache_hit_tokens as cached tokens", async () => {
+    const deepseek = {
+      prompt_tokens: 1_000,
+      completion_tokens: 50,
+      total_tokens: 1_050,
+      prompt_cache_hit_tokens: 800,
+      prompt_cache_miss_tokens: 200,
+    };
+    intercept(CHAT, [200, reply(0, 0, { usage: deepseek }), JSON_HEADERS], [...streamed(deepseek)]);
+    const usage = new UsageTracker({ prices: CACHED_PRICES });
+    const reply1 = await chat().invoke("hi", { callbacks: [usage] });
+    for await (const _ of await chat().stream("hi", { callbacks: [usage] }));
+    expect(reply1.usage_metadata?.input_token_details?.cache_read).toBe(800);
+    expect(usage.records.map((r) => r.cost)).toEqual([COST, COST]);
+  });
+
+  it("keeps cache_read and reasoning in usage_metadata: invoke, stream, streaming invoke, events API", async () => {
+    intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS], [...streamed()]);
+    const details = {
+      input_tokens: 1_000,
+      output_tokens: 50,
+      input_token_details: expect.objectContaining({ cache_read: 800 }),
+      output_token_details: expect.objectContaining({ reasoning: 30 }),
+    };
+    expect((await chat().invoke("hi")).usage_metadata).toMatchObject(details);
+    let last: AIMessageChunk | undefined;
+    for await (const c of await chat().stream("hi")) last = last ? concat(last, c) : c;
+    expect(last?.usage_metadata).toMatchObject(details);
+    expect(
+      (await chat("test-model", { streaming: true }).invoke("hi")).usage_metadata,
+    ).toMatchObject(details);
+    expect((await chat().streamEvents("hi").output).usage_metadata).toMatchObject(details);
+  });
+
+  it("reserves the worst case (every prompt token uncached) and settles to the cached cost", async () => {
+    intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS]);
+    // The prompt of "hi" is estimated at 5 tokens (4 of framing); 100 reply tokens at most.
+    const worst = (5 * 2 + 100 * 8) / 1e6;
+    const usage = new UsageTracker({ prices: CACHED_PRICES, budget: worst });
+    const reserved: number[] = [];
+    const reserve = usage.store.reserve.bind(usage.store);
+    vi.spyOn(usage.store, "reserve").mockImplementation(async (key, hold) => {
+      reserved.push(hold.amount);
+      return reserve(key, hold);
+    });
+    await chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] });
+    expect(reserved).toEqual([worst]);
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(COST, 12);
+  });
+});

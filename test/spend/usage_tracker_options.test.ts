@@ -22,10 +22,18 @@ describe("the usage tracker's options", () => {
       option: "prices.m.input",
       message: "`prices.m.input` must be a number ≥ 0 (price per million tokens); got -1.",
     });
+    expect(
+      problem(() =>
+        validateUsageTrackerOptions({ prices: { m: { input: 1, output: 1, cachedInput: -0.1 } } }),
+      ),
+    ).toEqual({
+      option: "prices.m.cachedInput",
+      message: "`prices.m.cachedInput` must be a number ≥ 0 (price per million tokens); got -0.1.",
+    });
     expect(problem(() => validateUsageTrackerOptions({ price: {} } as never))).toEqual({
       option: "price",
       message:
-        "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output }.",
+        "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output, cachedInput }.",
     });
   });
 

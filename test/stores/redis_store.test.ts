@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { inspect, promisify } from "node:util";
 import { getRetryable } from "@langchain/core/errors";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -10,7 +10,11 @@ import {
   type InProcessEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { BudgetExceededError, UsageStoreError } from "../../src/errors/errors.js";
+import {
+  BudgetExceededError,
+  ConfigurationError,
+  UsageStoreError,
+} from "../../src/errors/errors.js";
 import { ChatInferenceService } from "../../src/models/chat_models.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { RedisStore } from "../../src/stores/redis_store.js";
@@ -102,6 +106,11 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
     }
     await pending;
     expect(await s.budgetState("stall")).toEqual({ spent: 2, reserved: 0 });
+  });
+
+  it("refuses a timeoutMs longer than one timer holds (it would fire at once), naming the option", () => {
+    expect(() => store({ timeoutMs: 3e9 })).toThrow(ConfigurationError);
+    expect(() => store({ timeoutMs: 3e9 })).toThrow(/`timeoutMs` must be at most 2147483647 ms/);
   });
 
   it("loads its scripts again after Redis forgot them (SCRIPT FLUSH, a restart)", async () => {
@@ -286,6 +295,78 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore when Redis is down", () 
     });
     expect(grant.waitMs).toBe(0);
     expect(errors.map((e) => e.operation)).toEqual(["reserve", "takeRate"]);
+    await s.close();
+  });
+});
+
+describe.skipIf(REDIS_SERVER === undefined)("RedisStore with a password", () => {
+  const PASSWORD = "right-pass-2f9c41";
+  const WRONG = "wrong-pass-7d03b8";
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis(["--requirepass", PASSWORD]);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** Every way a program might print or ship the error, the whole cause chain included. */
+  function everyView(error: unknown): string {
+    const views: string[] = [];
+    for (let e = error, depth = 0; e !== undefined && depth < 10; depth++) {
+      views.push(inspect(e, { depth: Number.POSITIVE_INFINITY, showHidden: true }));
+      views.push(JSON.stringify(e) ?? "", String(e));
+      if (typeof e === "object" && e !== null) {
+        for (const name of Object.getOwnPropertyNames(e)) {
+          views.push(inspect((e as Record<string, unknown>)[name], { depth: Infinity }));
+        }
+      }
+      e = (e as { cause?: unknown } | null)?.cause;
+    }
+    return views.join("\n");
+  }
+
+  it.each([
+    ["a URL", () => new RedisStore({ url: `redis://:${WRONG}@127.0.0.1:${server.port}` })],
+    [
+      "a client",
+      () =>
+        new RedisStore({
+          client: new Redis({ port: server.port, password: WRONG, maxRetriesPerRequest: 1 }).on(
+            "error",
+            () => {},
+          ),
+        }),
+    ],
+  ])(
+    "keeps a wrong password given in %s out of its UsageStoreError at any depth",
+    async (_how, make) => {
+      const errors: UsageStoreError[] = [];
+      const failing = make();
+      const error = await failing
+        .reserve("k", { id: "a", amount: 1, budget: 2 })
+        .catch((e: unknown) => e);
+      expect(UsageStoreError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/WRONGPASS|NOAUTH|auth/i);
+      const view = everyView(error);
+      expect(view).not.toContain(WRONG);
+      expect(view).not.toContain(PASSWORD);
+      const open = new RedisStore({
+        url: `redis://:${WRONG}@127.0.0.1:${server.port}`,
+        failOpen: true,
+        onError: (e) => errors.push(e),
+      });
+      await open.charge("k", 1);
+      expect(errors).toHaveLength(1);
+      expect(everyView(errors[0])).not.toContain(WRONG);
+      await Promise.all([failing.close(), open.close()]);
+    },
+  );
+
+  it("works with the right password", async () => {
+    const s = new RedisStore({ url: `redis://:${PASSWORD}@127.0.0.1:${server.port}` });
+    await s.charge("ok", 2);
+    expect(await s.budgetState("ok")).toEqual({ spent: 2, reserved: 0 });
     await s.close();
   });
 });

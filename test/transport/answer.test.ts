@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { EndpointNotReadyError, MalformedResponseError } from "../../src/errors/errors.js";
-import { checkChatCompletion, parseCompletion, textOfChoice } from "../../src/transport/answer.js";
+import {
+  checkChatCompletion,
+  completionAsChunks,
+  parseCompletion,
+  textOfChoice,
+} from "../../src/transport/answer.js";
 
 const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
 const response = (headers: Record<string, string> = {}) => new Response(null, { headers });
@@ -19,6 +24,14 @@ describe("checkChatCompletion", () => {
     ["choices that are not an array", { choices: { 0: {} } }],
     ["no body", undefined],
     ["a string", "<html>"],
+    ["an empty choice", { choices: [{}] }],
+    ["a null message", { choices: [{ index: 0, message: null, finish_reason: "stop" }] }],
+    [
+      "a message with nothing in it",
+      { choices: [{ message: { role: "assistant", content: null } }] },
+    ],
+    ["empty tool calls", { choices: [{ message: { content: null, tool_calls: [] } }] }],
+    ["one empty choice among good ones", { choices: [{ message: { content: "a" } }, {}] }],
   ])(
     "refuses %s as a MalformedResponseError carrying the request ID (docs/service-contract.md#errors, rule 4)",
     (_label, data) => {
@@ -33,6 +46,27 @@ describe("checkChatCompletion", () => {
       expect(error).toMatchObject({ requestId: "rid-3", surface: "hosted", retryable: false });
     },
   );
+});
+
+describe("checkChatCompletion: a choice that carries an answer", () => {
+  const hosted = { surface: "hosted" as const, model: "m" };
+  const message = (fields: Record<string, unknown>, finish: string | null = null) => ({
+    choices: [{ index: 0, message: { role: "assistant", ...fields }, finish_reason: finish }],
+  });
+
+  it.each([
+    ["text", message({ content: "hi" }, "stop")],
+    ["an empty text with its finish reason", message({ content: "" }, "stop")],
+    [
+      "tool calls with null content",
+      message({ content: null, tool_calls: [{ id: "c", type: "function" }] }, "tool_calls"),
+    ],
+    ["reasoning with null content", message({ content: null, reasoning_content: "r" }, "length")],
+    ["a refusal", message({ content: null, refusal: "no" }, "stop")],
+    ["null content cut by a finish reason", message({ content: null }, "content_filter")],
+  ])("passes %s", (_label, data) => {
+    expect(checkChatCompletion(data, new Headers(), hosted)).toBe(data);
+  });
 });
 
 describe("parseCompletion", () => {
@@ -68,6 +102,21 @@ describe("parseCompletion", () => {
     ]);
   });
 
+  it.each([
+    ["an empty text with no finish reason", { choices: [{ index: 0, text: "" }] }],
+    ["an empty chat content with no finish reason", { choices: [{ message: { content: "" } }] }],
+    ["one empty choice among good ones", { choices: [{ text: "a" }, { text: "" }] }],
+  ])("refuses %s, as a stream of them is refused", (_label, data) => {
+    expect(() => parseCompletion(data, response(), ctx)).toThrow(MalformedResponseError);
+  });
+
+  it("reads an empty text that ended with a finish reason as an empty answer", () => {
+    const data = { choices: [{ index: 0, text: "", finish_reason: "length" }] };
+    expect(parseCompletion(data, response(), ctx)).toMatchObject([
+      { text: "", generationInfo: { finishReason: "length" } },
+    ]);
+  });
+
   it("treats an empty body as the empty answer of a Pending endpoint", () => {
     expect(() => parseCompletion(undefined, response(), ctx)).toThrow(EndpointNotReadyError);
   });
@@ -99,5 +148,73 @@ describe("textOfChoice", () => {
   it("reads stream deltas in the chat shape", () => {
     expect(textOfChoice({ delta: { content: "hi" } }, "delta")).toBe("hi");
     expect(textOfChoice({ delta: { content: 1 } }, "delta")).toBeUndefined();
+  });
+});
+
+describe("completionAsChunks", () => {
+  it("makes a chat completion one chunk per choice, each message its delta, then a usage chunk", () => {
+    const call = { id: "call_1", type: "function", function: { name: "f", arguments: "{}" } };
+    const usage = { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 };
+    const chunks = completionAsChunks({
+      id: "c",
+      object: "chat.completion",
+      model: "m",
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: null, tool_calls: [call] },
+          finish_reason: "tool_calls",
+        },
+        {
+          index: 1,
+          message: { role: "assistant", content: "Hi", reasoning_content: "r" },
+          finish_reason: "stop",
+        },
+      ],
+      usage,
+    });
+    expect(chunks).toEqual([
+      {
+        id: "c",
+        object: "chat.completion.chunk",
+        model: "m",
+        choices: [
+          {
+            index: 0,
+            finish_reason: "tool_calls",
+            delta: { role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] },
+          },
+        ],
+      },
+      {
+        id: "c",
+        object: "chat.completion.chunk",
+        model: "m",
+        choices: [
+          {
+            index: 1,
+            finish_reason: "stop",
+            delta: { role: "assistant", content: "Hi", reasoning_content: "r" },
+          },
+        ],
+      },
+      { id: "c", object: "chat.completion.chunk", model: "m", choices: [], usage },
+    ]);
+  });
+
+  it("keeps a text completion's choices as they are, one chunk each", () => {
+    const choice = { index: 0, text: "Once", finish_reason: "stop" };
+    expect(completionAsChunks({ id: "t", object: "text_completion", choices: [choice] })).toEqual([
+      { id: "t", object: "text_completion", choices: [choice] },
+    ]);
+  });
+
+  it.each([
+    ["no choices", { id: "x" }],
+    ["choices that are not an array", { choices: {} }],
+    ["a JSON literal", 42],
+    ["nothing", undefined],
+  ])("gives undefined for %s", (_label, data) => {
+    expect(completionAsChunks(data)).toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import {
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
 import { guardBody, MAX_ERROR_BODY_BYTES, readErrorBody } from "../../src/transport/body.js";
+import { dripBody } from "../helpers/drip.js";
 
 const encoder = new TextEncoder();
 const RID = "rid-body-1";
@@ -49,9 +50,12 @@ const ctx = (surface: "hosted" | "dedicated" = "hosted", idleMs = 5_000) => ({
   aborted: () => false,
 });
 
-/** The body as a program reads it: a JSON body with `text()`, an SSE body from `body`. */
-async function readAll(out: Response): Promise<string> {
-  if (!/event-stream/.test(out.headers.get("content-type") ?? "")) return out.text();
+/**
+ * The body as a program reads it: a JSON body with `text()`, an SSE body — or, with `events`, any
+ * body the SDK reads as a stream — from `body`.
+ */
+async function readAll(out: Response, events = false): Promise<string> {
+  if (!events && !/event-stream/.test(out.headers.get("content-type") ?? "")) return out.text();
   const reader = out.body!.getReader();
   let text = "";
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
@@ -79,6 +83,20 @@ describe("readErrorBody", () => {
     expect(await readErrorBody(response(broken.stream, "application/json", 503), 5_000)).toBe(
       '{"error"',
     );
+  });
+});
+
+describe("readErrorBody, dripped", () => {
+  it("gives an error body idleMs in all, however steadily it drips, keeping what came", async () => {
+    const body = '{"error":{"code":"upstream_error","message":"slow"}}';
+    const started = Date.now();
+    const text = await readErrorBody(
+      response(dripBody([...body], 10), "application/json", 502),
+      100,
+    );
+    expect(Date.now() - started).toBeLessThan(100 + 1000);
+    expect(body.startsWith(text)).toBe(true);
+    expect(text.length).toBeLessThan(body.length);
   });
 });
 
@@ -147,6 +165,37 @@ describe("guardBody", () => {
     expect(seen).toHaveLength(3);
   });
 
+  it.each([
+    ["one event, a byte at a time", [...'data: {"id":"c"}\n\n'], false],
+    ["only comments", [": ping\n\n"], true],
+    ["events that never end (no empty line)", ['data: {"id":"c"}\n'], true],
+    ["a JSON document, a byte at a time", [...'{"id":"c","choices":[]}'], false],
+  ] as const)(
+    "restarts the idle timer on complete events only: %s stalls within idleMs",
+    async (_name, chunks, forever) => {
+      const started = Date.now();
+      const error = await readAll(
+        guardBody(
+          response(dripBody([...chunks], 10, forever), "text/event-stream"),
+          "sse",
+          ctx("hosted", 100),
+        ),
+      ).catch((e: unknown) => e);
+      expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });
+      expect(Date.now() - started).toBeLessThan(100 + 1000);
+    },
+  );
+
+  it("keeps a stream whose events each arrive within idleMs, however long the whole takes", async () => {
+    const event = 'data: {"id":"c"}\n\n';
+    const chunks = [...Array(8)].flatMap(() => [event.slice(0, 9), event.slice(9)]);
+    const text = await readAll(
+      guardBody(response(dripBody(chunks, 25), "text/event-stream"), "sse", ctx("hosted", 100)),
+    );
+    expect(text).toBe(event.repeat(8));
+  });
+
   it("types a broken connection as a retryable ServiceConnectionError keeping the request ID", async () => {
     const cut = new TypeError("terminated");
     const { stream } = source(['{"id":'], cut);
@@ -209,13 +258,47 @@ describe("guardBody", () => {
     },
   );
 
-  it("types an SSE body that is JSON but no error object as malformed", async () => {
-    const { stream } = source(['{"id":"c","choices":[]}']);
+  it("types an SSE body that is JSON but neither a completion nor an error object as malformed", async () => {
+    const { stream } = source(['{"id":"c","object":"list"}']);
     const error = await readAll(
       guardBody(response(stream, "text/event-stream"), "sse", ctx()),
     ).catch((e: unknown) => e);
     expect(MalformedResponseError.isInstance(error)).toBe(true);
   });
+
+  it("passes a whole completion sent where events were expected on as the events of a stream", async () => {
+    const completion = {
+      id: "c",
+      object: "chat.completion",
+      choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 },
+    };
+    const body = JSON.stringify(completion);
+    const { stream } = source([body.slice(0, 10), body.slice(10)]);
+    const text = await readAll(guardBody(response(stream, "application/json"), "sse", ctx()), true);
+    const base = { id: "c", object: "chat.completion.chunk" };
+    expect(text).toBe(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, finish_reason: "stop", delta: { role: "assistant", content: "Hi" } }] })}\n\n` +
+        `data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n` +
+        "data: [DONE]\n\n",
+    );
+  });
+
+  it.each([
+    ["ends early", "close"],
+    ["breaks", new TypeError("terminated")],
+  ] as const)(
+    "types a JSON document that %s where events were expected as a retryable cut",
+    async (_name, end) => {
+      const { stream } = source(['{"id":"c","choices":[{"index":0,'], end);
+      const error = await readAll(
+        guardBody(response(stream, "application/json"), "sse", ctx()),
+        true,
+      ).catch((e: unknown) => e);
+      expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ retryable: true, requestId: RID });
+    },
+  );
 
   it("lets the caller's cancellation through as it is", async () => {
     const abort = new DOMException("This operation was aborted", "AbortError");

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ServiceConnectionError, ServiceUnavailableError } from "../../src/errors/errors.js";
+import {
+  MalformedResponseError,
+  ServiceConnectionError,
+  ServiceUnavailableError,
+} from "../../src/errors/errors.js";
 import { requestMetaOf } from "../../src/transport/response_meta.js";
 import { tagStream } from "../../src/transport/stream.js";
 
@@ -90,5 +94,70 @@ describe("tagStream", () => {
     }
     for await (const _ of tagStream(source(), headers, ctx)) break;
     expect(closed).toBe(true);
+  });
+
+  it.each([
+    ["empty choices", [{ choices: [{}] }, { choices: [{ index: 0 }] }]],
+    ["null deltas", [{ choices: [{ delta: null }] }]],
+    [
+      "a role and empty content only",
+      [{ choices: [{ delta: { role: "assistant", content: "" } }] }],
+    ],
+    [
+      "empty tool calls and null content",
+      [{ choices: [{ delta: { content: null, tool_calls: [] } }] }],
+    ],
+    ["empty completions text", [{ choices: [{ text: "" }] }, { choices: [], usage: {} }]],
+  ])(
+    "refuses a stream whose choices carry nothing (%s) as a MalformedResponseError",
+    async (_label, chunks) => {
+      async function* source() {
+        yield* chunks;
+      }
+      const error = await drain(tagStream(source(), headers, ctx)).catch((e: unknown) => e);
+      expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ requestId: "rid-1", retryable: false });
+    },
+  );
+
+  it.each([
+    [
+      "tool calls with null content",
+      { delta: { content: null, tool_calls: [{ index: 0, id: "c" }] } },
+    ],
+    ["reasoning only", { delta: { reasoning_content: "hmm" } }],
+    ["a refusal", { delta: { refusal: "no" } }],
+    ["a finish reason only (an empty answer)", { delta: {}, finish_reason: "stop" }],
+    ["completions text", { text: "a" }],
+  ])("passes a stream whose choices carry %s", async (_label, choice) => {
+    async function* source() {
+      yield { choices: [{ index: 0, delta: { role: "assistant" } }] };
+      yield { choices: [choice] };
+    }
+    expect(await drain(tagStream(source(), headers, ctx))).toHaveLength(2);
+  });
+
+  it("types a stream that ends with neither a finish reason nor [DONE] as a cut, keeping its output", async () => {
+    async function* source() {
+      yield chunk("Hel");
+      yield chunk("lo");
+    }
+    const error = await drain(tagStream(source(), headers, ctx, 200, () => false)).catch(
+      (e: unknown) => e,
+    );
+    expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ midStream: true, partialOutput: "Hello", requestId: "rid-1" });
+  });
+
+  it.each([
+    ["[DONE] arrived", () => true, chunk("lo")],
+    ["a finish reason arrived", () => false, { choices: [{ delta: {}, finish_reason: "length" }] }],
+    ["nothing is known of the body", () => undefined, chunk("lo")],
+  ])("ends a stream normally when %s", async (_label, sawDone, last) => {
+    async function* source() {
+      yield chunk("Hel");
+      yield last;
+    }
+    expect(await drain(tagStream(source(), headers, ctx, 200, sawDone))).toHaveLength(2);
   });
 });
