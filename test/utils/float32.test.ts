@@ -17,6 +17,13 @@ describe("decodeFloat32", () => {
     expect(decodeFloat32("")).toEqual([]);
   });
 
+  it("reads them from a decoded buffer at any offset (the decoder's pool gives odd ones)", () => {
+    for (let n = 0; n < 8; n++) {
+      const values = Array.from({ length: n + 1 }, (_, i) => i - 0.5);
+      expect(decodeFloat32(encode(values))).toEqual(values);
+    }
+  });
+
   it("reads them with atob where the runtime has no Buffer", () => {
     const saved = globalThis.Buffer;
     const text = encode([0.5, -8]);
@@ -31,6 +38,9 @@ describe("decodeFloat32", () => {
 
   it.each([
     ["not base64", "not base64!"],
+    ["a character outside the alphabet", "AACA!wAA"],
+    ["padding inside the text", "AA==AACAPwAA"],
+    ["spaces", "AACA PwAA"],
     ["a length that is not a multiple of 4", "AAAAAAA"],
     ["bytes that are not whole floats", "AAAAAAA="],
   ])("gives undefined for %s", (_name, text) => {
