@@ -1,6 +1,6 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
-import { OpenAI } from "openai";
+import type { OpenAI } from "openai";
 import { z } from "zod";
 import { resolveApiKey } from "../config/api_key.js";
 import { resolveBaseURL } from "../config/base_url.js";
@@ -27,6 +27,7 @@ import { asServiceError, type FailureContext, headerRequestId } from "../errors/
 import { tokenUsageFromWire } from "../spend/usage.js";
 import { checkChatCompletion, parseCompletion, readEmbeddings } from "../transport/answer.js";
 import { type Answer, sendRequest } from "../transport/attempt.js";
+import { createServiceClient } from "../transport/client.js";
 import { createServiceFetch, type Fetch } from "../transport/fetch.js";
 import { listModelIds } from "../transport/model_list.js";
 import { ServiceCaller } from "../transport/retry.js";
@@ -401,7 +402,7 @@ async function post(
   ctx: FailureContext,
   headers: Record<string, string> = {},
 ): Promise<Outcome> {
-  const client = new OpenAI({
+  const client = createServiceClient({
     // A probe without a key still tells a 401 from HTML or a 404
     // (docs/service-contract.md#authentication, rule 4): the header is left out below.
     apiKey: target.apiKey ?? "no-key",
@@ -413,10 +414,6 @@ async function post(
       idleTimeout: target.timeout,
     }),
     timeout: target.timeout,
-    maxRetries: 0,
-    organization: null,
-    project: null,
-    dangerouslyAllowBrowser: true,
   });
   const options = (fetchOptions: RequestInit): OpenAI.RequestOptions => ({
     ...(target.apiKey ? {} : { headers: { Authorization: null } }),

@@ -8,7 +8,7 @@ import { Embeddings } from "@langchain/core/embeddings";
 import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
-import { OpenAI } from "openai";
+import type { OpenAI } from "openai";
 import { resolveConnection } from "../config/connection.js";
 import { readEnv } from "../config/env.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER } from "../constants.js";
@@ -20,6 +20,7 @@ import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { readEmbeddings } from "../transport/answer.js";
 import { sendRequest } from "../transport/attempt.js";
+import { createServiceClient } from "../transport/client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS } from "../transport/fetch.js";
 import { ServiceCaller } from "../transport/retry.js";
 import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
@@ -168,7 +169,7 @@ export class InferenceServiceEmbeddings extends Embeddings {
     this.callbacks = options.callbacks;
     this.#keyId = apiKeyId(apiKey);
     this.#ctx = { surface: "hosted", api: "embeddings", model, secrets: [apiKey] };
-    this.#client = new OpenAI({
+    this.#client = createServiceClient({
       apiKey,
       baseURL,
       fetch: createServiceFetch({
@@ -179,12 +180,6 @@ export class InferenceServiceEmbeddings extends Embeddings {
         idleTimeout: options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
       }),
       timeout: options.timeout,
-      // One retry layer: the caller below retries, the SDK never does.
-      maxRetries: 0,
-      // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
-      organization: null,
-      project: null,
-      dangerouslyAllowBrowser: true,
     });
     this.#caller = new ServiceCaller({
       maxRetries,
