@@ -12,6 +12,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { batch } from "./batch.js";
 import { coldImportBench } from "./cold_import.js";
+import { embeddings } from "./embeddings.js";
 import { measureEmulatorThroughput } from "./emulator.js";
 import { fleet } from "./fleet.js";
 import { QUICK } from "./lib/config.js";
@@ -86,6 +87,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "rate-limit", needsServers: false, run: rateLimit },
   { name: "fleet", needsServers: false, run: fleet },
   { name: "reasoning", needsServers: true, run: reasoning },
+  { name: "embeddings", needsServers: true, run: embeddings },
 ];
 
 function usage(): string {

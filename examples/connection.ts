@@ -6,13 +6,24 @@
  * fills the environment in when you have no account yet.
  */
 import { pathToFileURL } from "node:url";
-import { type RunningEmulator, startEmulator } from "langchain-inference-service/emulator";
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  type RunningEmulator,
+  startEmulator,
+} from "langchain-inference-service/emulator";
 
 /** What an example can print through; the demo and the tests pass their own. */
 export type Log = (line?: string) => void;
 
 /** The model the examples use: INFERENCE_SERVICE_MODEL, else the emulator's chat model. */
 export const MODEL = process.env.INFERENCE_SERVICE_MODEL ?? "emulator-chat";
+
+/**
+ * The embedding model the examples use: INFERENCE_SERVICE_EMBEDDING_MODEL, else the emulator's
+ * (`InferenceServiceEmbeddings` reads the variable itself; the examples name the model anyway).
+ */
+export const EMBEDDING_MODEL =
+  process.env.INFERENCE_SERVICE_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
 
 /** A connection: `emulator` is set when the examples run against the local emulator. */
 export interface Connection {

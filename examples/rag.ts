@@ -1,58 +1,57 @@
-/** @module A small RAG pipeline: a retriever over a few documents and a prompt that cites them. */
+/**
+ * @module Retrieval-augmented generation: load a few Markdown files, split them, embed the
+ * pieces with `InferenceServiceEmbeddings` into a vector store, retrieve for each question and
+ * answer from what was retrieved with `ChatInferenceService`.
+ *
+ * Packages: langchain-inference-service @langchain/core @langchain/classic @langchain/textsplitters
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
 import { Document } from "@langchain/core/documents";
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { BaseRetriever } from "@langchain/core/retrievers";
 import { RunnablePassthrough, RunnableSequence } from "@langchain/core/runnables";
-import { ChatInferenceService } from "langchain-inference-service";
-import { type Log, MODEL, runIfMain } from "./connection.js";
+import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import { ChatInferenceService, InferenceServiceEmbeddings } from "langchain-inference-service";
+import { EMBEDDING_MODEL, type Log, MODEL, runIfMain } from "./connection.js";
 
-const DOCS = [
-  new Document({
-    pageContent:
-      "Dedicated endpoints are called at /inference/v1/completions. The Service-Name header routes each request to the caller's own deployment.",
-    metadata: { source: "dedicated-endpoints.md" },
-  }),
-  new Document({
-    pageContent:
-      "Hosted models are paid per token from account credit. When the Wallet reaches zero the service answers 403 insufficient_user_quota.",
-    metadata: { source: "billing.md" },
-  }),
-  new Document({
-    pageContent:
-      "An unknown model ID receives 503 with code model_not_found. The service is not down; retrying does not help.",
-    metadata: { source: "errors.md" },
-  }),
-  new Document({
-    pageContent:
-      "A base URL missing /v1 returns an HTML page with status 200. Set the base URL to the host root or /inference/v1.",
-    metadata: { source: "troubleshooting.md" },
-  }),
-];
+const FOLDER = new URL("./rag_docs/", import.meta.url);
 
-const words = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9_]+/g) ?? []);
-
-/** Ranks documents by shared words: enough for a demo, and no embedding endpoint needed. */
-class KeywordRetriever extends BaseRetriever {
-  override lc_namespace = ["examples", "rag"];
-  constructor(
-    private readonly docs: Document[],
-    private readonly k = 2,
-  ) {
-    super();
-  }
-  override async _getRelevantDocuments(query: string): Promise<Document[]> {
-    const q = words(query);
-    const score = (doc: Document) => [...words(doc.pageContent)].filter((w) => q.has(w)).length;
-    return [...this.docs].sort((a, b) => score(b) - score(a)).slice(0, this.k);
-  }
+/** Each Markdown file of the folder as one document, its file name as `source`. */
+async function load(): Promise<Document[]> {
+  const names = (await readdir(FOLDER)).filter((name) => name.endsWith(".md")).sort();
+  return Promise.all(
+    names.map(
+      async (name) =>
+        new Document({
+          pageContent: await readFile(new URL(name, FOLDER), "utf8"),
+          metadata: { source: name },
+        }),
+    ),
+  );
 }
 
 const formatDocs = (docs: Document[]) =>
   docs.map((d, i) => `[${i + 1}] (${d.metadata.source}) ${d.pageContent}`).join("\n");
 
+export const QUESTIONS = [
+  "What happens when the Wallet credit reaches zero?",
+  "Which header routes a request to a dedicated endpoint deployment?",
+  "What does HTTP 503 model_not_found mean for a model ID?",
+  "Why would a base URL return an HTML page instead of JSON?",
+];
+
 export async function main(log: Log = console.log): Promise<void> {
-  const retriever = new KeywordRetriever(DOCS);
+  // Pieces of about three hundred characters, each keeping its file's `source`.
+  const splitter = new RecursiveCharacterTextSplitter({ chunkSize: 300, chunkOverlap: 40 });
+  const pieces = await splitter.splitDocuments(await load());
+  const embeddings = new InferenceServiceEmbeddings(EMBEDDING_MODEL);
+  const store = await MemoryVectorStore.fromDocuments(pieces, embeddings);
+  log(
+    `embedded ${pieces.length} pieces of ${new Set(pieces.map((p) => p.metadata.source)).size} files`,
+  );
+
+  const retriever = store.asRetriever({ k: 2 });
   const prompt = ChatPromptTemplate.fromMessages([
     [
       "system",
@@ -67,11 +66,12 @@ export async function main(log: Log = console.log): Promise<void> {
     new StringOutputParser(),
   ]);
 
-  const question = "What happens when the wallet credit reaches zero?";
-  const sources = await retriever.invoke(question);
-  log(`question: ${question}`);
-  log(`retrieved: ${sources.map((d) => d.metadata.source).join(", ")}`);
-  log(`answer: ${await chain.invoke(question)}`);
+  for (const question of QUESTIONS) {
+    const [best] = await retriever.invoke(question);
+    log(`question: ${question}`);
+    log(`retrieved: ${best?.metadata.source}`);
+    log(`answer: ${await chain.invoke(question)}`);
+  }
 }
 
 await runIfMain(import.meta.url, main);

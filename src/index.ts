@@ -50,6 +50,10 @@ export {
   type ChatInferenceServiceFields,
 } from "./models/chat_models.js";
 export {
+  InferenceServiceEmbeddings,
+  type InferenceServiceEmbeddingsFields,
+} from "./models/embeddings.js";
+export {
   DedicatedEndpointLLM,
   type DedicatedEndpointLLMCallOptions,
   type DedicatedEndpointLLMFields,

@@ -9,7 +9,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { unwrapField } from "../src/config/options.js";
 import { diagnoseOptions } from "../src/diagnose/diagnose.js";
-import { chatInferenceServiceOptions, dedicatedEndpointLLMOptions } from "../src/models/options.js";
+import {
+  chatInferenceServiceOptions,
+  dedicatedEndpointLLMOptions,
+  inferenceServiceEmbeddingsOptions,
+} from "../src/models/options.js";
 import { rateLimiterOptions } from "../src/spend/rate_limiter.js";
 import { usageTrackerOptions } from "../src/spend/usage_tracker.js";
 import { redisStoreOptions } from "../src/stores/redis_store.js";
@@ -37,6 +41,12 @@ const OWNERS: Owner[] = [
     type: "DedicatedEndpointLLMFields",
     schema: dedicatedEndpointLLMOptions,
     page: "docs/dedicated-endpoints.md",
+  },
+  {
+    type: "InferenceServiceEmbeddingsFields",
+    schema: inferenceServiceEmbeddingsOptions,
+    page: "docs/embeddings.md",
+    table: "| option | default | env variable | notes |",
   },
   { type: "RetryOptions", schema: retryOptionsSchema, page: "docs/hosted-models.md" },
   { type: "DiagnoseOptions", schema: diagnoseOptions, page: "docs/troubleshooting.md" },

@@ -76,9 +76,11 @@ describe("examples", () => {
     expect(drop).toBe(tracked);
   });
 
-  it("rag retrieves the billing document and answers from it", async () => {
+  it("rag embeds the split files and retrieves the right one for each question", async () => {
     const out = await output(rag);
-    expect(out).toMatch(/retrieved: billing\.md/);
+    expect(out).toMatch(/embedded \d+ pieces of 4 files/);
+    const retrieved = [...out.matchAll(/retrieved: (\S+)/g)].map((m) => m[1]);
+    expect(retrieved).toEqual(["billing.md", "dedicated-endpoints.md", "errors.md", "base-url.md"]);
     expect(out).toContain("403 insufficient_user_quota");
   });
 

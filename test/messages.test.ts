@@ -97,6 +97,8 @@ describe("no § in what users read", () => {
       { surface: "hosted", model: "m" },
       { surface: "dedicated", serviceName: "t.a" },
       { surface: "hosted", model: "m", midStream: true, partialOutput: "Hel" },
+      { surface: "hosted", model: "m", api: "embeddings", inputs: { first: 3, count: 1 } },
+      { surface: "hosted", model: "m", api: "embeddings", inputs: { first: 0, count: 8 } },
     ];
     const cited: string[] = [];
     for (const failure of failures) {

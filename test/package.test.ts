@@ -58,7 +58,9 @@ describe("the built package", () => {
       ...readdirSync("docs")
         .filter((name) => name.endsWith(".md"))
         .map((name) => readFileSync(join("docs", name), "utf8")),
-      ...readdirSync("examples").map((name) => readFileSync(join("examples", name), "utf8")),
+      ...readdirSync("examples")
+        .filter((name) => name.endsWith(".ts"))
+        .map((name) => readFileSync(join("examples", name), "utf8")),
     ].join("\n");
     const index = readFileSync("src/index.ts", "utf8");
     const exported = [

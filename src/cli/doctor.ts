@@ -1,4 +1,5 @@
 /** @module `inference-service doctor`: checks a configuration and prints what to change. */
+import { ENV } from "../constants.js";
 import { type Diagnosis, type DiagnosisCheck, diagnose } from "../diagnose/diagnose.js";
 import {
   CONNECTION_FLAGS,
@@ -13,15 +14,16 @@ import { CONNECTION_SETTINGS, cliWording } from "./wording.js";
 const USAGE = `Usage: inference-service doctor [options]
 
 Checks a configuration against the service and says what to change: the base URL, the API key,
-a hosted model ID and the account credit, and a dedicated endpoint's Service-Name and readiness.
-It sends at most four small requests: two chat completions and one completion with max_tokens 1
-(the model and endpoint checks are real calls and may cost a few tokens) and one free GET of the
-service's model list, whose IDs the model check names. Options default to the same variables as
-the models.
+a hosted model ID and the account credit, an embedding model, and a dedicated endpoint's
+Service-Name and readiness. It sends at most five small requests: two chat completions and one
+completion with max_tokens 1, one embedding of one word (the model, embedding and endpoint checks
+are real calls and may cost a few tokens) and one free GET of the service's model list, whose IDs
+the model checks name. Options default to the same variables as the models.
 
 Options:
 ${CONNECTION_HELP}
   --model ID            hosted model ID to check; the credit is checked with it
+  --embedding-model ID  embedding model ID to check (default: $INFERENCE_SERVICE_EMBEDDING_MODEL)
   --timeout MS          milliseconds each request may take (default 30000)
   --json                print the diagnosis as JSON
   -h, --help            show this help
@@ -30,11 +32,16 @@ Exit status: 0 when no check fails, 1 when one does, 2 for a usage error.`;
 
 const FLAGS = {
   ...CONNECTION_FLAGS,
+  "embedding-model": { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
 } as const;
 
-const DOCTOR_SETTINGS = [...CONNECTION_SETTINGS, { option: "timeout", flag: "--timeout" }];
+const DOCTOR_SETTINGS = [
+  ...CONNECTION_SETTINGS,
+  { option: "embeddingModel", flag: "--embedding-model", env: ENV.embeddingModel },
+  { option: "timeout", flag: "--timeout" },
+];
 
 const SYMBOLS: Record<DiagnosisCheck["status"], string> = {
   pass: "✔",
@@ -59,6 +66,8 @@ export function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<nu
     flags: FLAGS,
     read: ({ values }) => ({
       ...connectionOptions(values),
+      embeddingModel:
+        typeof values["embedding-model"] === "string" ? values["embedding-model"] : undefined,
       json: values.json === true,
       timeout: numberFlag(
         values,

@@ -183,13 +183,25 @@ function banner(emulator: RunningEmulator): string {
     const tenant = state.tenant(endpoint.tenantId)?.name ?? endpoint.tenantId;
     return `  ${endpoint.serviceName.padEnd(32)} ${endpoint.state} ${endpoint.scaling}  (tenant "${tenant}")`;
   });
-  const models = state.listModels().map((model) => {
-    const { input, output, cachedInput } = model.prices;
-    const cached = cachedInput === undefined ? "" : ` (${cachedInput} cached)`;
-    return `  ${model.id.padEnd(24)} ${input} in${cached} / ${output} out per million tokens${
-      model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
-    }${thinkingNote(model)}`;
-  });
+  const all = state.listModels();
+  const models = all
+    .filter((model) => !model.embedding)
+    .map((model) => {
+      const { input, output, cachedInput } = model.prices;
+      const cached = cachedInput === undefined ? "" : ` (${cachedInput} cached)`;
+      return `  ${model.id.padEnd(24)} ${input} in${cached} / ${output} out per million tokens${
+        model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
+      }${thinkingNote(model)}`;
+    });
+  const embeddingModels = all.flatMap(({ id, prices, profile, embedding }) =>
+    embedding
+      ? [
+          `  ${id.padEnd(24)} ${prices.input} in per million tokens, ${embedding.dimensions} dimensions${
+            profile?.maxInputTokens ? `, ${profile.maxInputTokens} tokens per input` : ""
+          }`,
+        ]
+      : [],
+  );
   return [
     "Inference service emulator running (an emulator: replies come from fixed rules, not a model).",
     "",
@@ -204,6 +216,9 @@ function banner(emulator: RunningEmulator): string {
     "Hosted models:",
     ...models,
     "",
+    ...(embeddingModels.length > 0
+      ? ["Embedding models (/embeddings):", ...embeddingModels, ""]
+      : []),
     "Dedicated endpoints (Service-Name):",
     ...endpoints,
     "",

@@ -1,6 +1,6 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
-import { OpenAI } from "openai";
+import type { OpenAI } from "openai";
 import { z } from "zod";
 import { resolveApiKey } from "../config/api_key.js";
 import { resolveBaseURL } from "../config/base_url.js";
@@ -25,8 +25,9 @@ import {
 } from "../errors/errors.js";
 import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
 import { tokenUsageFromWire } from "../spend/usage.js";
-import { checkChatCompletion, parseCompletion } from "../transport/answer.js";
+import { checkChatCompletion, parseCompletion, readEmbeddings } from "../transport/answer.js";
 import { type Answer, sendRequest } from "../transport/attempt.js";
+import { createServiceClient } from "../transport/client.js";
 import { createServiceFetch, type Fetch } from "../transport/fetch.js";
 import { listModelIds } from "../transport/model_list.js";
 import { ServiceCaller } from "../transport/retry.js";
@@ -46,6 +47,12 @@ export const diagnoseOptions = optionsSchema({
    * `max_tokens: 1` that may cost a few tokens. @default none: model and credit are skipped
    */
   model: checkedOnResolve<string>().optional(),
+  /**
+   * An embedding model ID to check with one `POST …/embeddings` of one word (it may cost a token
+   * or two); outer spaces are trimmed. The service contract does not show embeddings, so this
+   * says whether the deployment offers them. @default env `INFERENCE_SERVICE_EMBEDDING_MODEL`; none: skipped
+   */
+  embeddingModel: checkedOnResolve<string>().optional(),
   /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias` */
   serviceName: checkedOnResolve<string>().optional(),
   /** Tenant ID (docs/service-contract.md#authentication, rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
@@ -64,7 +71,15 @@ export type DiagnoseOptions = z.input<typeof diagnoseOptions>;
 /** One line of a {@link Diagnosis}. */
 export interface DiagnosisCheck {
   /** Stable identifier, in the order the checks run. */
-  id: "base-url" | "reachable" | "api-key" | "model" | "credit" | "service-name" | "endpoint";
+  id:
+    | "base-url"
+    | "reachable"
+    | "api-key"
+    | "model"
+    | "credit"
+    | "embeddings"
+    | "service-name"
+    | "endpoint";
   title: string;
   /** `warn`: works, but something deserves a change; `skip`: not checked, `detail` says why. */
   status: "pass" | "fail" | "warn" | "skip";
@@ -101,6 +116,7 @@ const TITLES: Record<CheckId, string> = {
   "api-key": "API key",
   model: "Model ID",
   credit: "Account credit",
+  embeddings: "Embedding model",
   "service-name": "Service-Name",
   endpoint: "Dedicated endpoint",
 };
@@ -132,8 +148,11 @@ interface Target {
  *    `model` (an unknown route changes nothing). Then, only with `model`, one chat completion with
  *    `max_tokens: 1` (it may cost a few tokens): 503 `model_not_found` (docs/service-contract.md#hosted-models, rule 4), 403
  *    `insufficient_user_quota` (docs/service-contract.md#errors);
- * 6. `service-name` — the Service-Name's shape (docs/service-contract.md#dedicated-endpoints, rule 2; no request);
- * 7. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
+ * 6. `embeddings` — only with `embeddingModel` (or its env variable): one `POST …/embeddings` of
+ *    one word. The contract does not show this route, so a 404 says the deployment offers no
+ *    embeddings; 503 `model_not_found` names the listed models, as for `model`;
+ * 7. `service-name` — the Service-Name's shape (docs/service-contract.md#dedicated-endpoints, rule 2; no request);
+ * 8. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
  *    404 → Service-Name, refused or empty → Pending, 200 → Running (docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7).
  *
  * Every failure is the package's typed error, so `fix` is its `hint`. Never throws for a service
@@ -174,15 +193,19 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
     const reached = add(checkReachable(probe, target.baseURL));
     if (reached.status === "fail") probe = undefined;
   }
+  const embeddingModel =
+    (options.embeddingModel ?? readEnv(ENV.embeddingModel))?.trim() || undefined;
   if (!probe) {
     skip("api-key", "the API could not be reached.");
     skip("model", "the API could not be reached.");
     skip("credit", "the API could not be reached.");
+    skip("embeddings", "the API could not be reached.");
   } else {
     keyCheck = add(checkApiKey(probe, key));
     if (keyCheck.status === "fail") {
       skip("model", "the API key was not accepted.");
       skip("credit", "the API key was not accepted.");
+      skip("embeddings", "the API key was not accepted.");
     } else {
       // The one request diagnose adds for the model check: free, bounded, never retried.
       availableModels = await listModelIds({ ...target!, timeoutMs: target!.timeout });
@@ -194,6 +217,18 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
       )) {
         add(check);
       }
+      add(
+        embeddingModel === undefined
+          ? {
+              id: "embeddings",
+              status: "skip",
+              detail: `Skipped: no embedding model ID given (\`embeddingModel\` or ${ENV.embeddingModel}).`,
+            }
+          : checkEmbeddings(
+              await postEmbeddings(target!, embeddingModel, availableModels),
+              embeddingModel,
+            ),
+      );
     }
   }
 
@@ -362,12 +397,12 @@ function configurationFailure(
  */
 async function post(
   target: Target,
-  path: "/chat/completions" | "/completions",
+  path: "/chat/completions" | "/completions" | "/embeddings",
   body: Record<string, unknown>,
   ctx: FailureContext,
   headers: Record<string, string> = {},
 ): Promise<Outcome> {
-  const client = new OpenAI({
+  const client = createServiceClient({
     // A probe without a key still tells a 401 from HTML or a 404
     // (docs/service-contract.md#authentication, rule 4): the header is left out below.
     apiKey: target.apiKey ?? "no-key",
@@ -379,10 +414,6 @@ async function post(
       idleTimeout: target.timeout,
     }),
     timeout: target.timeout,
-    maxRetries: 0,
-    organization: null,
-    project: null,
-    dangerouslyAllowBrowser: true,
   });
   const options = (fetchOptions: RequestInit): OpenAI.RequestOptions => ({
     ...(target.apiKey ? {} : { headers: { Authorization: null } }),
@@ -421,6 +452,21 @@ function postChat(target: Target, model: string, availableModels?: string[]): Pr
     { model, messages: [{ role: "user", content: PROMPT }], max_tokens: 1 },
     ctx,
   );
+}
+
+function postEmbeddings(
+  target: Target,
+  model: string,
+  availableModels?: string[],
+): Promise<Outcome> {
+  const ctx: FailureContext = {
+    surface: "hosted",
+    api: "embeddings",
+    model,
+    secrets: secretsOf(target),
+    ...(availableModels ? { availableModels } : {}),
+  };
+  return post(target, "/embeddings", { model, input: [PROMPT], encoding_format: "float" }, ctx);
 }
 
 function postCompletion(target: Target, serviceName: string): Promise<Outcome> {
@@ -662,6 +708,45 @@ function noCredit(error: InferenceServiceError): Omit<DiagnosisCheck, "title"> {
 
 function skipCredit(why = "the model check did not get an answer."): Omit<DiagnosisCheck, "title"> {
   return { id: "credit", status: "skip", detail: `Skipped: ${why}` };
+}
+
+function checkEmbeddings(outcome: Outcome, model: string): Omit<DiagnosisCheck, "title"> {
+  if (outcome.ok) {
+    let vectors: number[][] = [];
+    const unusable = answerError(outcome, () => {
+      vectors = readEmbeddings(outcome.data, outcome.response.headers, outcome.ctx, 1);
+    });
+    if (unusable) return unexpected("embeddings", unusable, `"${model}" answered`);
+    const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
+    return {
+      id: "embeddings",
+      status: "pass",
+      detail: `"${model}" answered one embedding of ${vectors[0]?.length ?? 0} dimensions${used === undefined ? "" : ` (${used} ${used === 1 ? "token" : "tokens"} used)`}; this check may cost a token or two.`,
+      requestId: outcome.requestId,
+    };
+  }
+  const { error } = outcome;
+  if (ModelNotFoundError.isInstance(error)) {
+    const check = fromError(
+      "embeddings",
+      error,
+      `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`,
+    );
+    // The mapper's hint names the classes' option, `model`; here the ID came from `embeddingModel`.
+    return { ...check, fix: check.fix?.replace("passed as `model`", "passed as `embeddingModel`") };
+  }
+  if (InvalidURLError.isInstance(error)) {
+    // The mapper's summary says the service offers no embeddings at this URL.
+    return fromError("embeddings", error, errorSummary(error));
+  }
+  if (InsufficientCreditError.isInstance(error)) {
+    return fromError(
+      "embeddings",
+      error,
+      `"${model}" could not be checked: no credit left (HTTP 403 insufficient_user_quota).`,
+    );
+  }
+  return unexpected("embeddings", error, `"${model}" could not be checked`);
 }
 
 function checkEndpoint(

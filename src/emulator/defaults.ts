@@ -39,6 +39,13 @@ export const THINK_TAGS_MODEL = "emulator-think-tags";
  * the prompt (DeepSeek R1 and Qwen3 templates on a server without a reasoning parser).
  */
 export const OPENED_THINK_TAGS_MODEL = "emulator-think-open";
+/**
+ * Hosted embedding model, served at `/embeddings`: deterministic vectors in which texts that
+ * share words lie near each other (see `embeddings.ts`), so retrieval over a few documents works.
+ */
+export const DEFAULT_EMBEDDING_MODEL = "emulator-embedding";
+/** Length of `emulator-embedding`'s vectors, unless a request asks for fewer (`dimensions`). */
+export const DEFAULT_EMBEDDING_DIMENSIONS = 256;
 
 /**
  * What every demo model does: call tools (also when forced), answer `response_format`
@@ -113,6 +120,13 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
       },
     },
     ...thinkingModels(),
+    {
+      id: DEFAULT_EMBEDDING_MODEL,
+      // An embedding model reads text and writes no tokens: only input is priced.
+      prices: { input: 0.02, output: 0 },
+      profile: { maxInputTokens: 8_192 },
+      embedding: { dimensions: DEFAULT_EMBEDDING_DIMENSIONS },
+    },
   ],
   credit: DEFAULT_CREDIT,
 });

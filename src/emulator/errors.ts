@@ -149,6 +149,31 @@ export function modelServerBadRequest(requestId: string, message: string): Emula
 }
 
 /**
+ * 400 `context_length_exceeded` for an embedding input over the model's `maxInputTokens`, as a
+ * model server writes it and the gateway passes it on (its `invalid_request_error` type, `param`
+ * naming the field).
+ */
+export function inputTooLong(
+  requestId: string,
+  limit: number,
+  tokens: number,
+  index: number,
+): EmulatorResponse {
+  return jsonReply(
+    400,
+    {
+      error: {
+        message: `This model's maximum context length is ${limit} tokens, however you requested ${tokens} tokens in input[${index}]. Please reduce the length of the input. (request id: ${requestId})`,
+        type: "invalid_request_error",
+        param: "input",
+        code: "context_length_exceeded",
+      },
+    },
+    requestId,
+  );
+}
+
+/**
  * 413 for a body over `maxBodyBytes`: docs/service-contract.md#limits-and-retries shows no size limit, so the code and wording are the
  * emulator's; the shape is the docs/service-contract.md#errors one, so clients need one parser.
  */

@@ -31,6 +31,8 @@ export type GatewayFaultKind = keyof typeof GATEWAY_FAULTS;
  * - `empty`: a 200 with no body at all (no events on a stream);
  * - `no-choices`: a 200 whose answer has no choices (`choices: []`; a stream of the usage chunk only);
  * - `redirect-loop`: a 307 back to the same path, for ever;
+ * - `shuffle`: an embeddings answer lists its items out of order, each keeping its `index`
+ *   (other routes are answered as usual);
  * - the gateway's replies of {@link GatewayFaultKind}.
  */
 export type FaultKind =
@@ -46,6 +48,7 @@ export type FaultKind =
   | "empty"
   | "no-choices"
   | "redirect-loop"
+  | "shuffle"
   | GatewayFaultKind
   | `latency=${number}`;
 
@@ -70,6 +73,7 @@ export type Fault =
   | { type: "empty" }
   | { type: "no-choices" }
   | { type: "redirect-loop" }
+  | { type: "shuffle" }
   | { type: "gateway"; name: GatewayFaultKind };
 
 /** What to do to one request. */
@@ -96,6 +100,7 @@ const FIXED: Readonly<Record<string, Fault>> = {
   empty: { type: "empty" },
   "no-choices": { type: "no-choices" },
   "redirect-loop": { type: "redirect-loop" },
+  shuffle: { type: "shuffle" },
   ...Object.fromEntries(
     Object.keys(GATEWAY_FAULTS).map((name) => [
       name,
@@ -170,7 +175,7 @@ function parseFault(name: string): Fault | number | undefined {
 }
 
 /** Small, fast, seedable PRNG (public domain); `Math.random` cannot be seeded. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

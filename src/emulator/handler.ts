@@ -7,9 +7,11 @@ import { handleAdmin } from "./admin.js";
 import { type CompletionIdentity, chatCompletionBody, textCompletionBody } from "./completions.js";
 import { consolePage } from "./console/index.js";
 import { INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import { embed, embeddingListBody, inputTokens, shuffledOrder, toBase64 } from "./embeddings.js";
 import {
   badRequest,
   emulatorFailure,
+  inputTooLong,
   insufficientQuota,
   invalidToken,
   invalidUrl,
@@ -36,9 +38,14 @@ import {
   streamReply,
 } from "./reply.js";
 import { createRequestIdGenerator } from "./request_id.js";
-import { InvalidBodyError, parseChatRequest, parseCompletionRequest } from "./requests.js";
+import {
+  InvalidBodyError,
+  parseChatRequest,
+  parseCompletionRequest,
+  parseEmbeddingRequest,
+} from "./requests.js";
 import { chatCompletionEvents, sseEvent, textCompletionEvents } from "./sse.js";
-import type { ApiKey, EmulatorState, RequestLogEntry, Surface } from "./state.js";
+import type { ApiKey, EmulatorState, HostedModel, RequestLogEntry, Surface } from "./state.js";
 
 export type Handler = (request: EmulatorRequest) => EmulatorReply;
 
@@ -46,6 +53,7 @@ const API_PREFIX = "/inference/v1";
 const CHAT_PATH = `${API_PREFIX}/chat/completions`;
 const COMPLETIONS_PATH = `${API_PREFIX}/completions`;
 const MODELS_PATH = `${API_PREFIX}/models`;
+const EMBEDDINGS_PATH = `${API_PREFIX}/embeddings`;
 const ADMIN_PREFIX = "/_emulator";
 
 /** The request handler; synchronous, so both transports can call it without extra awaits. */
@@ -80,6 +88,7 @@ function route(
     if (request.method === "POST") {
       if (path === CHAT_PATH) return hosted(context, request, requestId);
       if (path === COMPLETIONS_PATH) return dedicated(context, request, requestId);
+      if (path === EMBEDDINGS_PATH) return embeddings(context, request, requestId);
     }
     if (request.method === "GET" && path === MODELS_PATH) {
       return listModels(context.state, request, requestId, startedAt);
@@ -95,26 +104,46 @@ function route(
  * Hosted surface (docs/service-contract.md#hosted-models). Order: key (401) → faults → body (400) → model (503) → credit (403).
  * The model comes before the credit, as on a gateway that must know a model's price before it
  * can reserve credit for the call; docs/service-contract.md#errors does not order the two.
+ * Returns the call, its body and its model, or the reply that ends it.
  */
+function openHosted<T extends { model: string; stream?: boolean }>(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+  parser: (body: string) => T,
+): { call: Call; body: T; model: HostedModel } | { reply: EmulatorReply } {
+  const { state } = context;
+  const call = new Call(context, request, requestId, "hosted");
+  // docs/service-contract.md#authentication, rule 6 leaves the hosted surface's permission "not shown": any valid, unexpired key works.
+  const refused = call.admit(false);
+  if (refused) return { reply: refused };
+  const read = call.read(parser);
+  if ("reply" in read) return read;
+  const { body } = read;
+  call.entry.model = body.model;
+  call.entry.stream = body.stream === true;
+  const model = state.model(body.model);
+  if (!model) return { reply: call.finish(modelNotFound(requestId, body.model)) };
+  // docs/service-contract.md#errors: credit must be above zero; a call may still run it below zero, the next one gets 403.
+  if (state.credit <= 0) return { reply: call.finish(insufficientQuota(requestId, state.credit)) };
+  return { call, body, model };
+}
+
+/** `POST /chat/completions` (docs/service-contract.md#hosted-models); an embedding model is refused with 400. */
 function hosted(
   context: HandlerContext,
   request: EmulatorRequest,
   requestId: string,
 ): EmulatorReply {
+  const opened = openHosted(context, request, requestId, parseChatRequest);
+  if ("reply" in opened) return opened.reply;
+  const { call, body, model } = opened;
   const { state } = context;
-  const call = new Call(context, request, requestId, "hosted");
-  // docs/service-contract.md#authentication, rule 6 leaves the hosted surface's permission "not shown": any valid, unexpired key works.
-  const refused = call.admit(false);
-  if (refused) return refused;
-  const read = call.read(parseChatRequest);
-  if ("reply" in read) return read.reply;
-  const { body } = read;
-  call.entry.model = body.model;
-  call.entry.stream = body.stream;
-  const model = state.model(body.model);
-  if (!model) return call.finish(modelNotFound(requestId, body.model));
-  // docs/service-contract.md#errors: credit must be above zero; a call may still run it below zero, the next one gets 403.
-  if (state.credit <= 0) return call.finish(insufficientQuota(requestId, state.credit));
+  if (model.embedding) {
+    return call.finish(
+      badRequest(requestId, `model ${body.model} is an embedding model; call /embeddings`),
+    );
+  }
   // The model server's own checks, which the gateway relays: the reasoning sent back.
   const reasoning = reasoningFormatFor(model, body);
   const problem = reasoningInputProblem(model, body, reasoning !== undefined);
@@ -138,6 +167,52 @@ function chatCost(prices: Readonly<ModelPrices>, usage: Usage): number {
       usage.completion_tokens * prices.output) /
     1e6
   );
+}
+
+/**
+ * `POST /embeddings` on the hosted surface, OpenAI's shape (the service contract does not show
+ * this route; the gateway relays it), checked in the chat route's order; then a model that is
+ * not an embedding model, a `dimensions` over the model's, or an input over its
+ * `maxInputTokens` is a 400. Metered and debited like a chat call, prompt tokens only.
+ */
+function embeddings(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+): EmulatorReply {
+  const opened = openHosted(context, request, requestId, parseEmbeddingRequest);
+  if ("reply" in opened) return opened.reply;
+  const { call, body, model } = opened;
+  if (!model.embedding) {
+    return call.finish(badRequest(requestId, `model ${body.model} does not support embeddings`));
+  }
+  const native = model.embedding.dimensions;
+  const dimensions = body.dimensions ?? native;
+  if (dimensions > native) {
+    return call.finish(
+      badRequest(requestId, `dimensions must be at most ${native} for model ${body.model}`),
+    );
+  }
+  const tokens = inputTokens(body.inputs);
+  const limit = model.profile?.maxInputTokens;
+  const tooLong = limit === undefined ? -1 : tokens.findIndex((count) => count > limit);
+  if (tooLong >= 0) {
+    return call.finish(inputTooLong(requestId, limit!, tokens[tooLong]!, tooLong));
+  }
+  const vectors = body.inputs.map((input) => {
+    const vector = embed(input, dimensions);
+    return body.encodingFormat === "base64" ? toBase64(vector) : vector;
+  });
+  const count = body.inputs.length;
+  const order = call.fault?.type === "shuffle" ? shuffledOrder(count) : [...vectors.keys()];
+  const promptTokens = tokens.reduce((sum, n) => sum + n, 0);
+  const reply = jsonReply(
+    200,
+    embeddingListBody(body.model, vectors, promptTokens, order),
+    requestId,
+  );
+  const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
+  return call.deliver(reply, usage, (promptTokens * model.prices.input) / 1e6);
 }
 
 /**
@@ -289,6 +364,11 @@ class Call {
       return this.finish(redirectLoop(this.#requestId, this.#request.url));
     }
     return undefined;
+  }
+
+  /** The fault applied to this call, once `admit` has run. */
+  get fault(): Fault | undefined {
+    return this.#plan?.fault;
   }
 
   /** `id`, `created` and `model` of a success body or chunk; the ID embeds the request ID. */

@@ -4,6 +4,8 @@ export { loadEmulatorConfig } from "./config_file.js";
 export {
   DEFAULT_API_KEY,
   DEFAULT_CREDIT,
+  DEFAULT_EMBEDDING_DIMENSIONS,
+  DEFAULT_EMBEDDING_MODEL,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MODEL,
   DEFAULT_SERVICE_NAME,
@@ -31,6 +33,7 @@ export { createEmulator, type InProcessEmulator } from "./in_process.js";
 export { type RunningEmulator, startEmulator } from "./node_server.js";
 export type {
   ApiKeyConfig,
+  EmbeddingModelConfig,
   EmulatorOptions,
   EmulatorStateConfig,
   EndpointConfig,

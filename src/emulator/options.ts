@@ -83,8 +83,9 @@ export interface ModelConfig {
   prices?: ModelPrices;
   /**
    * What the model can do and its context window, as a client declares it in
-   * `ChatInferenceService`'s `profiles` (the service itself publishes none: docs/service-contract.md#hosted-models). Informative:
-   * the emulator does not enforce it. Default none.
+   * `ChatInferenceService`'s `profiles` (the service itself publishes none: docs/service-contract.md#hosted-models). Informative
+   * for a chat model (the emulator does not enforce it); an embedding model refuses an input
+   * over its `maxInputTokens`. Default none.
    */
   profile?: InferenceModelProfile;
   /**
@@ -100,6 +101,18 @@ export interface ModelConfig {
    * `prices.cachedInput`. Default false.
    */
   promptCache?: boolean;
+  /**
+   * Makes it an embedding model, served at `/embeddings` (and refused at `/chat/completions`):
+   * `dimensions` is the length of its vectors, and `profile.maxInputTokens`, when given, is
+   * enforced on each input. Default none: a chat model.
+   */
+  embedding?: EmbeddingModelConfig;
+}
+
+/** What makes a model an embedding model. */
+export interface EmbeddingModelConfig {
+  /** Length of the vectors it returns; a request may ask for fewer with `dimensions`. Default 256. */
+  dimensions?: number;
 }
 
 /** The configurable part of the state: the shape of the options and of the JSON config file. */

@@ -230,3 +230,42 @@ function parseResponseFormat(value: unknown): ResponseFormat {
   }
   return { type: "text" };
 }
+
+/** A `POST /embeddings` body (OpenAI's shape; the service contract does not show this route). */
+export interface EmbeddingRequest {
+  model: string;
+  /** `input` as a list: the API accepts one string or several. */
+  inputs: string[];
+  encodingFormat: "float" | "base64";
+  /** Vector length asked for, if any. */
+  dimensions: number | undefined;
+}
+
+/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of strings. */
+export function parseEmbeddingRequest(body: string): EmbeddingRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  const { input } = json;
+  const inputs = typeof input === "string" ? [input] : input;
+  if (
+    !Array.isArray(inputs) ||
+    inputs.length === 0 ||
+    !inputs.every((i) => typeof i === "string")
+  ) {
+    throw new InvalidBodyError("input must be a string or a non-empty array of strings");
+  }
+  const format = json.encoding_format ?? "float";
+  if (format !== "float" && format !== "base64") {
+    throw new InvalidBodyError('encoding_format must be "float" or "base64"');
+  }
+  const { dimensions } = json;
+  if (dimensions != null && !(Number.isInteger(dimensions) && (dimensions as number) >= 1)) {
+    throw new InvalidBodyError("dimensions must be a positive integer");
+  }
+  return {
+    model: json.model,
+    inputs,
+    encodingFormat: format,
+    dimensions: dimensions == null ? undefined : (dimensions as number),
+  };
+}

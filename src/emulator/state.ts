@@ -6,7 +6,11 @@ import {
   modelProfileSchema,
   PROFILE_FIELDS,
 } from "../config/profiles.js";
-import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import {
+  DEFAULT_EMBEDDING_DIMENSIONS,
+  DEFAULT_STATE,
+  INFERENCE_SERVICE_PERMISSION,
+} from "./defaults.js";
 import type {
   ApiKeyConfig,
   EmulatorStateConfig,
@@ -67,6 +71,8 @@ export interface HostedModel {
   readonly profile?: Readonly<InferenceModelProfile>;
   readonly reasoning?: Readonly<ModelReasoningConfig>;
   readonly promptCache?: boolean;
+  /** Set for an embedding model: served at `/embeddings`, refused at `/chat/completions`. */
+  readonly embedding?: Readonly<{ dimensions: number }>;
 }
 
 /** One call to either inference route, successful or not. */
@@ -319,7 +325,7 @@ export class EmulatorState {
 
   // ---- models -------------------------------------------------------------------------------
 
-  /** Adds (or re-prices) a hosted model. */
+  /** Adds (or re-prices) a hosted model: a chat model, or an embedding model with `embedding`. */
   addModel(config: ModelConfig): HostedModel {
     return this.#addModel(config, "model");
   }
@@ -502,12 +508,15 @@ export class EmulatorState {
     if (config.promptCache !== undefined && typeof config.promptCache !== "boolean") {
       throw new EmulatorConfigError(`${field}.promptCache must be true or false`);
     }
+    const embedding =
+      config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
     const model = Object.freeze({
       id,
       prices,
       ...(profile ? { profile } : {}),
       ...(reasoning ? { reasoning } : {}),
       ...(config.promptCache ? { promptCache: true } : {}),
+      ...(embedding ? { embedding } : {}),
     });
     this.#models.set(id, model);
     return model;
@@ -598,6 +607,18 @@ function requireProfile(value: unknown, field: string): Readonly<InferenceModelP
   }
   const name = String(issue.path[0]);
   throw new EmulatorConfigError(`${field}.${name} must be ${expectedOfProfileField(name)}`);
+}
+
+/** An embedding model's settings, with the default vector length. */
+function requireEmbedding(value: unknown, field: string): Readonly<{ dimensions: number }> {
+  const config = requireRecord(value, `${field}.embedding`);
+  const dimensions =
+    optionalNumber(config.dimensions, `${field}.embedding.dimensions`, 1) ??
+    DEFAULT_EMBEDDING_DIMENSIONS;
+  if (!Number.isInteger(dimensions)) {
+    throw new EmulatorConfigError(`${field}.embedding.dimensions must be a whole number >= 1`);
+  }
+  return Object.freeze({ dimensions });
 }
 
 function requireEndpointState(value: unknown, field: string): EndpointState {

@@ -35,6 +35,8 @@ export interface InferenceServiceErrorInit {
   midStream?: boolean;
   /** Output received before a mid-stream failure. */
   partialOutput?: string;
+  /** Embeddings: the position of the input the service refused, among the texts of the call. */
+  inputIndex?: number;
   cause?: unknown;
 }
 
@@ -93,6 +95,11 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
   readonly serviceMessage?: string;
   readonly midStream: boolean;
   readonly partialOutput?: string;
+  /**
+   * Embeddings: the position, among the texts given to `embedDocuments`, of the input the service
+   * refused (too long, or its content); absent when the failure is not about one input.
+   */
+  readonly inputIndex?: number;
   declare readonly cause?: unknown;
 
   constructor(init: InferenceServiceErrorInit) {
@@ -111,6 +118,7 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
     this.serviceMessage = init.serviceMessage;
     this.midStream = init.midStream ?? false;
     this.partialOutput = init.partialOutput;
+    this.inputIndex = init.inputIndex;
     // Non-enumerable: a cause can be a large SDK object; JSON output stays small and safe.
     Object.defineProperty(this, "cause", { value: init.cause, enumerable: false });
     stampRetryable(this, this.retryable);
@@ -134,6 +142,7 @@ export class InferenceServiceError extends serviceNs.brand(LangChainError) {
       surface: this.surface,
       serviceMessage: this.serviceMessage,
       midStream: this.midStream,
+      inputIndex: this.inputIndex,
       lc_error_code: this.lc_error_code,
     };
   }

@@ -28,6 +28,10 @@ export interface FailureContext {
   availableModels?: readonly string[];
   /** Headers of the response being read, so a failure after them keeps its request ID. */
   responseHeaders?: Headers;
+  /** Hosted surface: the API called, when it is not chat completions. */
+  api?: "embeddings";
+  /** Embeddings: the inputs the request carried, by their positions among the call's texts. */
+  inputs?: { first: number; count: number };
   /** The URL the request was sent to, when the layer that sent it knows it: messages name it. */
   url?: string;
 }
@@ -360,6 +364,14 @@ function rowForStatus(
             hint: "The key may not use this model or group (its model or group limits), or its user is disabled: check the key's settings in the console, or use another key.",
           };
     case 404:
+      if (ctx.api === "embeddings" && !dedicated) {
+        // The contract does not show /embeddings: a deployment may simply not offer it.
+        return {
+          cls: errors.InvalidURLError,
+          summary: `The service offers no embeddings at this URL${body.message ? `: ${body.message}` : ""}.`,
+          hint: "Check `baseURL` (the host root or …/inference/v1); if it is right, this deployment does not serve /embeddings: ask its operator for an embedding model, or embed with another provider.",
+        };
+      }
       return dedicated
         ? {
             cls: errors.ServiceNameError,
@@ -527,8 +539,47 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
   }
 }
 
+/** The classes that are about the inputs of a request, not its parameters. */
+const INPUT_REFUSALS: ReadonlySet<ErrorRow["cls"]> = new Set([
+  errors.ContextLengthExceededError,
+  errors.ContentFilterError,
+]);
+
+/**
+ * Embeddings: a refusal of the request's inputs themselves — too long, or blocked for their
+ * content — names the inputs it carried, and the position of the one input when there was one;
+ * an input too long for the model is told to be split, not the chat model's advice about messages.
+ */
+function aboutInputs(
+  row: Row,
+  ctx: FailureContext,
+  message: string | undefined,
+): Row & { inputIndex?: number } {
+  const { inputs } = ctx;
+  if (ctx.api !== "embeddings" || inputs === undefined || !INPUT_REFUSALS.has(row.cls)) return row;
+  const one = inputs.count === 1;
+  const which = one
+    ? `the input at position ${inputs.first}`
+    : `the inputs at positions ${inputs.first}–${inputs.first + inputs.count - 1}`;
+  const inputIndex = one ? inputs.first : undefined;
+  if (row.cls === errors.ContextLengthExceededError) {
+    const Which = which[0]!.toUpperCase() + which.slice(1);
+    return {
+      ...row,
+      summary: `${one ? `${Which} is` : `${Which} include one`} longer than the embedding model takes${message ? `: ${message.replace(/\.$/, "")}` : ""}.`,
+      hint: one
+        ? "Split the text into smaller pieces (a smaller `chunkSize` in your text splitter); retrying the same input will not help."
+        : "Split the longest texts into smaller pieces (a smaller `chunkSize` in your text splitter); if none is too long alone, the limit is on a request's total: lower `batchSize`.",
+      inputIndex,
+    };
+  }
+  return { ...row, summary: `${row.summary.replace(/\.$/, "")} (${which}).`, inputIndex };
+}
+
 /** Every error the mapper built, with the failure it came from, so a later context can type it again. */
 const failureOf = new WeakMap<object, Failure>();
+/** The errors built knowing the inputs of their request (embeddings). */
+const withInputs = new WeakSet<object>();
 
 function statusOf(failure: Failure, body: ErrorBody): number | undefined {
   switch (failure.kind) {
@@ -560,7 +611,7 @@ export function toServiceError(
   const rawBody =
     failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : "";
   const body = parseErrorBody(rawBody);
-  const row = rowForFailure(failure, ctx, body);
+  const row = aboutInputs(rowForFailure(failure, ctx, body), ctx, bareMessage(body.message));
   const headers = ("headers" in failure ? failure.headers : undefined) ?? ctx.responseHeaders;
   const serviceMessage = redact(body.message, ctx.secrets);
   const last =
@@ -585,6 +636,7 @@ export function toServiceError(
     serviceMessage,
     retryAfterMs,
     midStream,
+    inputIndex: row.inputIndex,
     partialOutput: midStream
       ? ((failure.kind === "stream-error" ? failure.partialOutput : undefined) ?? ctx.partialOutput)
       : undefined,
@@ -596,6 +648,7 @@ export function toServiceError(
           : undefined,
   });
   failureOf.set(error, failure);
+  if (ctx.inputs !== undefined) withInputs.add(error);
   return error;
 }
 
@@ -671,12 +724,20 @@ function classify(error: unknown, ctx: FailureContext): unknown {
 }
 
 /**
- * One of our errors, typed again when it reaches a stream's context after being typed without it
- * (a body that stalled or was cut is typed in the fetch layer, which does not know the output
- * already streamed).
+ * One of our errors, typed again when it reaches a context it was typed without: a stream's (a
+ * body that stalled or was cut is typed in the fetch layer, which does not know the output
+ * already streamed), or an embeddings request's (the fetch layer does not know which inputs the
+ * request carried).
  */
 function retyped(error: errors.InferenceServiceError, ctx: FailureContext) {
   const failure = failureOf.get(error);
-  if (!failure || error.midStream || !ctx.midStream) return error;
-  return toServiceError(failure, ctx);
+  if (!failure) return error;
+  const stream = ctx.midStream === true && !error.midStream;
+  // Only a refusal of the inputs themselves says which they were (see aboutInputs).
+  const inputs =
+    ctx.inputs !== undefined &&
+    !withInputs.has(error) &&
+    (errors.ContextLengthExceededError.isInstance(error) ||
+      errors.ContentFilterError.isInstance(error));
+  return stream || inputs ? toServiceError(failure, ctx) : error;
 }

@@ -24,7 +24,7 @@ import {
   convertMessagesToCompletionsMessageParams,
   convertOpenAICompletionsStream,
 } from "@langchain/openai";
-import { OpenAI } from "openai";
+import type { OpenAI } from "openai";
 import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { resolveConnection } from "../config/connection.js";
 import {
@@ -48,6 +48,7 @@ import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
 import { tokenUsageFromMetadata } from "../spend/usage.js";
 import { checkChatCompletion } from "../transport/answer.js";
 import { sendRequest, withFetchOptions } from "../transport/attempt.js";
+import { createServiceClient } from "../transport/client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "../transport/fetch.js";
 import { type RequestMeta, requestMetaOf, tagResponse } from "../transport/response_meta.js";
 import { ServiceCaller } from "../transport/retry.js";
@@ -361,18 +362,12 @@ export class ChatInferenceService<
     this.#keyId = apiKeyId(apiKey);
     this.#failureContext = failureContext;
     const { apiKey: _key, baseURL: _url, fetch: _fetch, ...clientOptions } = configuration;
-    this.#client = new OpenAI({
-      ...clientOptions,
+    this.#client = createServiceClient({
       apiKey,
       baseURL,
       fetch: serviceFetch,
       timeout: fields.timeout,
-      // One retry layer: the caller below retries, the SDK never does.
-      maxRetries: 0,
-      // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
-      organization: null,
-      project: null,
-      dangerouslyAllowBrowser: true,
+      extra: clientOptions,
     });
     this.#caller = new ServiceCaller({
       maxRetries,

@@ -8,7 +8,7 @@ import {
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { OpenAI } from "openai";
+import type { OpenAI } from "openai";
 import { resolveConnection } from "../config/connection.js";
 import {
   DEFAULT_DEDICATED_PROFILE,
@@ -35,6 +35,7 @@ import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
 import { type Answer, sendRequest } from "../transport/attempt.js";
+import { createServiceClient } from "../transport/client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS } from "../transport/fetch.js";
 import { ServiceCaller } from "../transport/retry.js";
 import { openStream } from "../transport/stream.js";
@@ -254,12 +255,10 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     this.rateLimiter = options.rateLimiter;
     this.#secrets = [apiKey];
     this.#keyId = apiKeyId(apiKey);
-    this.#client = new OpenAI({
+    this.#client = createServiceClient({
       apiKey,
       baseURL,
       timeout: options.timeout,
-      // One retry layer (issue 3): the caller below retries, the SDK never does.
-      maxRetries: 0,
       // docs/service-contract.md#dedicated-endpoints, rule 1: Service-Name is added to every request; a call's own value takes precedence.
       fetch: createServiceFetch({
         surface: "dedicated",
@@ -269,10 +268,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
         fetch: options.fetch,
         idleTimeout: options.idleTimeout ?? options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
       }),
-      // Explicit nulls stop the SDK reading OPENAI_ORG_ID / OPENAI_PROJECT_ID from the env.
-      organization: null,
-      project: null,
-      dangerouslyAllowBrowser: true,
     });
     this.#caller = new ServiceCaller({
       maxRetries,

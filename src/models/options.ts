@@ -2,6 +2,7 @@
  * @module The options of both models, each declared once: a zod schema per model whose fields give
  * the option's type, check, wording, JSDoc and default, and say whether the model serialises it.
  */
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { ClientOptions } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import { z } from "zod";
@@ -212,6 +213,19 @@ export function validateChatOptions(fields: unknown): z.output<typeof chatInfere
   return parseOptions(CHAT_SPEC, fields);
 }
 
+/** `configuration` of a class that takes no other client option than the key and the URL. */
+const connectionOnly = z
+  .object({
+    apiKey: checkedOnResolve<string>().optional(),
+    baseURL: checkedOnResolve<string>().optional(),
+  })
+  .strict()
+  .describe(
+    "an object with only `apiKey` and `baseURL` (read as those options; this model has no other client options)",
+  )
+  .nullable()
+  .optional();
+
 /** The options of `DedicatedEndpointLLM`. */
 const dedicatedEndpointLLMShape = {
   /**
@@ -233,19 +247,7 @@ const dedicatedEndpointLLMShape = {
    * read as the options of the same name (a `ConfigurationError` when they disagree). This model
    * takes no other client option: any other field is a `ConfigurationError`. @default `{}`
    */
-  configuration: unserialised(
-    z
-      .object({
-        apiKey: checkedOnResolve<string>().optional(),
-        baseURL: checkedOnResolve<string>().optional(),
-      })
-      .strict()
-      .describe(
-        "an object with only `apiKey` and `baseURL` (read as those options; this model has no other client options)",
-      )
-      .nullable()
-      .optional(),
-  ),
+  configuration: unserialised(connectionOnly),
   /** `max_tokens`: token cap on the generated output (docs/service-contract.md#dedicated-endpoints); a whole number ≥ 1. @default the endpoint's own */
   maxTokens: serialised(z.number().int().min(1).describe("a whole number ≥ 1").optional()),
   /** `temperature`: sampling temperature (docs/service-contract.md#dedicated-endpoints); a finite number ≥ 0. @default the endpoint's own */
@@ -312,4 +314,75 @@ export function serialisedValues<T extends object>(
   return Object.fromEntries(
     Object.entries(options).filter(([key]) => keys.includes(key)),
   ) as Partial<T>;
+}
+
+// An embeddings answer is one JSON body: no stream, so no `idleTimeout`; and its own concurrency default.
+const { idleTimeout: _idle, maxConcurrency: _concurrency, ...sharedModelOptions } = modelOptions;
+
+/** The options of `InferenceServiceEmbeddings` (it serialises nothing: LangChain's embeddings are not serialisable). */
+export const inferenceServiceEmbeddingsOptions = optionsSchema({
+  /**
+   * Model ID of the embedding model, sent as `model`; outer spaces are trimmed. Whether a
+   * deployment offers embedding models at all is not known in advance.
+   * @default env `INFERENCE_SERVICE_EMBEDDING_MODEL` (required: the first argument, `model` or the variable)
+   */
+  model: checkedOnResolve<string>().optional(),
+  ...sharedModelOptions,
+  /**
+   * Requests in flight at once, across the batches of every call. As in `OpenAIEmbeddings`, so
+   * that a corpus split into many batches does not flood the service; raise it (with a
+   * `rateLimiter` if need be) for faster ingestion. @default 2
+   */
+  maxConcurrency: z
+    .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
+    .describe("a whole number ≥ 1, or Infinity")
+    .default(2),
+  /**
+   * Where `OpenAIEmbeddings` users put the key and the URL: `apiKey` and `baseURL` here are read
+   * as the options of the same name (a `ConfigurationError` when they disagree). No other client
+   * option is taken. @default `{}`
+   */
+  configuration: connectionOnly,
+  /**
+   * Texts per request: `embedDocuments` splits its texts into batches of this many, sends them
+   * `maxConcurrency` at a time and returns the vectors in the order of the texts. @default 512
+   */
+  batchSize: z.number().int().min(1).describe("a whole number ≥ 1").default(512),
+  /** `dimensions`: the length of the vectors, for models that can shorten them. @default the model's own */
+  dimensions: z.number().int().min(1).describe("a whole number ≥ 1").optional(),
+  /**
+   * `encoding_format` asked for: `"base64"` (float32 little-endian: a quarter of the bytes of
+   * JSON numbers, and what the openai SDK sends by default) or `"float"` (for a server that
+   * refuses base64). Either answer is read, whatever was asked. @default "base64"
+   */
+  encodingFormat: z.enum(["base64", "float"]).describe('"base64" or "float"').default("base64"),
+  /**
+   * LangChain callback handlers that see each `embedDocuments` and `embedQuery` call as an LLM
+   * run: a `UsageTracker` here counts their tokens and cost, and reserves each request against
+   * its budget before it is sent. The handlers of the run the call is made in (a chain's
+   * `callbacks`, `withUsage`) are added where LangChain's async context is on. @default none
+   */
+  callbacks: unserialised(z.custom<Callbacks>().optional()),
+  /** Called with the typed error of every failed attempt; throwing from it stops the retries. @default none */
+  onFailedAttempt: unserialised(
+    z
+      .custom<(error: unknown) => unknown>((v) => typeof v === "function")
+      .describe("a function")
+      .optional(),
+  ),
+});
+
+/** The options of `InferenceServiceEmbeddings`, as a caller writes them. */
+export type InferenceServiceEmbeddingsOptions = z.input<typeof inferenceServiceEmbeddingsOptions>;
+
+const EMBEDDINGS_SPEC = {
+  owner: "InferenceServiceEmbeddings",
+  schema: inferenceServiceEmbeddingsOptions.strict(),
+};
+
+/** Checks the options of `InferenceServiceEmbeddings` (the key, URL and model are checked where they are resolved). */
+export function validateEmbeddingsOptions(
+  fields: unknown,
+): z.output<typeof inferenceServiceEmbeddingsOptions> {
+  return parseOptions(EMBEDDINGS_SPEC, fields);
 }

@@ -154,3 +154,20 @@ export function estimateCompletionRequest(
       : 0;
   return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
 }
+
+/**
+ * The estimate of an `/embeddings` body: the tokens of its `input` (one string or several), and
+ * no output — an embedding model writes no tokens, so a request reserves its prompt only.
+ */
+export function estimateEmbeddingRequest(
+  body: Record<string, unknown>,
+  model: string,
+): RequestEstimate {
+  const { input } = body;
+  const texts = Array.isArray(input) ? input : [input];
+  const inputTokens = texts.reduce(
+    (sum: number, text) => sum + (typeof text === "string" ? estimateTokens(text) : 0),
+    0,
+  );
+  return { model, inputTokens, maxOutputTokens: 0, choices: 1 };
+}

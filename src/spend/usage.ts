@@ -140,7 +140,10 @@ export function runUsageFromResult(output: LLMResult): RunUsage {
   return NO_USAGE;
 }
 
-/** The request ID in `response_metadata` (chat models) or `generationInfo` (LLMs). */
+/**
+ * The request ID in `response_metadata` (chat models), `generationInfo` (LLMs) or `llmOutput`
+ * (this package's embeddings, whose runs have no generations).
+ */
 export function requestIdOfResult(output: LLMResult): string | undefined {
   for (const generation of generationsOf(output)) {
     const id =
@@ -148,7 +151,7 @@ export function requestIdOfResult(output: LLMResult): string | undefined {
       stringOf(generation.generationInfo?.requestId);
     if (id !== undefined) return id;
   }
-  return undefined;
+  return stringOf(output?.llmOutput?.requestId);
 }
 
 /** The request ID a failed call's error carries (this package's errors have one). */

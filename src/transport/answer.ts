@@ -1,7 +1,7 @@
 /**
- * @module The checks of a 2xx answer both models and `diagnose` make: a chat completion must have
+ * @module The checks of a 2xx answer both models, the embeddings and `diagnose` make: a chat completion must have
  * a non-empty `choices` array (docs/service-contract.md#errors, rule 4); a `/completions` answer, whose body docs/service-contract.md#dedicated-endpoints leaves "not
- * shown", is read tolerantly.
+ * shown", is read tolerantly, and so is an `/embeddings` answer, which the contract does not show.
  */
 import type { Generation } from "@langchain/core/outputs";
 import {
@@ -11,6 +11,7 @@ import {
   toServiceError,
 } from "../errors/mapper.js";
 import { tokenUsageFromWire } from "../spend/usage.js";
+import { decodeFloat32 } from "../utils/float32.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 
 /** One entry of `choices`, in the completions, chat or chat-stream shape. */
@@ -178,4 +179,65 @@ export function parseCompletion(
       tokenUsage,
     }),
   }));
+}
+
+/** One item of an embeddings answer's `data`, as OpenAI-style servers write it. */
+interface RawEmbedding {
+  index?: unknown;
+  embedding?: unknown;
+}
+
+/**
+ * The vectors of a 2xx `/embeddings` answer, placed by each item's `index` — never by the order
+ * the items arrive in, which a server is free to change. Each `embedding` may be an array of
+ * numbers or a base64 string of float32 little-endian values, whatever `encoding_format` asked.
+ * Items without any `index` are taken in their order (a server that leaves the field out);
+ * anything else — not `count` items, an index missing, repeated or out of range, a vector that
+ * is not numbers, vectors of different lengths — is a `MalformedResponseError`, and an
+ * `{"error": …}` body is that error.
+ */
+export function readEmbeddings(
+  data: unknown,
+  headers: Headers,
+  ctx: FailureContext,
+  count: number,
+): number[][] {
+  const items = (data as { data?: unknown } | null | undefined)?.data;
+  const fail = (detail: string): never => {
+    throwErrorObject(data, 200, headers, ctx);
+    throw toServiceError({ kind: "malformed", detail, headers, status: 200 }, ctx);
+  };
+  if (!Array.isArray(items)) return fail("the JSON body has no `data` array of embeddings");
+  if (items.length !== count) {
+    return fail(`\`data\` holds ${items.length} embeddings for ${count} inputs`);
+  }
+  const indexed = items.some((item: RawEmbedding) => item?.index !== undefined);
+  const vectors = new Array<number[] | undefined>(count);
+  for (const [position, item] of (items as RawEmbedding[]).entries()) {
+    const index = indexed ? item?.index : position;
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= count) {
+      fail(`\`data[${position}].index\` is not a position of the inputs (0 to ${count - 1})`);
+    }
+    if (vectors[index as number] !== undefined) {
+      fail(`two items of \`data\` have the index ${index as number}`);
+    }
+    const vector = vectorOf(item?.embedding);
+    if (vector === undefined) {
+      fail(`\`data[${position}].embedding\` is neither numbers nor base64 float32`);
+    }
+    vectors[index as number] = vector;
+  }
+  const length = vectors[0]?.length;
+  if (vectors.some((vector) => vector?.length !== length)) {
+    return fail("the embeddings are not all of one length");
+  }
+  return vectors as number[][];
+}
+
+function vectorOf(embedding: unknown): number[] | undefined {
+  if (typeof embedding === "string") return decodeFloat32(embedding);
+  if (!Array.isArray(embedding)) return undefined;
+  return embedding.every((x) => typeof x === "number" && Number.isFinite(x))
+    ? (embedding as number[])
+    : undefined;
 }

@@ -18,7 +18,7 @@ export interface ServiceFetchOptions extends FailureContext {
   /** Headers this surface needs on every request, unless the request already sets them. */
   headers?: Readonly<Record<string, string>>;
   /**
-   * On a `ModelNotFoundError` of a `…/chat/completions` call, send one `GET …/models` with the
+   * On a `ModelNotFoundError` of a `…/chat/completions` or `…/embeddings` call, send one `GET …/models` with the
    * same key (2 s at most, never retried, its failure ignored) and name the listed IDs, and the
    * near misses of the model ID, in the error's hint. @default false
    */
@@ -318,7 +318,8 @@ async function followRedirects(
   }
 }
 
-const CHAT_PATH = /\/chat\/completions$/;
+/** The hosted APIs whose model IDs the lookup can list (anything else has no model ID to check). */
+const MODEL_PATH = /\/(?:chat\/completions|embeddings)$/;
 
 /** The model IDs the service lists, with the key of the failed call (see `lookUpModels`). */
 async function lookUp(
@@ -328,10 +329,10 @@ async function lookUp(
   signal: AbortSignal | null | undefined,
 ): Promise<string[] | undefined> {
   const url = new URL(input instanceof Request ? input.url : String(input));
-  if (!CHAT_PATH.test(url.pathname)) return undefined;
+  if (!MODEL_PATH.test(url.pathname)) return undefined;
   const authorization = new Headers(headers).get("authorization") ?? "";
   return listModelIds({
-    baseURL: `${url.origin}${url.pathname.replace(CHAT_PATH, "")}`,
+    baseURL: `${url.origin}${url.pathname.replace(MODEL_PATH, "")}`,
     apiKey: authorization.replace(/^Bearer\s+/i, "") || undefined,
     fetch,
     signal: signal ?? undefined,

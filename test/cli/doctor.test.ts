@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { runDoctorCommand } from "../../src/cli/doctor.js";
 import type { Diagnosis } from "../../src/diagnose/diagnose.js";
 import {
+  DEFAULT_EMBEDDING_MODEL,
   DEFAULT_MODEL,
   DEFAULT_SERVICE_NAME,
   NO_PERMISSION_API_KEY,
@@ -31,6 +32,8 @@ describe("inference-service doctor", () => {
     const { code, out, err, lines } = await doctor(
       "--model",
       DEFAULT_MODEL,
+      "--embedding-model",
+      DEFAULT_EMBEDDING_MODEL,
       "--service-name",
       DEFAULT_SERVICE_NAME,
     );
@@ -46,6 +49,7 @@ describe("inference-service doctor", () => {
       "✔ API key",
       "✔ Model ID",
       "✔ Account credit",
+      "✔ Embedding model",
       "✔ Service-Name",
       "✔ Dedicated endpoint",
     ]);
@@ -56,7 +60,10 @@ describe("inference-service doctor", () => {
       "✔ API key             sk-e…demo (from INFERENCE_SERVICE_API_KEY) accepted",
     );
     expect(out).not.toContain("fix:");
-    expect(out.endsWith("\n✔ Nothing failed: 7 passed.\n")).toBe(true);
+    expect(out).toContain(
+      '✔ Embedding model     "emulator-embedding" answered one embedding of 256 dimensions',
+    );
+    expect(out.endsWith("\n✔ Nothing failed: 8 passed.\n")).toBe(true);
     expect(out).not.toContain(current().apiKey);
   });
 
@@ -71,7 +78,7 @@ describe("inference-service doctor", () => {
       `                      request id: ${lastRequestId()}`,
     ]);
     expect(lines.at(-2)).toBe(
-      "✖ 1 failed, 4 passed, 2 skipped: change what the ✖ lines say, then run doctor again.",
+      "✖ 1 failed, 4 passed, 3 skipped: change what the ✖ lines say, then run doctor again.",
     );
   });
 
@@ -132,6 +139,22 @@ describe("inference-service doctor", () => {
     expect((await doctor()).out).toContain("Skipped: no model ID given (--model).");
   });
 
+  it("takes the embedding model from INFERENCE_SERVICE_EMBEDDING_MODEL, and names the flag in a fix", async () => {
+    vi.stubEnv("INFERENCE_SERVICE_EMBEDDING_MODEL", DEFAULT_EMBEDDING_MODEL);
+    const fromEnv = await doctor();
+    expect(fromEnv.out).toContain('✔ Embedding model     "emulator-embedding" answered');
+    vi.stubEnv("INFERENCE_SERVICE_EMBEDDING_MODEL", "");
+    const skipped = await doctor();
+    expect(skipped.out).toContain(
+      "– Embedding model     Skipped: no embedding model ID given (--embedding-model or INFERENCE_SERVICE_EMBEDDING_MODEL).\n",
+    );
+    const wrong = await doctor("--embedding-model", "emulator-embeding");
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toContain(
+      'fix: Check the model ID passed as --embedding-model; retrying will not help. Did you mean "emulator-embedding"?',
+    );
+  });
+
   it("fails an unreachable host with the connection fix", async () => {
     const gone = await startEmulator({ port: 0 });
     await gone.close();
@@ -155,6 +178,7 @@ describe("inference-service doctor", () => {
       "api-key:pass",
       "model:fail",
       "credit:skip",
+      "embeddings:skip",
       "service-name:skip",
       "endpoint:skip",
     ]);

@@ -23,6 +23,7 @@ const ENV_VARIABLES = [
   "INFERENCE_SERVICE_BASE_URL",
   "INFERENCE_SERVICE_TENANT_ID",
   "INFERENCE_SERVICE_JOB_ALIAS",
+  "INFERENCE_SERVICE_EMBEDDING_MODEL",
 ];
 
 interface Sent {
@@ -95,6 +96,7 @@ describe("diagnose: a healthy configuration", () => {
       ["api-key", "pass"],
       ["model", "pass"],
       ["credit", "pass"],
+      ["embeddings", "skip"],
       ["service-name", "pass"],
       ["endpoint", "pass"],
     ]);
@@ -127,6 +129,7 @@ describe("diagnose: a healthy configuration", () => {
       "emulator-vllm",
       "emulator-think-tags",
       "emulator-think-open",
+      "emulator-embedding",
     ]);
 
     const checks = checksOf(diagnosis);
@@ -415,7 +418,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       status: "fail",
       detail:
         '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 7 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
       requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });
@@ -446,7 +449,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
   it("names the listed models when the model check is skipped for want of a model ID", async () => {
     const { run } = setup();
     expect(checksOf(await run()).model.detail).toBe(
-      "Skipped: no model ID given (`model`). The service lists 7 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open.",
+      "Skipped: no model ID given (`model`). The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.",
     );
   });
 
@@ -536,6 +539,106 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       /^sk-e…demo \(from the `apiKey` option\) could not be confirmed: /,
     );
     expect(diagnosis.ok).toBe(true);
+  });
+});
+
+describe("diagnose: an embedding model (a route the service contract does not show)", () => {
+  it("skips the check, sending nothing for it, when no embedding model is configured", async () => {
+    const { sent, run } = setup();
+    const diagnosis = await run();
+    expect(checksOf(diagnosis).embeddings).toMatchObject({
+      title: "Embedding model",
+      status: "skip",
+      detail:
+        "Skipped: no embedding model ID given (`embeddingModel` or INFERENCE_SERVICE_EMBEDDING_MODEL).",
+    });
+    expect(sent.some(({ url }) => url.endsWith("/embeddings"))).toBe(false);
+  });
+
+  it("passes with one embedding of one word, taking the ID from the option, trimmed, or the env variable", async () => {
+    for (const [options, env] of [
+      [{ embeddingModel: "  emulator-embedding " }, ""],
+      [{}, "emulator-embedding"],
+    ] as const) {
+      vi.stubEnv("INFERENCE_SERVICE_EMBEDDING_MODEL", env);
+      const { sent, run, requestId } = setup();
+      const diagnosis = await run(options);
+      const posted = sent.findIndex(({ url }) => url.endsWith("/inference/v1/embeddings"));
+      expect(sent[posted]?.body).toEqual({
+        model: "emulator-embedding",
+        input: ["ping"],
+        encoding_format: "float",
+      });
+      expect(checksOf(diagnosis).embeddings).toEqual({
+        id: "embeddings",
+        title: "Embedding model",
+        status: "pass",
+        detail:
+          '"emulator-embedding" answered one embedding of 256 dimensions (1 token used); this check may cost a token or two.',
+        requestId: requestId(posted),
+      });
+      expect(diagnosis.ok).toBe(true);
+    }
+  });
+
+  it("fails an unknown embedding model with 503 model_not_found, naming the option and the near miss", async () => {
+    const { run } = setup();
+    const diagnosis = await run({ embeddingModel: "emulator-embeding" });
+    expect(diagnosis.ok).toBe(false);
+    expect(checksOf(diagnosis).embeddings).toMatchObject({
+      status: "fail",
+      detail:
+        '"emulator-embeding" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
+      fix: expect.stringMatching(
+        /^Check the model ID passed as `embeddingModel`; retrying will not help\. Did you mean "emulator-embedding"\?/,
+      ),
+      error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
+    });
+  });
+
+  it("fails with 'no embeddings at this URL' where the deployment answers the route with 404", async () => {
+    const { run } = setup(
+      undefined,
+      (inner) => async (input, init) =>
+        String(input).endsWith("/embeddings")
+          ? new Response(
+              JSON.stringify({
+                error: {
+                  message: "Invalid URL (POST /v1/embeddings)",
+                  type: "invalid_request_error",
+                  code: "",
+                },
+              }),
+              {
+                status: 404,
+                headers: {
+                  "content-type": "application/json",
+                  "x-gateway-request-id": "2026112400000000000000000000abcd",
+                },
+              },
+            )
+          : inner(input, init),
+    );
+    const diagnosis = await run({ embeddingModel: "emulator-embedding" });
+    expect(checksOf(diagnosis).embeddings).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(
+        /^The service offers no embeddings at this URL: Invalid URL \(POST \/v1\/embeddings\)\./,
+      ),
+      fix: expect.stringContaining("does not serve /embeddings"),
+      requestId: "2026112400000000000000000000abcd",
+      error: { name: "InvalidURLError", status: 404 },
+    });
+  });
+
+  it("skips the check when the key was not accepted", async () => {
+    const { sent, run } = setup();
+    const diagnosis = await run({ apiKey: "sk-wrong", embeddingModel: "emulator-embedding" });
+    expect(checksOf(diagnosis).embeddings).toMatchObject({
+      status: "skip",
+      detail: "Skipped: the API key was not accepted.",
+    });
+    expect(sent.some(({ url }) => url.endsWith("/embeddings"))).toBe(false);
   });
 });
 

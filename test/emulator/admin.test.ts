@@ -102,6 +102,12 @@ describe("the admin API", () => {
           "emulator-think-tags",
           "emulator-think-open",
         ].map((id) => expect.objectContaining({ id, reasoning: expect.any(Object) })),
+        {
+          id: "emulator-embedding",
+          prices: { input: 0.02, output: 0 },
+          profile: { maxInputTokens: 8_192 },
+          embedding: { dimensions: 256 },
+        },
       ],
       requestCount: 0,
       faults: {

@@ -287,6 +287,20 @@ describe.each(TRANSPORTS)("X-Emulator-Fault over the %s", (_name, make) => {
     ]);
   });
 
+  it("lists an embeddings answer out of order for shuffle, and leaves a chat answer as it is", async () => {
+    const input = ["one", "two", "three"];
+    const shuffled = await post(
+      emulator,
+      "/inference/v1/embeddings",
+      { model: "emulator-embedding", input },
+      fault("shuffle"),
+    );
+    const { data } = (await shuffled.json()) as { data: Array<{ index: number }> };
+    expect(data.map((item) => item.index)).not.toEqual([0, 1, 2]);
+    const chat = await post(emulator, CHAT, chatBody("Hi"), fault("shuffle"));
+    expect(((await chat.json()) as { choices: unknown[] }).choices).toHaveLength(1);
+  });
+
   it("answers 400 for an unknown fault name", async () => {
     const response = await post(emulator, CHAT, chatBody(), fault("teapot"));
     expect(response.status).toBe(400);

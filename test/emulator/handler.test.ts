@@ -254,6 +254,7 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
         VLLM_REASONING_MODEL,
         THINK_TAGS_MODEL,
         OPENED_THINK_TAGS_MODEL,
+        "emulator-embedding",
         "extra-model",
       ].map((id) => ({
         id,

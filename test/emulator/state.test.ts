@@ -17,6 +17,7 @@ const DEMO_MODELS = [
   "emulator-vllm",
   "emulator-think-tags",
   "emulator-think-open",
+  "emulator-embedding",
 ];
 
 describe("EmulatorState", () => {

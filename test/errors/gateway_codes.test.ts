@@ -25,6 +25,7 @@ import {
   ContextLengthExceededError,
   DedicatedEndpointLLM,
   EndpointNotReadyError,
+  InferenceServiceEmbeddings,
   type InferenceServiceError,
   InsufficientCreditError,
   InvalidURLError,
@@ -51,6 +52,7 @@ import {
 
 const CHAT = "/inference/v1/chat/completions";
 const COMPLETIONS = "/inference/v1/completions";
+const EMBEDDINGS = "/inference/v1/embeddings";
 const MAX_RETRIES = 2;
 const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
 
@@ -463,6 +465,16 @@ function endpoint(fields = {}) {
   });
 }
 
+function embedder(fields = {}) {
+  return new InferenceServiceEmbeddings("m", {
+    apiKey: KEY,
+    baseURL: BASE,
+    maxRetries: MAX_RETRIES,
+    retry: FAST,
+    ...fields,
+  });
+}
+
 async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of stream) {
     // drain
@@ -491,14 +503,28 @@ function callOf(
     : async () => drain(await streamer().stream("hi"));
 }
 
-const cases = SURFACES.flatMap(([surface, path, adapt, invoker, streamer]) =>
-  (["invoke", "stream"] as const).flatMap((mode) =>
-    ROWS.filter((row) => (mode === "invoke" ? !row.streamOnly : !row.invokeOnly)).map(
-      (row) =>
-        [surface, mode, row.name, path, adapt(row), callOf(mode, invoker, streamer)] as const,
+const cases = [
+  ...SURFACES.flatMap(([surface, path, adapt, invoker, streamer]) =>
+    (["invoke", "stream"] as const).flatMap((mode) =>
+      ROWS.filter((row) => (mode === "invoke" ? !row.streamOnly : !row.invokeOnly)).map(
+        (row) =>
+          [surface, mode, row.name, path, adapt(row), callOf(mode, invoker, streamer)] as const,
+      ),
     ),
   ),
-);
+  // Embeddings: the hosted surface, one JSON answer (no stream), through the same mapper.
+  ...ROWS.filter((row) => !row.streamOnly).map(
+    (row) =>
+      [
+        "hosted",
+        "embedQuery",
+        row.name,
+        EMBEDDINGS,
+        row,
+        () => embedder().embedQuery("hi"),
+      ] as const,
+  ),
+];
 
 describe("the gateway's error surface, at the wire", () => {
   it.each(cases)(
@@ -567,23 +593,45 @@ describe("the table of the gateway's codes", () => {
   });
 });
 
-/** Every row × {invoke, stream} × both surfaces, its sample sent with the status it comes with. */
-const tableCases = SURFACES.flatMap(([surface, path, , invoker, streamer]) =>
-  (["invoke", "stream"] as const).flatMap((mode) =>
-    GATEWAY_CODES.map(
-      (row) =>
-        [
-          surface,
-          mode,
-          row.code,
-          row.status[0],
-          path,
-          row,
-          callOf(mode, invoker, streamer),
-        ] as const,
+/** Every row × {invoke, stream} × both surfaces, and embeddings, its sample sent with the status it comes with. */
+const tableCases = [
+  ...SURFACES.flatMap(([surface, path, , invoker, streamer]) =>
+    (["invoke", "stream"] as const).flatMap((mode) =>
+      GATEWAY_CODES.map(
+        (row) =>
+          [
+            surface,
+            mode,
+            row.code,
+            row.status[0],
+            path,
+            row,
+            callOf(mode, invoker, streamer),
+          ] as const,
+      ),
     ),
   ),
-);
+  ...GATEWAY_CODES.map(
+    (row) =>
+      [
+        "hosted",
+        "embedQuery",
+        row.code,
+        row.status[0],
+        EMBEDDINGS,
+        row,
+        () => embedder().embedQuery("hi"),
+      ] as const,
+  ),
+];
+
+/** The hint a row gives on `path`: an input too long for an embedding model is told to be split. */
+function hintOn(path: string, row: (typeof GATEWAY_CODES)[number]): string {
+  if (path === EMBEDDINGS && row.cls === ContextLengthExceededError) {
+    return "Split the text into smaller pieces (a smaller `chunkSize` in your text splitter); retrying the same input will not help.";
+  }
+  return fill(row.hint, { subject: "" });
+}
 
 describe("every row of the table of gateway codes, at the wire", () => {
   it.each(tableCases)(
@@ -607,7 +655,7 @@ describe("every row of the table of gateway codes, at the wire", () => {
       });
       expect(getRetryable(e)).toBe(row.retryable);
       // No model list is looked up here (nock answers nothing else), so no {models} are added.
-      expect(e.hint).toBe(fill(row.hint, { subject: "" }));
+      expect(e.hint).toBe(hintOn(path, row));
       expect(seen).toHaveLength(row.retryable ? 1 + MAX_RETRIES : 1);
     },
   );

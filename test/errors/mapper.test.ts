@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   AuthenticationError,
+  BadRequestError,
+  ContentFilterError,
+  ContextLengthExceededError,
   EndpointNotReadyError,
   InferenceServiceError,
+  InvalidURLError,
   ModelNotFoundError,
   ServiceConnectionError,
   ServiceNameError,
@@ -254,5 +258,74 @@ describe("asServiceError", () => {
     const e = asServiceError(timeout, { surface: "hosted" }) as ServiceConnectionError;
     expect(ServiceConnectionError.isInstance(e)).toBe(true);
     expect(e.retryable).toBe(true);
+  });
+});
+
+describe("embeddings in the one mapper", () => {
+  const ctx = { surface: "hosted", model: "e", api: "embeddings" } as const;
+  const http = (status: number, error: Record<string, unknown>) =>
+    ({ kind: "http", status, body: JSON.stringify({ error }) }) as const;
+
+  it("says a 404 means the service offers no embeddings at this URL", () => {
+    const error = toServiceError(
+      http(404, { code: "", message: "Invalid URL (POST /v1/embeddings)" }),
+      ctx,
+    );
+    expect(InvalidURLError.isInstance(error)).toBe(true);
+    expect(error.summary).toBe(
+      "The service offers no embeddings at this URL: Invalid URL (POST /v1/embeddings).",
+    );
+    expect(error.hint).toMatch(/does not serve \/embeddings/);
+  });
+
+  it("names the position of the one input a length or content refusal is about", () => {
+    const one = { ...ctx, inputs: { first: 7, count: 1 } };
+    const long = toServiceError(
+      http(400, { code: "context_length_exceeded", message: "too long." }),
+      one,
+    );
+    expect(ContextLengthExceededError.isInstance(long)).toBe(true);
+    expect(long).toMatchObject({
+      inputIndex: 7,
+      summary: "The input at position 7 is longer than the embedding model takes: too long.",
+    });
+    const blocked = toServiceError(http(500, { code: "sensitive_words_detected" }), one);
+    expect(ContentFilterError.isInstance(blocked)).toBe(true);
+    expect(blocked.inputIndex).toBe(7);
+    expect(blocked.summary).toMatch(/\(the input at position 7\)\.$/);
+  });
+
+  it("names the range of a request of several inputs, without an inputIndex", () => {
+    const error = toServiceError(http(400, { code: "context_length_exceeded" }), {
+      ...ctx,
+      inputs: { first: 512, count: 512 },
+    });
+    expect(error.inputIndex).toBeUndefined();
+    expect(error.summary).toMatch(/^The inputs at positions 512–1023 include one longer/);
+    expect(error.hint).toMatch(/lower `batchSize`/);
+  });
+
+  it("leaves a refusal of the request's parameters, and the chat surface, as they are", () => {
+    const params = toServiceError(http(400, { code: "", message: "bad dimensions" }), {
+      ...ctx,
+      inputs: { first: 0, count: 1 },
+    });
+    expect(BadRequestError.isInstance(params)).toBe(true);
+    expect(params.inputIndex).toBeUndefined();
+    expect(params.summary).not.toContain("position");
+    const chat = toServiceError(http(400, { code: "context_length_exceeded" }), {
+      surface: "hosted",
+      model: "m",
+      inputs: { first: 0, count: 1 },
+    });
+    expect(chat.hint).toMatch(/^Shorten the messages/);
+  });
+
+  it("types an error again when it reaches the request's inputs, once", () => {
+    const first = toServiceError(http(400, { code: "context_length_exceeded" }), ctx);
+    expect(first.inputIndex).toBeUndefined();
+    const again = asServiceError(first, { ...ctx, inputs: { first: 2, count: 1 } });
+    expect(again).toMatchObject({ inputIndex: 2 });
+    expect(asServiceError(again, { ...ctx, inputs: { first: 9, count: 1 } })).toBe(again);
   });
 });

@@ -83,7 +83,7 @@ export const CONSOLE_SCRIPT = String.raw`
     replaceRows(byId("key-rows"), state.keys.map(keyRow), "No API keys", 6);
     byId("endpoint-count").textContent = "(" + state.endpoints.length + ")";
     replaceRows(byId("endpoint-rows"), state.endpoints.map(endpointRow), "No endpoints", 5);
-    replaceRows(byId("model-rows"), state.models.map(modelRow), "No models", 4);
+    replaceRows(byId("model-rows"), state.models.map(modelRow), "No models", 5);
     renderFaults(state.faults);
   }
 
@@ -125,6 +125,7 @@ export const CONSOLE_SCRIPT = String.raw`
     var context = model.profile && model.profile.maxInputTokens;
     return el("tr", {}, [
       el("td", {}, [el("code", { text: model.id })]),
+      el("td", { text: model.embedding ? "embeddings, " + model.embedding.dimensions + " dimensions" : "chat" }),
       el("td", { className: "num", text: String(model.prices.input) }),
       el("td", { className: "num", text: String(model.prices.output) }),
       el("td", { className: "num", text: context ? String(context) : "—" }),
