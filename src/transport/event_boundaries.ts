@@ -15,12 +15,20 @@ const DONE = [0x5b, 0x44, 0x4f, 0x4e, 0x45, 0x5d];
 /** `data: [DONE]`'s length: past it, a line has nothing more to tell but where it ends. */
 const TELLING = DATA.length + 2 + DONE.length;
 
-/** Where the line that goes on at `from` ends in `chunk` (its length when it goes on past it). */
-function lineEnd(chunk: Uint8Array, from: number): number {
+/**
+ * Where the line that goes on at `from` ends in `chunk` (its length when it goes on past it),
+ * given `nextCR`, the first CR at or after some earlier position (the chunk's length when none).
+ * Returns that end and the first CR at or after `from`: the next search starts from it, so a
+ * chunk is scanned for CRs once in all (most streams have none), not once a line.
+ */
+function lineEnd(chunk: Uint8Array, from: number, nextCR: number): [end: number, nextCR: number] {
+  let cr = nextCR;
+  if (cr < from) {
+    cr = chunk.indexOf(CR, from);
+    if (cr < 0) cr = chunk.length;
+  }
   const lf = chunk.indexOf(LF, from);
-  const cr = chunk.indexOf(CR, from);
-  if (lf < 0) return cr < 0 ? chunk.length : cr;
-  return cr < 0 ? lf : Math.min(lf, cr);
+  return [lf < 0 ? cr : Math.min(lf, cr), cr];
 }
 
 /**
@@ -55,6 +63,8 @@ export class EventBoundaries {
   /** Reads one chunk; true when at least one event ended in it. */
   feed(chunk: Uint8Array): boolean {
     let ended = false;
+    // Below 0: not searched yet in this chunk (see lineEnd).
+    let nextCR = -1;
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i]!;
       if (byte === LF || byte === CR) {
@@ -78,7 +88,8 @@ export class EventBoundaries {
       this.#afterCR = false;
       if (this.#lineLength >= TELLING) {
         // The rest of a long line (an event's JSON) is skipped natively, not byte by byte.
-        const end = lineEnd(chunk, i);
+        const [end, cr] = lineEnd(chunk, i, nextCR);
+        nextCR = cr;
         this.#lineLength += end - i;
         this.#doneMatched = -1;
         i = end - 1;

@@ -37,6 +37,30 @@ describe("EventBoundaries", () => {
     expect(ends(["data: x\r\r"])).toEqual([true]);
   });
 
+  it("counts every event of a chunk of many long lines, whatever their line ends", () => {
+    // Long lines are skipped to their end natively; the CRs of a chunk are looked up once, so
+    // line ends of every kind, in any mix, must still be found in order.
+    const line = (n: number) => `data: {"n":${n},"text":"${"y".repeat(40)}"}`;
+    const breaks = ["\n\n", "\r\n\r\n", "\r\r", "\n\r\n", "\r\n\n"];
+    const body = Array.from({ length: 50 }, (_, n) => line(n) + breaks[n % breaks.length]).join("");
+    const data = encoder.encode(body);
+    /** For each call of `feed` with `size` bytes, whether it ended an event. */
+    const fed = (size: number) => {
+      const boundaries = new EventBoundaries();
+      const out: boolean[] = [];
+      for (let at = 0; at < data.length; at += size)
+        out.push(boundaries.feed(data.subarray(at, at + size)));
+      return out;
+    };
+    // A byte at a time, each event ends at one byte: where the empty line after its data ends.
+    const endsAt = fed(1).flatMap((ended, at) => (ended ? [at] : []));
+    expect(endsAt).toHaveLength(50);
+    for (const size of [2, 7, 64, 333, data.length]) {
+      const expected = fed(size).map((_, k) => endsAt.some((at) => Math.floor(at / size) === k));
+      expect(fed(size), `chunks of ${size} bytes`).toEqual(expected);
+    }
+  });
+
   it("counts a `data` field alone or with other fields, and nothing without one", () => {
     expect(ends(["data\n\n"])).toEqual([true]);
     expect(ends(["event: message\nid: 7\ndata: [DONE]\n\n"])).toEqual([true]);
