@@ -29,6 +29,7 @@ import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/
 import { resolveConnection } from "../config/connection.js";
 import {
   DEFAULT_HOSTED_PROFILE,
+  type InferenceModelProfile,
   type ModelProfiles,
   reasoningSettingsOf,
   resolveProfile,
@@ -254,6 +255,7 @@ export class ChatInferenceService<
   readonly #failureContext: FailureContext;
   readonly #keyId: string;
   /** The openai SDK client every request goes through; it alone holds the key and the headers. */
+  #profile?: { model: string; profile: Readonly<InferenceModelProfile> };
   readonly #client: OpenAI;
   readonly #caller: ServiceCaller;
   /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
@@ -416,7 +418,17 @@ export class ChatInferenceService<
    * model.profile.toolCalling; // true (default)
    */
   override get profile(): ModelProfile {
-    return resolveProfile(this.model, this.profiles, DEFAULT_HOSTED_PROFILE);
+    // A copy: what a caller changes in it changes nothing here.
+    return { ...this.#resolvedProfile() };
+  }
+
+  /** The profile, resolved once per model ID: every call reads its reasoning settings. */
+  #resolvedProfile(): Readonly<InferenceModelProfile> {
+    if (this.#profile?.model !== this.model) {
+      const profile = resolveProfile(this.model, this.profiles, DEFAULT_HOSTED_PROFILE);
+      this.#profile = { model: this.model, profile };
+    }
+    return this.#profile.profile;
   }
 
   protected override get streamEventProvider(): string {
@@ -603,7 +615,7 @@ export class ChatInferenceService<
 
   /** What a call carries to its request (see CALL); undefined when it has nothing to carry. */
   #call(messages: readonly BaseMessage[], meter: CallMeter | undefined): CallState | undefined {
-    const { reasoningRoundTrip } = reasoningSettingsOf(this.profile);
+    const { reasoningRoundTrip } = reasoningSettingsOf(this.#resolvedProfile());
     const sentReasoning = reasoningToSendBack(messages, reasoningRoundTrip);
     return meter === undefined && sentReasoning === undefined
       ? undefined
@@ -682,7 +694,7 @@ export class ChatInferenceService<
     | AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
     | OpenAI.Chat.Completions.ChatCompletion
   > {
-    const tags = reasoningSettingsOf(this.profile).reasoningTags;
+    const tags = reasoningSettingsOf(this.#resolvedProfile()).reasoningTags;
     const perCall = secretHeaderValues(sdkOptions.headers);
     const ctx: FailureContext =
       perCall.length === 0

@@ -123,13 +123,7 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
   const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
   return async (input, init) => {
     const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
-    const body = new RequestContext(
-      { ...ctx, url: requestURL(input) },
-      baseSecrets,
-      headers,
-      init?.signal,
-      idleTimeout,
-    );
+    const body = new RequestContext(ctx, input, baseSecrets, headers, init?.signal, idleTimeout);
     const sent = {
       ...init,
       headers,
@@ -232,6 +226,7 @@ class RequestContext {
 
   constructor(
     private readonly base: FailureContext,
+    private readonly input: string | URL | Request,
     private readonly baseSecrets: readonly string[],
     private readonly headers: HeadersInit | undefined,
     private readonly signal: AbortSignal | null | undefined,
@@ -241,6 +236,7 @@ class RequestContext {
   ctx(): FailureContext {
     this.#built ??= {
       ...this.base,
+      url: requestURL(this.input),
       ...(this.base.surface === "dedicated"
         ? { serviceName: new Headers(this.headers).get(SERVICE_NAME) ?? this.base.serviceName }
         : {}),

@@ -139,6 +139,11 @@ export class ThinkTagSplitter {
 
 /** Splits a whole answer: the same rules as a stream, so invoke and stream agree. */
 export function splitThinkTags(text: string, mode: TagMode): SplitText {
+  // Most answers have no tag: in "leading" mode only one at the start counts, so the answer is
+  // known at once, without a splitter or a copy of the text (a call pays for this on every reply).
+  if (mode === "leading" && !text.startsWith(OPEN, leadingSpace(text))) {
+    return { reasoning: "", text };
+  }
   const split = new ThinkTagSplitter(mode);
   const first = split.push(text);
   const last = split.end();
