@@ -629,12 +629,11 @@ async function checkModelAndCredit(
       checkChatCompletion(outcome.data, outcome.response.headers, outcome.ctx),
     );
     if (unusable) return [unexpected("model", unusable, `"${model}" answered`), skipCredit()];
-    const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
     return [
       {
         id: "model",
         status: "pass",
-        detail: `"${model}" answered one chat completion with max_tokens 1${used === undefined ? "" : ` (${used} tokens used)`}; this check may cost a few tokens.`,
+        detail: `"${model}" answered one chat completion with max_tokens 1${tokensUsed(outcome)}; this check may cost a few tokens.`,
         requestId: outcome.requestId,
       },
       {
@@ -648,12 +647,7 @@ async function checkModelAndCredit(
   const { error } = outcome;
   if (ModelNotFoundError.isInstance(error)) {
     return [
-      fromError(
-        "model",
-        error,
-        // docs/service-contract.md#hosted-models, rule 4: 503 model_not_found means an unknown model, not an outage.
-        `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`,
-      ),
+      fromError("model", error, unknownModel(model)),
       creditFromProbe ?? skipCredit("needs a model ID the service knows."),
     ];
   }
@@ -706,6 +700,18 @@ function noCredit(error: InferenceServiceError): Omit<DiagnosisCheck, "title"> {
   );
 }
 
+/** ` (N tokens used)` from a passing answer's usage, or nothing when it reports none. */
+function tokensUsed(outcome: Extract<Outcome, { ok: true }>): string {
+  const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
+  return used === undefined ? "" : ` (${used} ${used === 1 ? "token" : "tokens"} used)`;
+}
+
+/** A 503 `model_not_found` for a model check (chat or embeddings). */
+function unknownModel(model: string): string {
+  // docs/service-contract.md#hosted-models, rule 4: 503 model_not_found means an unknown model, not an outage.
+  return `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`;
+}
+
 function skipCredit(why = "the model check did not get an answer."): Omit<DiagnosisCheck, "title"> {
   return { id: "credit", status: "skip", detail: `Skipped: ${why}` };
 }
@@ -717,21 +723,16 @@ function checkEmbeddings(outcome: Outcome, model: string): Omit<DiagnosisCheck, 
       vectors = readEmbeddings(outcome.data, outcome.response.headers, outcome.ctx, 1);
     });
     if (unusable) return unexpected("embeddings", unusable, `"${model}" answered`);
-    const used = tokenUsageFromWire((outcome.data as { usage?: unknown }).usage)?.totalTokens;
     return {
       id: "embeddings",
       status: "pass",
-      detail: `"${model}" answered one embedding of ${vectors[0]?.length ?? 0} dimensions${used === undefined ? "" : ` (${used} ${used === 1 ? "token" : "tokens"} used)`}; this check may cost a token or two.`,
+      detail: `"${model}" answered one embedding of ${vectors[0]?.length ?? 0} dimensions${tokensUsed(outcome)}; this check may cost a token or two.`,
       requestId: outcome.requestId,
     };
   }
   const { error } = outcome;
   if (ModelNotFoundError.isInstance(error)) {
-    const check = fromError(
-      "embeddings",
-      error,
-      `"${model}" is unknown to the service: HTTP 503 model_not_found; the service is not down.`,
-    );
+    const check = fromError("embeddings", error, unknownModel(model));
     // The mapper's hint names the classes' option, `model`; here the ID came from `embeddingModel`.
     return { ...check, fix: check.fix?.replace("passed as `model`", "passed as `embeddingModel`") };
   }

@@ -155,11 +155,14 @@ function hosted(
   const reply = body.stream
     ? streamReply(chatCompletionEvents(identity, output, body.includeUsage), requestId)
     : jsonReply(200, chatCompletionBody(identity, output), requestId);
-  return call.deliver(reply, output.usage, chatCost(model.prices, output.usage));
+  return call.deliver(reply, output.usage, callCost(model.prices, output.usage));
 }
 
-/** What a call costs at `prices`: its cached prompt tokens at `cachedInput` (default `input`). */
-function chatCost(prices: Readonly<ModelPrices>, usage: Usage): number {
+/**
+ * What a hosted call costs at `prices` (chat or embeddings): its cached prompt tokens at
+ * `cachedInput` (default `input`).
+ */
+function callCost(prices: Readonly<ModelPrices>, usage: Usage): number {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
   return (
     ((usage.prompt_tokens - cached) * prices.input +
@@ -212,7 +215,7 @@ function embeddings(
     requestId,
   );
   const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
-  return call.deliver(reply, usage, (promptTokens * model.prices.input) / 1e6);
+  return call.deliver(reply, usage, callCost(model.prices, usage));
 }
 
 /**

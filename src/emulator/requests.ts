@@ -116,18 +116,19 @@ function parseThinking(json: Record<string, unknown>): boolean | undefined {
   return undefined;
 }
 
+/** A field the API takes as one string or a non-empty array of strings, as a list; else a 400. */
+function stringOrStrings(value: unknown, field: string): string[] {
+  const list = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((v) => typeof v === "string")) {
+    throw new InvalidBodyError(`${field} must be a string or a non-empty array of strings`);
+  }
+  return list;
+}
+
 /** Reads a `POST /completions` body (docs/service-contract.md#dedicated-endpoints): `prompt` is a string or an array of strings. */
 export function parseCompletionRequest(body: string): CompletionRequest {
   const json = parseObject(body);
-  const { prompt } = json;
-  const prompts = typeof prompt === "string" ? [prompt] : prompt;
-  if (
-    !Array.isArray(prompts) ||
-    prompts.length === 0 ||
-    !prompts.every((p) => typeof p === "string")
-  ) {
-    throw new InvalidBodyError("prompt must be a string or a non-empty array of strings");
-  }
+  const prompts = stringOrStrings(json.prompt, "prompt");
   return { prompts, ...parseGenerationOptions(json) };
 }
 
@@ -245,15 +246,7 @@ export interface EmbeddingRequest {
 export function parseEmbeddingRequest(body: string): EmbeddingRequest {
   const json = parseObject(body);
   if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
-  const { input } = json;
-  const inputs = typeof input === "string" ? [input] : input;
-  if (
-    !Array.isArray(inputs) ||
-    inputs.length === 0 ||
-    !inputs.every((i) => typeof i === "string")
-  ) {
-    throw new InvalidBodyError("input must be a string or a non-empty array of strings");
-  }
+  const inputs = stringOrStrings(json.input, "input");
   const format = json.encoding_format ?? "float";
   if (format !== "float" && format !== "base64") {
     throw new InvalidBodyError('encoding_format must be "float" or "base64"');

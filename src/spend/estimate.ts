@@ -104,6 +104,14 @@ function contentTokens(content: unknown): number {
   return tokens;
 }
 
+/** The tokens of a `prompt` or an `input`: one string, or several (anything else counts none). */
+function textsTokens(value: unknown): number {
+  const texts = Array.isArray(value) ? value : [value];
+  let tokens = 0;
+  for (const text of texts) if (typeof text === "string") tokens += estimateTokens(text);
+  return tokens;
+}
+
 /** Whatever a value holds as JSON (tool definitions, tool-call arguments, schemas). */
 function jsonTokens(value: unknown): number {
   if (value === undefined || value === null) return 0;
@@ -146,12 +154,7 @@ export function estimateCompletionRequest(
   body: Record<string, unknown>,
   model: string,
 ): RequestEstimate {
-  const prompt = body.prompt;
-  const inputTokens = Array.isArray(prompt)
-    ? prompt.reduce((sum: number, p) => sum + (typeof p === "string" ? estimateTokens(p) : 0), 0)
-    : typeof prompt === "string"
-      ? estimateTokens(prompt)
-      : 0;
+  const inputTokens = textsTokens(body.prompt);
   return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
 }
 
@@ -163,11 +166,5 @@ export function estimateEmbeddingRequest(
   body: Record<string, unknown>,
   model: string,
 ): RequestEstimate {
-  const { input } = body;
-  const texts = Array.isArray(input) ? input : [input];
-  const inputTokens = texts.reduce(
-    (sum: number, text) => sum + (typeof text === "string" ? estimateTokens(text) : 0),
-    0,
-  );
-  return { model, inputTokens, maxOutputTokens: 0, choices: 1 };
+  return { model, inputTokens: textsTokens(body.input), maxOutputTokens: 0, choices: 1 };
 }

@@ -159,7 +159,7 @@ describe("vectors in the order of the texts", () => {
       release = resolve;
     });
     let answered = 0;
-    const fetch: Fetch = async (input, init) => {
+    const fetch: Fetch = async (_input, init) => {
       const { input: texts } = JSON.parse(String(init?.body)) as { input: string[] };
       if (texts[0] === "first") await gate;
       else if (++answered === 2) release();
