@@ -4,14 +4,47 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { FAILURE_ROWS } from "../src/errors/failure_rows.js";
 import { GATEWAY_CODES } from "../src/errors/gateway_codes.js";
+import { STATUS_ROWS } from "../src/errors/status_rows.js";
 import {
   ERRORS_DOC,
+  failureTable,
   gatewayCodesTable,
   REGENERATE,
   shownTable,
+  statusTable,
+  TABLES,
   withTable,
 } from "./helpers/errors_doc.js";
+
+describe("docs/errors.md's generated tables", () => {
+  it.each(TABLES.map((table) => [table.name, table] as const))(
+    "shows the table %s generates",
+    (name, table) => {
+      const doc = readFileSync(ERRORS_DOC, "utf8");
+      expect(
+        shownTable(doc, table),
+        `${ERRORS_DOC} disagrees with ${name} (${table.file}); run \`${REGENERATE}\` to regenerate its tables`,
+      ).toBe(table.render());
+    },
+  );
+
+  it("has a line for every status row and every failure row, with its class and retryability", () => {
+    const statuses = statusTable().split("\n").slice(2);
+    expect(statuses).toHaveLength(STATUS_ROWS.length);
+    STATUS_ROWS.forEach((row, i) => {
+      expect(statuses[i]).toContain(`\`${row.cls.name}\``);
+      expect(statuses[i]).toContain(`| ${row.cls.retryable ? "yes" : "no"} |`);
+    });
+    const failures = failureTable().split("\n").slice(2);
+    expect(failures).toHaveLength(FAILURE_ROWS.length);
+    FAILURE_ROWS.forEach((row, i) => {
+      if (row.cls) expect(failures[i]).toContain(`\`${row.cls.name}\``);
+      if (row.code) expect(failures[i]).toContain(`\`${row.code}\``);
+    });
+  });
+});
 
 describe("docs/errors.md's table of gateway codes", () => {
   it("is the one GATEWAY_CODES generates", () => {

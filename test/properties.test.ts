@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { normalizeBaseURL } from "../src/config/base_url.js";
 import { buildServiceName, validateServiceName } from "../src/config/service_name.js";
+import * as errorClasses from "../src/errors/errors.js";
 import { ConfigurationError, InferenceServiceError } from "../src/errors/errors.js";
 import { GATEWAY_CODES } from "../src/errors/gateway_codes.js";
 import {
@@ -207,26 +208,20 @@ describe("validateServiceName", () => {
 });
 
 describe("the error mapper", () => {
-  /** Whether each class is retried (docs/service-contract.md#limits-and-retries: connection errors, 408, 409, 429 and 5xx; never model_not_found). */
-  const RETRYABLE: Record<string, boolean> = {
-    AuthenticationError: false,
-    InsufficientCreditError: false,
-    PermissionDeniedError: false,
-    InvalidURLError: false,
-    ServiceNameError: false,
-    ModelNotFoundError: false,
-    BaseURLError: false,
-    MalformedResponseError: false,
-    BadRequestError: false,
-    ContextLengthExceededError: false,
-    ContentFilterError: false,
-    KeyQuotaExceededError: false,
-    RateLimitError: true,
-    ServiceUnavailableError: true,
-    ServiceConnectionError: true,
-    ServiceTimeoutError: true,
-    EndpointNotReadyError: true,
-  };
+  /**
+   * Whether each class is retried, as the classes declare it (docs/service-contract.md#limits-and-retries:
+   * connection errors, 408, 409, 429 and 5xx; never model_not_found): every class the mapper can
+   * build, read from errors.ts, so a new class is covered as soon as it exists.
+   */
+  const RETRYABLE: Record<string, boolean> = Object.fromEntries(
+    Object.values(errorClasses)
+      .filter(
+        (value): value is typeof InferenceServiceError =>
+          typeof value === "function" &&
+          Object.prototype.isPrototypeOf.call(InferenceServiceError.prototype, value.prototype),
+      )
+      .map((cls) => [cls.name, cls.retryable]),
+  );
 
   /** The gateway's codes (new-api) and the class each means, whatever the status: the table the mapper reads. */
   const BY_CODE: Record<string, string> = Object.fromEntries(

@@ -6,7 +6,9 @@ import { isAbortError, isTimeoutError } from "./abort.js";
 import { availableModelsText } from "./available_models.js";
 // The mapper picks among every class of errors.ts: the module is imported whole.
 import * as errors from "./errors.js";
-import { type ErrorRow, rowForCode, TRANSIENT_HINT } from "./gateway_codes.js";
+import { failureRow } from "./failure_rows.js";
+import { type ErrorRow, rowForCode } from "./gateway_codes.js";
+import { fillParts, type StatusRow, statusRow } from "./status_rows.js";
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
 export interface FailureContext {
@@ -283,9 +285,6 @@ interface Row extends ErrorRow {
   code?: string;
 }
 
-const PENDING_HINT =
-  "Wait until the endpoint's Scaling in the console shows every replica running (e.g. 1/1), then call again; or set `waitForReady` to let calls wait for it.";
-
 function who(ctx: FailureContext): string {
   return ctx.surface === "dedicated"
     ? `dedicated endpoint "${ctx.serviceName ?? "?"}"`
@@ -312,12 +311,13 @@ function quoted(message: string | undefined): string {
 }
 
 /**
- * Picks the class for an HTTP status and service `code` (docs/service-contract.md#errors table; docs/service-contract.md#errors, rules 1–3): a 401 is always
- * the key; then a code of the gateway's table (`GATEWAY_CODES`) decides (it sends request errors as 500 and passes
- * the model server's own errors through); then the status. A 2xx that carries an error object is
- * judged like an error event inside a stream: by the status the object implies. `how` says how
- * the error arrived (`HTTP 503`, or where the error object was when the status was a success), so
- * that a summary never names a status the service did not send.
+ * Picks the class for an HTTP status and service `code` (docs/service-contract.md#errors table;
+ * docs/service-contract.md#errors, rules 1–3): a 401 is always the key; then a code of the
+ * gateway's table (`GATEWAY_CODES`) decides (it sends request errors as 500 and passes the model
+ * server's own errors through); then the status (`STATUS_ROWS`). A 2xx that carries an error
+ * object is judged like an error event inside a stream: by the status the object implies. `how`
+ * says how the error arrived (`HTTP 503`, or where the error object was when the status was a
+ * success), so that a summary never names a status the service did not send.
  */
 function rowForStatus(
   status: number,
@@ -325,16 +325,9 @@ function rowForStatus(
   ctx: FailureContext,
   how = `HTTP ${status}`,
 ): Row {
-  const dedicated = ctx.surface === "dedicated";
-  if (status === 401) {
-    return {
-      cls: errors.AuthenticationError,
-      summary: "The service rejected the API key (missing, invalid or expired).",
-      hint: dedicated
-        ? "Use a valid, unexpired key that has the Inference Service permission (set `apiKey` or INFERENCE_SERVICE_API_KEY)."
-        : "Set a valid, unexpired key with `apiKey` or INFERENCE_SERVICE_API_KEY.",
-    };
-  }
+  const facts = { status, surface: ctx.surface, api: ctx.api, hasCode: Boolean(body.code) };
+  const key = statusRow(facts, true);
+  if (key) return statusErrorRow(key, status, body, ctx, how);
   const byCode = rowForCode(body.code, {
     message: bareMessage(body.message),
     subject: who(ctx),
@@ -350,76 +343,26 @@ function rowForStatus(
       `an error object in an HTTP ${status} answer`,
     );
   }
-  switch (status) {
-    case 403:
-      return body.code
-        ? {
-            cls: errors.PermissionDeniedError,
-            summary: `The service refused the call (${how}) with code "${body.code}", which it does not document.`,
-            hint: "Check the key's permissions in the console and contact support with the request ID; retrying will not help.",
-          }
-        : {
-            cls: errors.PermissionDeniedError,
-            summary: `The service refused the call for this key (${how})${quoted(body.message)}.`,
-            hint: "The key may not use this model or group (its model or group limits), or its user is disabled: check the key's settings in the console, or use another key.",
-          };
-    case 404:
-      if (ctx.api === "embeddings" && !dedicated) {
-        // The contract does not show /embeddings: a deployment may simply not offer it.
-        return {
-          cls: errors.InvalidURLError,
-          summary: `The service offers no embeddings at this URL${body.message ? `: ${body.message}` : ""}.`,
-          hint: "Check `baseURL` (the host root or …/inference/v1); if it is right, this deployment does not serve /embeddings: ask its operator for an embedding model, or embed with another provider.",
-        };
-      }
-      return dedicated
-        ? {
-            cls: errors.ServiceNameError,
-            summary: `No deployment answers to Service-Name "${ctx.serviceName ?? "?"}".`,
-            hint: "Service-Name must be <TENANT_ID>.<JOB_ALIAS_NAME>: the tenant ID from the console sidebar, one dot, the endpoint's job alias.",
-          }
-        : {
-            cls: errors.InvalidURLError,
-            summary: `The service does not serve the path it was sent${ctx.url ? ` (${ctx.url})` : ""}${quoted(body.message)}.`,
-            hint: "Set `baseURL` to the host root or …/inference/v1 (not …/chat/completions, and the path is plural: /chat/completions).",
-          };
-    case 429:
-      return {
-        cls: errors.RateLimitError,
-        summary: `The service is rate-limiting requests (${how})${quoted(body.message)}.`,
-        hint: "Slow down or retry after the time the service asks for.",
-      };
-    case 400:
-    case 413:
-    case 422:
-      return {
-        cls: errors.BadRequestError,
-        summary: `The service rejected the request as invalid (${how})${quoted(body.message)}.`,
-        hint:
-          status === 413
-            ? "Send a smaller request (shorter prompt or fewer messages)."
-            : "Fix the request parameters named in the message.",
-      };
-  }
-  if (status === 408 || status === 409 || status >= 500) {
-    return {
-      cls: errors.ServiceUnavailableError,
-      summary: `The service failed to answer (${how})${quoted(body.message)}.`,
-      hint: TRANSIENT_HINT,
-    };
-  }
-  if (status >= 400) {
-    return {
-      cls: errors.BadRequestError,
-      summary: `The service rejected the request (${how})${quoted(body.message)}.`,
-      hint: "Check the request and the key; retrying will not help.",
-    };
-  }
-  return {
-    cls: errors.MalformedResponseError,
-    summary: `The service answered with an unexpected HTTP ${status}.`,
-    hint: "Check that `baseURL` points at the inference service.",
+  return statusErrorRow(statusRow(facts, false)!, status, body, ctx, how);
+}
+
+/** A status row with its parts filled. */
+function statusErrorRow(
+  row: StatusRow,
+  status: number,
+  body: ErrorBody,
+  ctx: FailureContext,
+  how: string,
+): Row {
+  const parts = {
+    how,
+    status: String(status),
+    code: body.code,
+    message: quoted(body.message),
+    url: ctx.url ? ` (${ctx.url})` : "",
+    serviceName: ctx.serviceName ?? "?",
   };
+  return { cls: row.cls, summary: fillParts(row.summary, parts), hint: fillParts(row.hint, parts) };
 }
 
 /**
@@ -433,110 +376,84 @@ function statusForStreamCode(body: ErrorBody): number {
   return 500;
 }
 
+/** The class, summary and hint of any failure: by `FAILURE_ROWS`, or by its status and code. */
 function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): Row {
-  const dedicated = ctx.surface === "dedicated";
-  switch (failure.kind) {
-    case "http":
-      return rowForStatus(failure.status, body, ctx);
-    case "stream-error":
-      return rowForStatus(
-        body.status ?? statusForStreamCode(body),
-        body,
-        ctx,
-        "an error event in the middle of its stream",
-      );
-    case "network": {
-      const cause = networkCause(failure.cause);
-      const at = ctx.url ? ` at ${ctx.url}` : "";
-      // The response had begun: the service was reached, so this is neither "unreachable" nor,
-      // on the dedicated surface, a Pending endpoint (docs/service-contract.md#endpoint-states).
-      if (ctx.midStream || failure.afterResponse) {
-        return {
-          cls: errors.ServiceConnectionError,
-          summary: `The connection${ctx.url ? ` to ${ctx.url}` : ""} was cut before the response was complete${cause.code ? ` (${cause.code})` : ""}.`,
-          hint: ctx.midStream
-            ? "The output received so far is in `partialOutput`; call again for the whole answer."
-            : TRANSIENT_HINT,
-        };
-      }
-      if (dedicated && (cause.code === undefined || NOT_READY_CODES.has(cause.code))) {
-        return {
-          cls: errors.EndpointNotReadyError,
-          summary: `The ${who(ctx)}${at} is not serving yet (still Pending): ${cause.words}.`,
-          hint: PENDING_HINT,
-        };
-      }
-      return {
-        cls: errors.ServiceConnectionError,
-        summary: `Could not reach the inference service${at}: ${cause.words}.`,
-        hint: `${cause.fix}; connection failures are retried automatically.`,
-      };
-    }
-    case "timeout": {
-      const after = failure.ms === undefined ? "" : ` after ${Math.round(failure.ms)} ms`;
-      return failure.phase === "idle"
-        ? {
-            cls: errors.ServiceTimeoutError,
-            code: "idle_timeout",
-            summary: `The response stalled: no complete event arrived for ${Math.round(failure.ms ?? 0)} ms${ctx.midStream ? " in the middle of the stream" : ""}.`,
-            hint: ctx.midStream
-              ? "The output received so far is in `partialOutput`; call again, or raise `idleTimeout` (default: `timeout`) if the model pauses this long."
-              : "It is retried automatically; raise `idleTimeout` (default: `timeout`) if the model pauses this long before answering.",
-          }
-        : {
-            cls: errors.ServiceTimeoutError,
-            code: "timeout",
-            summary: ctx.responseHeaders
-              ? `The response began but did not finish before the timeout${after}.`
-              : `The service did not answer before the timeout${after}.`,
-            hint: "Raise `timeout`, or retry; timeouts are retried automatically.",
-          };
-    }
-    case "redirect":
-      return failure.crossOrigin
-        ? {
-            cls: errors.BaseURLError,
-            code: "cross_origin_redirect",
-            summary: `The service redirected the call to another origin (${failure.crossOrigin}); the key is never sent there.`,
-            hint: "Set `baseURL` to the URL the service redirects to, if you trust it.",
-          }
-        : {
-            cls: errors.BaseURLError,
-            code: "too_many_redirects",
-            summary: `The service redirected the call ${failure.hops} times without answering (a redirect loop).`,
-            hint: "Set `baseURL` to the service's own …/inference/v1 URL, not one that redirects (a proxy or load balancer may be misconfigured).",
-          };
-    case "still-pending":
-      return {
-        cls: errors.EndpointNotReadyError,
-        summary: `The ${who(ctx)} was still not ready after waiting ${Math.round(failure.waitedMs)} ms (\`waitForReady\`: ${failure.limitMs} ms).`,
-        hint: "Check in the console that the endpoint's Scaling shows every replica running (e.g. 1/1), then call again, or raise `waitForReady`.",
-      };
-    case "empty":
-      return dedicated
-        ? {
-            cls: errors.EndpointNotReadyError,
-            summary: `The ${who(ctx)} answered with an empty response: it is not serving yet (still Pending).`,
-            hint: PENDING_HINT,
-          }
-        : {
-            cls: errors.MalformedResponseError,
-            summary: "The service answered HTTP 200 with an empty body.",
-            hint: "Check that `baseURL` points at the inference service.",
-          };
-    case "non-json":
-      return {
-        cls: errors.BaseURLError,
-        summary: `${ctx.url ?? "The service"} answered HTTP ${failure.status} with ${/html/i.test(failure.contentType) || /^\s*</.test(failure.body) ? "an HTML page" : failure.contentType || "a body that is not JSON"} instead of the API's JSON ("${preview(redact(failure.body, ctx.secrets) ?? "")}").`,
-        hint: "That URL is not the inference service's API (a console page, or a wrong path prefix): set `baseURL` to the service's host root or its …/inference/v1 URL.",
-      };
-    case "malformed":
-      return {
-        cls: errors.MalformedResponseError,
-        summary: `The service's answer is not usable: ${failure.detail}${failure.body === undefined ? "" : ` (body starts: ${preview(redact(safeJSON(failure.body), ctx.secrets) ?? "")})`}.`,
-        hint: "Check that `baseURL` points at the inference service; if it does, report the request ID.",
-      };
+  const cause = failure.kind === "network" ? networkCause(failure.cause) : undefined;
+  const row = failureRow({
+    kind: failure.kind,
+    surface: ctx.surface,
+    midStream: ctx.midStream === true,
+    afterResponse: failure.kind === "network" && failure.afterResponse === true,
+    notReady: cause !== undefined && (cause.code === undefined || NOT_READY_CODES.has(cause.code)),
+    idle: failure.kind === "timeout" && failure.phase === "idle",
+    began: ctx.responseHeaders !== undefined,
+    crossOrigin: failure.kind === "redirect" && failure.crossOrigin !== undefined,
+  });
+  if (row.byStatus) {
+    return failure.kind === "http"
+      ? rowForStatus(failure.status, body, ctx)
+      : rowForStatus(
+          body.status ?? statusForStreamCode(body),
+          body,
+          ctx,
+          "an error event in the middle of its stream",
+        );
   }
+  const parts = failureParts(failure, ctx, cause);
+  return {
+    cls: row.cls!,
+    ...(row.code ? { code: row.code } : {}),
+    summary: fillParts(row.summary!, parts),
+    hint: fillParts(row.hint!, parts),
+  };
+}
+
+/** What a failure row's `{…}` parts read as, for this failure. */
+function failureParts(
+  failure: Failure,
+  ctx: FailureContext,
+  cause: NetworkCause | undefined,
+): Record<string, string | undefined> {
+  const { url } = ctx;
+  const parts: Record<string, string | undefined> = {
+    subject: who(ctx),
+    at: url ? ` at ${url}` : "",
+    to: url ? ` to ${url}` : "",
+    cause: cause?.words,
+    fix: cause?.fix,
+    causeCode: cause?.code ? ` (${cause.code})` : "",
+  };
+  switch (failure.kind) {
+    case "timeout":
+      parts.idleMs = String(Math.round(failure.ms ?? 0));
+      parts.after = failure.ms === undefined ? "" : ` after ${Math.round(failure.ms)} ms`;
+      break;
+    case "redirect":
+      parts.hops = String(failure.hops);
+      parts.origin = failure.crossOrigin;
+      break;
+    case "still-pending":
+      parts.waitedMs = String(Math.round(failure.waitedMs));
+      parts.limitMs = String(failure.limitMs);
+      break;
+    case "non-json":
+      parts.source = url ?? "The service";
+      parts.status = String(failure.status);
+      parts.what =
+        /html/i.test(failure.contentType) || /^\s*</.test(failure.body)
+          ? "an HTML page"
+          : failure.contentType || "a body that is not JSON";
+      parts.preview = preview(redact(failure.body, ctx.secrets) ?? "");
+      break;
+    case "malformed":
+      parts.detail = failure.detail;
+      parts.bodyStart =
+        failure.body === undefined
+          ? ""
+          : ` (body starts: ${preview(redact(safeJSON(failure.body), ctx.secrets) ?? "")})`;
+      break;
+  }
+  return parts;
 }
 
 /** The classes that are about the inputs of a request, not its parameters. */
@@ -580,6 +497,8 @@ function aboutInputs(
 const failureOf = new WeakMap<object, Failure>();
 /** The errors built knowing the inputs of their request (embeddings). */
 const withInputs = new WeakSet<object>();
+/** The errors built knowing the model IDs the service lists. */
+const withModels = new WeakSet<object>();
 
 function statusOf(failure: Failure, body: ErrorBody): number | undefined {
   switch (failure.kind) {
@@ -649,6 +568,7 @@ export function toServiceError(
   });
   failureOf.set(error, failure);
   if (ctx.inputs !== undefined) withInputs.add(error);
+  if (ctx.availableModels !== undefined) withModels.add(error);
   return error;
 }
 
@@ -726,8 +646,9 @@ function classify(error: unknown, ctx: FailureContext): unknown {
 /**
  * One of our errors, typed again when it reaches a context it was typed without: a stream's (a
  * body that stalled or was cut is typed in the fetch layer, which does not know the output
- * already streamed), or an embeddings request's (the fetch layer does not know which inputs the
- * request carried).
+ * already streamed), an embeddings request's (the fetch layer does not know which inputs the
+ * request carried), or one that knows the model IDs the service lists (`diagnose` lists them
+ * itself, for the hint of an unknown model).
  */
 function retyped(error: errors.InferenceServiceError, ctx: FailureContext) {
   const failure = failureOf.get(error);
@@ -739,5 +660,9 @@ function retyped(error: errors.InferenceServiceError, ctx: FailureContext) {
     !withInputs.has(error) &&
     (errors.ContextLengthExceededError.isInstance(error) ||
       errors.ContentFilterError.isInstance(error));
-  return stream || inputs ? toServiceError(failure, ctx) : error;
+  const models =
+    ctx.availableModels !== undefined &&
+    !withModels.has(error) &&
+    errors.ModelNotFoundError.isInstance(error);
+  return stream || inputs || models ? toServiceError(failure, ctx) : error;
 }

@@ -1,20 +1,39 @@
 /**
- * @module The table "By the gateway's `code`" of docs/errors.md, generated from `GATEWAY_CODES`
- * (src/errors/gateway_codes.ts), so the page cannot drift from what the mapper does. Run
- * `npm run docs:errors` to rewrite it; test/errors_doc.test.ts fails while they differ.
+ * @module The three tables of docs/errors.md the mapper reads, generated from them — "By
+ * status" from `STATUS_ROWS`, "By the gateway's `code`" from `GATEWAY_CODES`, "Without a
+ * response, or after one began" from `FAILURE_ROWS` — so the page cannot drift from what the
+ * mapper does. Run `npm run docs:errors` to rewrite them; test/errors_doc.test.ts fails while they
+ * differ.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as errors from "../../src/errors/errors.js";
-import { fill, GATEWAY_CODES, type GatewayCode } from "../../src/errors/gateway_codes.js";
+import { FAILURE_ROWS, type FailureRow } from "../../src/errors/failure_rows.js";
+import {
+  type ErrorClass,
+  fill,
+  GATEWAY_CODES,
+  type GatewayCode,
+} from "../../src/errors/gateway_codes.js";
+import { STATUS_ROWS, type StatusRow } from "../../src/errors/status_rows.js";
 
 /** The page, from the repository root. */
 export const ERRORS_DOC = "docs/errors.md";
 /** The command that regenerates the table, for messages. */
 export const REGENERATE = "npm run docs:errors";
 
-const BEGIN = `<!-- generated from GATEWAY_CODES (src/errors/gateway_codes.ts) by \`${REGENERATE}\`: edit the table there -->`;
+/** One generated table: where it comes from, and how it is written. */
+export interface GeneratedTable {
+  /** The table's name in the code, as its marker names it. */
+  name: string;
+  /** The file that holds it. */
+  file: string;
+  render: () => string;
+}
+
+const begin = ({ name, file }: GeneratedTable) =>
+  `<!-- generated from ${name} (${file}) by \`${REGENERATE}\`: edit the table there -->`;
 const END = "<!-- end of the generated table -->";
 
 /** What a row's `{…}` parts read as on the page. */
@@ -38,14 +57,14 @@ function statusCell(row: GatewayCode): string {
 }
 
 /** The class, and the public class it also is when it extends one (`BadRequestError`). */
-function classCell(row: GatewayCode): string {
+function classCell(cls: ErrorClass): string {
   let parent: string | undefined;
-  for (let p = Object.getPrototypeOf(row.cls); p && !parent; p = Object.getPrototypeOf(p)) {
+  for (let p = Object.getPrototypeOf(cls); p && !parent; p = Object.getPrototypeOf(p)) {
     const name = (p as { name?: string }).name;
-    if (name && name !== row.cls.name && Object.hasOwn(errors, name)) parent = name;
+    if (name && name !== cls.name && Object.hasOwn(errors, name)) parent = name;
   }
   const also = parent && parent !== "InferenceServiceError" ? ` (a \`${parent}\`)` : "";
-  return `\`${row.cls.name}\`${also}`;
+  return `\`${cls.name}\`${also}`;
 }
 
 const cell = (text: string) => text.replace(/\|/g, "\\|");
@@ -54,7 +73,7 @@ const cell = (text: string) => text.replace(/\|/g, "\\|");
 function cellsOf(row: GatewayCode): string[] {
   return [
     statusCell(row),
-    classCell(row),
+    classCell(row.cls),
     row.retryable ? "yes" : "no",
     fill(row.summary, PARTS),
     fill(row.hint, PARTS),
@@ -77,34 +96,75 @@ export function gatewayCodesTable(rows: readonly GatewayCode[] = GATEWAY_CODES):
   return [...HEADER, ...body].join("\n");
 }
 
-/** Where the generated table stands in `doc`; throws when the markers are missing. */
-function section(doc: string): { start: number; end: number } {
-  const start = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
-  if (start === -1 || end < start) {
-    throw new Error(`${ERRORS_DOC} has lost the markers of its generated table:\n${BEGIN}\n${END}`);
-  }
-  return { start: start + BEGIN.length, end };
+/** "By status": one line per row of `STATUS_ROWS`. */
+export function statusTable(rows: readonly StatusRow[] = STATUS_ROWS): string {
+  return [
+    "| condition | class | retryable | what a program should do |",
+    "| --- | --- | --- | --- |",
+    ...rows.map(
+      ({ cls, doc }) =>
+        `| ${[doc.condition, classCell(cls), cls.retryable ? "yes" : "no", doc.action].map(cell).join(" | ")} |`,
+    ),
+  ].join("\n");
 }
 
-/** The table as `doc` shows it now. */
-export function shownTable(doc: string): string {
-  const { start, end } = section(doc);
+/** "Without a response, or after one began": one line per row of `FAILURE_ROWS`. */
+export function failureTable(rows: readonly FailureRow[] = FAILURE_ROWS): string {
+  return [
+    "| condition | class | `code` (set by this package) | retryable | what a program should do |",
+    "| --- | --- | --- | --- | --- |",
+    ...rows.map(({ cls, code, doc }) => {
+      const cells = cls
+        ? [classCell(cls), code ? `\`${code}\`` : "—", cls.retryable ? "yes" : "no"]
+        : ["by its code and status", "the service's", "per that row"];
+      return `| ${[doc.condition, ...cells, doc.action].map(cell).join(" | ")} |`;
+    }),
+  ].join("\n");
+}
+
+/** The generated tables of docs/errors.md, in the order the page shows them. */
+export const TABLES: readonly GeneratedTable[] = [
+  { name: "STATUS_ROWS", file: "src/errors/status_rows.ts", render: () => statusTable() },
+  { name: "GATEWAY_CODES", file: "src/errors/gateway_codes.ts", render: () => gatewayCodesTable() },
+  { name: "FAILURE_ROWS", file: "src/errors/failure_rows.ts", render: () => failureTable() },
+];
+
+/** Where `table` stands in `doc`; throws when its markers are missing. */
+function section(doc: string, table: GeneratedTable): { start: number; end: number } {
+  const marker = begin(table);
+  const start = doc.indexOf(marker);
+  const end = start === -1 ? -1 : doc.indexOf(END, start);
+  if (start === -1 || end < start) {
+    throw new Error(
+      `${ERRORS_DOC} has lost the markers of its generated table:\n${marker}\n${END}`,
+    );
+  }
+  return { start: start + marker.length, end };
+}
+
+/** `table` as `doc` shows it now. */
+export function shownTable(doc: string, table: GeneratedTable = TABLES[1]!): string {
+  const { start, end } = section(doc, table);
   return doc.slice(start, end).trim();
 }
 
-/** `doc` with its generated table replaced by `table`. */
-export function withTable(doc: string, table: string = gatewayCodesTable()): string {
-  const { start, end } = section(doc);
-  return `${doc.slice(0, start)}\n\n${table}\n\n${doc.slice(end)}`;
+/** `doc` with `table` replaced by `text` (by default, what the code generates). */
+export function withTable(doc: string, text?: string, table: GeneratedTable = TABLES[1]!): string {
+  const { start, end } = section(doc, table);
+  return `${doc.slice(0, start)}\n\n${text ?? table.render()}\n\n${doc.slice(end)}`;
+}
+
+/** `doc` with every generated table as the code has it. */
+export function withTables(doc: string): string {
+  return TABLES.reduce((page, table) => withTable(page, undefined, table), doc);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const doc = readFileSync(ERRORS_DOC, "utf8");
-  const next = withTable(doc);
-  if (next === doc) console.log(`${ERRORS_DOC}: the table is up to date.`);
+  const next = withTables(doc);
+  if (next === doc) console.log(`${ERRORS_DOC}: the tables are up to date.`);
   else {
     writeFileSync(ERRORS_DOC, next);
-    console.log(`${ERRORS_DOC}: the table of gateway codes was regenerated.`);
+    console.log(`${ERRORS_DOC}: the tables of the error mapper were regenerated.`);
   }
 }
