@@ -48,7 +48,7 @@ export {
   ChatInferenceService,
   type ChatInferenceServiceCallOptions,
   type ChatInferenceServiceFields,
-} from "./models/chat_models.js";
+} from "./models/chat_models/index.js";
 export {
   InferenceServiceEmbeddings,
   type InferenceServiceEmbeddingsFields,
@@ -62,18 +62,12 @@ export {
   type InitChatInferenceServiceFields,
   initChatInferenceService,
 } from "./models/model_string.js";
-
+export type { BudgetStatus } from "./spend/budget.js";
 // Usage, cost, budgets and rate limits
 export { RateLimiter, type RateLimiterOptions } from "./spend/rate_limiter.js";
-export {
-  type BudgetStatus,
-  type ModelPrice,
-  type UsageRecord,
-  type UsageSnapshot,
-  type UsageTotals,
-  UsageTracker,
-  type UsageTrackerOptions,
-} from "./spend/usage_tracker.js";
+export type { UsageRecord, UsageSnapshot, UsageTotals } from "./spend/usage_records.js";
+export { UsageTracker } from "./spend/usage_tracker.js";
+export type { ModelPrice, UsageTrackerOptions } from "./spend/usage_tracker_options.js";
 export { type WithUsageResult, withUsage } from "./spend/with_usage.js";
 export { MemoryStore } from "./stores/memory_store.js";
 export type { UsageStore } from "./stores/usage_store.js";

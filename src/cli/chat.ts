@@ -5,7 +5,7 @@ import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { errorSummary } from "../diagnose/diagnose.js";
 import { ConfigurationError, InferenceServiceError } from "../errors/errors.js";
-import { ChatInferenceService } from "../models/chat_models.js";
+import { ChatInferenceService } from "../models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../models/llms.js";
 import {
   CONNECTION_FLAGS,

@@ -9,20 +9,16 @@ import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { OpenAI } from "openai";
-import { resolveConnection } from "../config/connection.js";
 import { readEnv } from "../config/env.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER } from "../constants.js";
 import { ConfigurationError, ContextLengthExceededError } from "../errors/errors.js";
-import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
-import { type CallMeter, createCallMeter, tokenCountOf } from "../spend/call_meter.js";
+import { headerRequestId } from "../errors/mapper.js";
+import { type CallMeter, tokenCountOf } from "../spend/call_meter.js";
 import { estimateEmbeddingRequest, estimateTokens } from "../spend/estimate.js";
-import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
+import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { readEmbeddings } from "../transport/answer.js";
-import { sendRequest } from "../transport/attempt.js";
-import { createServiceClient } from "../transport/client.js";
-import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS } from "../transport/fetch.js";
-import { ServiceCaller } from "../transport/retry.js";
+import { ServiceChannel } from "../transport/channel.js";
 import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
 
 /** Options of {@link InferenceServiceEmbeddings}, each documented where its schema declares it. */
@@ -139,11 +135,8 @@ export class InferenceServiceEmbeddings extends Embeddings {
   readonly rateLimiter?: RateLimiter;
   /** The handlers every call reports to (see the class's Usage section). */
   readonly callbacks?: Callbacks;
-  // ES-private: the client and the key never show up in `console.log` or `JSON.stringify`.
-  readonly #client: OpenAI;
-  readonly #caller: ServiceCaller;
-  readonly #ctx: FailureContext;
-  readonly #keyId: string;
+  /** How requests travel; ES-private, so the key never shows up in `console.log` or `JSON.stringify`. */
+  readonly #channel: ServiceChannel;
 
   constructor(model: string, fields?: Omit<InferenceServiceEmbeddingsFields, "model">);
   constructor(fields?: InferenceServiceEmbeddingsFields);
@@ -156,39 +149,19 @@ export class InferenceServiceEmbeddings extends Embeddings {
         ? { ...maybeFields, model: modelOrFields }
         : { ...modelOrFields };
     const options = validateEmbeddingsOptions(fields);
-    const model = resolveEmbeddingModel(fields.model);
-    const { apiKey, baseURL } = resolveConnection(fields);
-    const { maxRetries, maxConcurrency, retry } = options;
-    super({ maxRetries, maxConcurrency });
+    const model = resolveEmbeddingModel(options.model);
+    // An embeddings answer is one JSON body, read whole within `timeout`.
+    const channel = new ServiceChannel("embeddings", options, { model });
+    super({ maxRetries: options.maxRetries, maxConcurrency: options.maxConcurrency });
     this.model = model;
-    this.baseURL = baseURL;
+    this.baseURL = channel.baseURL;
     this.batchSize = options.batchSize;
     this.dimensions = options.dimensions;
     this.encodingFormat = options.encodingFormat;
     this.rateLimiter = options.rateLimiter;
     this.callbacks = options.callbacks;
-    this.#keyId = apiKeyId(apiKey);
-    this.#ctx = { surface: "hosted", api: "embeddings", model, secrets: [apiKey] };
-    this.#client = createServiceClient({
-      apiKey,
-      baseURL,
-      fetch: createServiceFetch({
-        ...this.#ctx,
-        fetch: options.fetch,
-        // An unknown model ID's error lists the IDs the service offers (docs/errors.md).
-        lookUpModels: true,
-        idleTimeout: options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
-      }),
-      timeout: options.timeout,
-    });
-    this.#caller = new ServiceCaller({
-      maxRetries,
-      maxConcurrency,
-      onFailedAttempt: options.onFailedAttempt,
-      ...retry,
-      normalize: (error) => asServiceError(error, this.#ctx),
-    });
-    this.caller = this.#caller;
+    this.#channel = channel;
+    this.caller = channel.caller;
   }
 
   /**
@@ -219,7 +192,7 @@ export class InferenceServiceEmbeddings extends Embeddings {
   async #embed(texts: string[]): Promise<number[][]> {
     const run = await this.#startRun(texts);
     const call: Call = {
-      meter: createCallMeter({ run, limiter: this.rateLimiter, keyId: this.#keyId }),
+      meter: this.#channel.meter(run),
       signals: new Set(),
       stopped: false,
     };
@@ -289,31 +262,23 @@ export class InferenceServiceEmbeddings extends Embeddings {
       ...(this.invocationParams() as Omit<OpenAI.EmbeddingCreateParams, "input">),
       input: texts,
     };
-    const ctx: FailureContext = { ...this.#ctx, inputs: { first, count: texts.length } };
     const { meter } = call;
     const { signal, done } = batchSignal(call);
+    const request = {
+      body: body as unknown as Record<string, unknown>,
+      signal,
+      meter,
+      estimate: () =>
+        estimateEmbeddingRequest(body as unknown as Record<string, unknown>, this.model),
+      context: { inputs: { first, count: texts.length } },
+    };
     try {
-      return await sendRequest({
-        caller: this.#caller,
-        signal,
-        ctx,
-        meter,
-        estimate: () =>
-          estimateEmbeddingRequest(body as unknown as Record<string, unknown>, this.model),
-        send: (fetchOptions) =>
-          this.#client.embeddings
-            .create(body, {
-              signal,
-              fetchOptions: fetchOptions as OpenAI.RequestOptions["fetchOptions"],
-            })
-            .withResponse(),
-        read: async ({ data, response }, attempt) => {
-          const vectors = readEmbeddings(data, response.headers, ctx, texts.length);
-          const usage = tokenUsageFromWire((data as { usage?: unknown }).usage);
-          // An embedding model writes nothing: the prompt is the whole cost.
-          await attempt?.settle(tokenCountOf(usage), 0);
-          return { vectors, usage, requestId: headerRequestId(response.headers) };
-        },
+      return await this.#channel.request(request, async ({ data, response }, ctx, attempt) => {
+        const vectors = readEmbeddings(data, response.headers, ctx, texts.length);
+        const usage = tokenUsageFromWire((data as { usage?: unknown }).usage);
+        // An embedding model writes nothing: the prompt is the whole cost.
+        await attempt?.settle(tokenCountOf(usage), 0);
+        return { vectors, usage, requestId: headerRequestId(response.headers) };
       });
     } catch (error) {
       if (texts.length > 1 && ContextLengthExceededError.isInstance(error)) {

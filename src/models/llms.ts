@@ -9,7 +9,6 @@ import type { ModelProfile } from "@langchain/core/language_models/profile";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { OpenAI } from "openai";
-import { resolveConnection } from "../config/connection.js";
 import {
   DEFAULT_DEDICATED_PROFILE,
   type ModelProfiles,
@@ -17,28 +16,16 @@ import {
 } from "../config/profiles.js";
 import { resolveServiceName, validateServiceName } from "../config/service_name.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME, SERVICE_NAME_HEADER } from "../constants.js";
-import { EndpointNotReadyError } from "../errors/errors.js";
+import { type CallMeter, tokenCountOf } from "../spend/call_meter.js";
 import {
-  asServiceError,
-  type FailureContext,
-  headerRequestId,
-  toServiceError,
-} from "../errors/mapper.js";
-import {
-  type CallMeter,
-  createCallMeter,
-  type MeteredAttempt,
-  tokenCountOf,
-} from "../spend/call_meter.js";
-import { estimateCompletionRequest, estimateTokens, StreamReading } from "../spend/estimate.js";
-import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
+  estimateCompletionRequest,
+  estimateTokens,
+  type StreamReading,
+} from "../spend/estimate.js";
+import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
-import { type Answer, sendRequest } from "../transport/attempt.js";
-import { createServiceClient } from "../transport/client.js";
-import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS } from "../transport/fetch.js";
-import { ServiceCaller } from "../transport/retry.js";
-import { openStream } from "../transport/stream.js";
+import { type ChannelRequest, ServiceChannel } from "../transport/channel.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
 import {
@@ -83,9 +70,6 @@ export interface LLMLangSmithParams {
   ls_max_tokens?: number;
   ls_stop?: string[];
 }
-
-/** Error of the last attempt → the dedicated Service-Name it was sent with (for the waitForReady message). */
-const serviceNameOfFailure = new WeakMap<object, string>();
 
 // The options DedicatedEndpointLLM serialises are fields of the instance, typed and documented by
 // the schema; its constructor assigns them from the checked options (the resolved ones -- tenant
@@ -188,11 +172,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   readonly profiles?: ModelProfiles;
   /** The client-side rate limit of this model's calls, if one was given. */
   readonly rateLimiter?: RateLimiter;
-  // ES-private: the client and the key never show up in `console.log` or serialisation.
-  readonly #client: OpenAI;
-  readonly #caller: ServiceCaller;
-  readonly #secrets: readonly string[];
-  readonly #keyId: string;
+  /** How requests travel; ES-private, so the key never shows up in `console.log` or serialisation. */
+  readonly #channel: ServiceChannel;
 
   static override lc_name(): string {
     return "DedicatedEndpointLLM";
@@ -240,55 +221,21 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {
     const options = validateDedicatedEndpointOptions(fields);
-    const { serviceName, tenantId, jobAlias } = resolveServiceName(fields);
-    const { apiKey, baseURL } = resolveConnection(fields);
+    const { serviceName, tenantId, jobAlias } = resolveServiceName(options);
+    const { waitForReady } = options;
+    const channel = new ServiceChannel("completions", options, { serviceName, waitForReady });
     const { openAIApiKey: _alias, configuration: _configuration, ...rest } = fields;
-    const { maxRetries, retry, waitForReady } = options;
-    super({ ...rest, maxRetries });
+    super({ ...rest, maxRetries: options.maxRetries });
     Object.assign(this, serialisedValues(options, DEDICATED_SERIALISED));
     // Serialised too, but as resolved (from the env, normalised), not as given.
     this.serviceName = serviceName;
     this.tenantId = tenantId;
     this.jobAlias = jobAlias;
-    this.baseURL = baseURL;
+    this.baseURL = channel.baseURL;
     this.profiles = options.profiles;
     this.rateLimiter = options.rateLimiter;
-    this.#secrets = [apiKey];
-    this.#keyId = apiKeyId(apiKey);
-    this.#client = createServiceClient({
-      apiKey,
-      baseURL,
-      timeout: options.timeout,
-      // docs/service-contract.md#dedicated-endpoints, rule 1: Service-Name is added to every request; a call's own value takes precedence.
-      fetch: createServiceFetch({
-        surface: "dedicated",
-        serviceName,
-        secrets: this.#secrets,
-        headers: { [SERVICE_NAME_HEADER]: serviceName },
-        fetch: options.fetch,
-        idleTimeout: options.idleTimeout ?? options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
-      }),
-    });
-    this.#caller = new ServiceCaller({
-      maxRetries,
-      maxConcurrency: options.maxConcurrency,
-      onFailedAttempt: fields.onFailedAttempt,
-      ...retry,
-      normalize: (error) => asServiceError(error, this.#context(serviceName)),
-      deadline:
-        waitForReady > 0
-          ? {
-              ms: waitForReady,
-              when: (error) => EndpointNotReadyError.isInstance(error),
-              onDeadline: (error, waitedMs) =>
-                toServiceError(
-                  { kind: "still-pending", waitedMs, limitMs: waitForReady, last: error },
-                  this.#context(serviceNameOfFailure.get(error as object) ?? serviceName),
-                ),
-            }
-          : undefined,
-    });
-    this.caller = this.#caller;
+    this.#channel = channel;
+    this.caller = channel.caller;
     this._addVersion(PACKAGE_NAME, VERSION);
   }
 
@@ -380,11 +327,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   #call(options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Call {
-    const meter = createCallMeter({
-      run: runManager,
-      limiter: this.rateLimiter,
-      keyId: this.#keyId,
-    });
+    const meter = this.#channel.meter(runManager);
     return { serviceName: this.#serviceNameFor(options), runManager, meter };
   }
 
@@ -392,10 +335,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     return options.serviceName === undefined
       ? this.serviceName
       : validateServiceName(options.serviceName, "serviceName");
-  }
-
-  #context(serviceName: string): FailureContext {
-    return { surface: "dedicated", serviceName, secrets: this.#secrets };
   }
 
   #body(prompt: string, options: this["ParsedCallOptions"], stream: boolean) {
@@ -410,46 +349,24 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   /**
-   * Sends one request through the pipeline (queue, meter, retries, typed errors); a failure
-   * carries the Service-Name it was sent with.
+   * What one request hands the channel: a call's own Service-Name is sent per request, so the
+   * fetch layer keeps it instead of the model's, and its failures name it.
    */
-  #send<R>(
+  #request(
     options: this["ParsedCallOptions"],
     call: Call,
     body: OpenAI.CompletionCreateParams,
-    read: (
-      answer: Answer<unknown>,
-      ctx: FailureContext,
-      attempt: MeteredAttempt | undefined,
-    ) => Promise<R>,
-  ): Promise<R> {
+  ): ChannelRequest {
     const { serviceName, meter } = call;
-    const ctx = this.#context(serviceName);
-    const signal = options.signal ?? undefined;
-    return sendRequest({
-      caller: this.#caller,
+    return {
+      body: body as unknown as Record<string, unknown>,
+      signal: options.signal ?? undefined,
       maxRetries: options.maxRetries,
-      signal,
-      ctx,
+      headers: { [SERVICE_NAME_HEADER]: serviceName },
       meter,
       estimate: () =>
         estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName),
-      stream: body.stream === true,
-      // Sent per request, so the fetch layer keeps it instead of the model's default.
-      send: (fetchOptions) =>
-        this.#client.completions
-          .create(body, {
-            signal,
-            headers: { [SERVICE_NAME_HEADER]: serviceName },
-            fetchOptions: fetchOptions as OpenAI.RequestOptions["fetchOptions"],
-          })
-          .withResponse(),
-      read: (answer, attempt) => read(answer, ctx, attempt),
-      onError: (error) => {
-        if (typeof error === "object" && error !== null)
-          serviceNameOfFailure.set(error, serviceName);
-      },
-    });
+    };
   }
 
   async #complete(
@@ -458,7 +375,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     call: Call,
   ): Promise<Generation[]> {
     const body = this.#body(prompt, options, false) as OpenAI.CompletionCreateParamsNonStreaming;
-    return this.#send(options, call, body, async ({ data, response }, ctx, attempt) => {
+    const request = this.#request(options, call, body);
+    return this.#channel.request(request, async ({ data, response }, ctx, attempt) => {
       const generations = parseCompletion(data, response, ctx);
       await attempt?.settle(
         tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
@@ -469,41 +387,25 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   /**
-   * Opens the SSE stream inside the retried attempt and reads its first event there, so a stream
+   * Chunks of one streamed prompt; each token goes to `handleLLMNewToken` before it is yielded.
+   * The stream is opened inside the retried attempt and its first event read there, so a stream
    * that ends without any event counts as the empty response of a Pending endpoint
    * (docs/service-contract.md#endpoint-states) and is retried like one, as is one that fails or
-   * stalls before it; later events are never retried (they have been handed out).
+   * stalls before it; later events are never retried (they have been handed out). The call's
+   * meter settles to the usage chunk if it came, else to what was streamed.
    */
-  async #openStream(prompt: string, options: this["ParsedCallOptions"], call: Call) {
-    const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
-    return this.#send(options, call, body, async ({ data, response }, ctx, attempt) => {
-      const events = await openStream(data as AsyncIterable<OpenAI.Completion>, response, ctx);
-      return { events, requestId: headerRequestId(response.headers), metered: attempt };
-    });
-  }
-
-  /** Chunks of one streamed prompt; each token goes to `handleLLMNewToken` before it is yielded. */
   async *#streamChunks(
     prompt: string,
     index: number,
     options: this["ParsedCallOptions"],
     call: Call,
   ): AsyncGenerator<GenerationChunk> {
-    const { events, requestId, metered } = await this.#openStream(prompt, options, call);
-    const { runManager } = call;
-    const reading = new StreamReading();
-    let outcome: "ended" | "failed" | "left" = "left";
-    try {
-      yield* this.#chunksOf(events, requestId, index, reading, runManager);
-      outcome = "ended";
-    } catch (error) {
-      outcome = "failed";
-      throw error;
-    } finally {
-      // The usage chunk if it came, else what was streamed; a stream left early is still counted.
-      await metered?.settle(reading.usage, reading.outputTokens);
-      if (outcome === "left") await call.meter?.abandon();
-    }
+    const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
+    const { events, requestId, attempt } = await this.#channel.stream<OpenAI.Completion>(
+      this.#request(options, call, body),
+    );
+    const chunks = this.#chunksOf(events, requestId, index, call.runManager);
+    yield* call.meter ? call.meter.meterStream(chunks, countChunk, attempt) : chunks;
     options.signal?.throwIfAborted();
   }
 
@@ -511,7 +413,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     events: AsyncIterable<OpenAI.Completion>,
     requestId: string | undefined,
     index: number,
-    reading: StreamReading,
     runManager: CallbackManagerForLLMRun | undefined,
   ): AsyncGenerator<GenerationChunk> {
     let info: Record<string, unknown> = requestId !== undefined ? { requestId } : {};
@@ -525,8 +426,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
         generationInfo: withoutUndefined({ ...info, finishReason, tokenUsage }),
       });
       info = {};
-      reading.addText(chunk.text);
-      if (tokenUsage !== undefined) reading.usage = tokenCountOf(tokenUsage);
       if (choice !== undefined) {
         const idx = { prompt: index, completion: 0 };
         await runManager?.handleLLMNewToken(chunk.text, idx, undefined, undefined, undefined, {
@@ -548,4 +447,11 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     for await (const chunk of chunks) whole = whole.concat(chunk);
     return [{ text: whole.text, generationInfo: whole.generationInfo }];
   }
+}
+
+/** What one streamed chunk adds to the output, and its usage: for the call's meter. */
+function countChunk(reading: StreamReading, chunk: GenerationChunk): void {
+  reading.addText(chunk.text);
+  const tokenUsage = chunk.generationInfo?.tokenUsage;
+  if (tokenUsage !== undefined) reading.usage = tokenCountOf(tokenUsage);
 }

@@ -5,7 +5,7 @@
 
 import { LS_PROVIDER } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
-import { ChatInferenceService, type ChatInferenceServiceFields } from "./chat_models.js";
+import { ChatInferenceService, type ChatInferenceServiceFields } from "./chat_models/index.js";
 
 /** Options of {@link initChatInferenceService}: those of `ChatInferenceService`, plus `modelProvider`. */
 export interface InitChatInferenceServiceFields extends Omit<ChatInferenceServiceFields, "model"> {

@@ -123,6 +123,13 @@ const modelOptions = {
   retry: serialised(retryOptionsSchema.prefault({})),
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
   fetch: unserialised(z.custom<Fetch>().optional()),
+  /** Called with the typed error of every failed attempt; throwing from it stops the retries. @default none */
+  onFailedAttempt: unserialised(
+    z
+      .custom<(error: unknown) => unknown>((v) => typeof v === "function")
+      .describe("a function")
+      .optional(),
+  ),
   /**
    * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
    * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
@@ -363,13 +370,6 @@ export const inferenceServiceEmbeddingsOptions = optionsSchema({
    * `callbacks`, `withUsage`) are added where LangChain's async context is on. @default none
    */
   callbacks: unserialised(z.custom<Callbacks>().optional()),
-  /** Called with the typed error of every failed attempt; throwing from it stops the retries. @default none */
-  onFailedAttempt: unserialised(
-    z
-      .custom<(error: unknown) => unknown>((v) => typeof v === "function")
-      .describe("a function")
-      .optional(),
-  ),
 });
 
 /** The options of `InferenceServiceEmbeddings`, as a caller writes them. */

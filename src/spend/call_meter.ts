@@ -32,7 +32,7 @@ export interface MeterSetup {
 
 /**
  * The meter of one model call (one run): hands out a {@link MeteredAttempt} for each request
- * attempt, and keeps the one whose stream is being read so the stream's end can settle it.
+ * attempt, and settles an answered stream's attempt when the stream ends, fails or is left.
  * A model builds one only when the call has a tracker or a limiter ({@link createCallMeter}).
  */
 export class CallMeter {
@@ -40,7 +40,6 @@ export class CallMeter {
   readonly #runId?: string;
   readonly #limiter?: RateLimiter;
   readonly #keyId?: string;
-  #stream?: MeteredAttempt;
 
   constructor(setup: MeterSetup, guards: SpendGuard[] = spendGuardsOf(setup.run?.handlers)) {
     this.#guards = guards;
@@ -75,30 +74,28 @@ export class CallMeter {
     return new MeteredAttempt(estimate, reservations, permit);
   }
 
-  /** The attempt whose response is a stream: its reading settles it ({@link endStream}). */
-  holdStream(attempt: MeteredAttempt): void {
-    this.#stream = attempt;
-  }
-
   /**
-   * The stream ended, failed or was left: settles the held attempt to the usage chunk if it
-   * came, else to an estimate of the text streamed; a stream left early also tells the trackers
-   * that its run will get no end callback.
+   * The stream of `attempt` ended, failed or was left: settles it to the usage chunk if it came,
+   * else to an estimate of the text streamed; a stream left early also tells the trackers that
+   * its run will get no end callback.
    */
-  async endStream(reading: StreamReading, abandoned: boolean): Promise<void> {
-    const attempt = this.#stream;
-    this.#stream = undefined;
+  async endStream(
+    reading: StreamReading,
+    abandoned: boolean,
+    attempt: MeteredAttempt | undefined,
+  ): Promise<void> {
     await attempt?.settle(reading.usage, reading.outputTokens);
     if (abandoned) await this.abandon();
   }
 
   /**
    * Passes a stream through, reading each item with `read`; when the stream ends, fails or is
-   * left early, the held attempt settles to what was read ({@link endStream}).
+   * left early, the attempt that answered it settles to what was read ({@link endStream}).
    */
   async *meterStream<T>(
     source: AsyncIterable<T>,
     read: (reading: StreamReading, item: T) => void,
+    attempt: MeteredAttempt | undefined,
   ): AsyncGenerator<T> {
     const reading = new StreamReading();
     let outcome: "ended" | "failed" | "left" = "left";
@@ -112,7 +109,7 @@ export class CallMeter {
       outcome = "failed";
       throw error;
     } finally {
-      await this.endStream(reading, outcome === "left");
+      await this.endStream(reading, outcome === "left", attempt);
     }
   }
 

@@ -1,11 +1,10 @@
 /**
- * @module The one request pipeline: what every request of both models and of `diagnose` goes
+ * @module The attempt pipeline under every channel (`channel.ts`): what each request goes
  * through, attempt by attempt — wait for a slot in the caller's queue, reserve the attempt's
  * worst case and wait for the rate limiter (the meter), send it through the openai SDK and the
  * fetch layer, type whatever fails with the one error mapper, and settle or release what the
  * attempt reserved. Retries are the caller's: only errors marked `retryable` come round again.
  */
-import type { OpenAI } from "openai";
 import { asServiceError, type FailureContext } from "../errors/mapper.js";
 import type { CallMeter, MeteredAttempt } from "../spend/call_meter.js";
 import type { RequestEstimate } from "../spend/estimate.js";
@@ -80,18 +79,4 @@ export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
       throw typed;
     }
   });
-}
-
-/** The SDK's request options with the pipeline's `fetchOptions` laid over the caller's own. */
-export function withFetchOptions(
-  options: OpenAI.RequestOptions,
-  fetchOptions: RequestInit,
-): OpenAI.RequestOptions {
-  const given = options.fetchOptions as RequestInit | undefined;
-  return {
-    ...options,
-    fetchOptions: (given
-      ? { ...given, ...fetchOptions }
-      : fetchOptions) as OpenAI.RequestOptions["fetchOptions"],
-  };
 }

@@ -2,6 +2,9 @@
 import { type ClientOptions, OpenAI } from "openai";
 import type { Fetch } from "./fetch.js";
 
+/** The SDK client options a user may add (chat's `configuration`): never the key, URL, fetch or retries. */
+export type ClientExtras = Omit<ClientOptions, "apiKey" | "baseURL" | "fetch" | "maxRetries">;
+
 /** What differs between the clients: the key, the URL, the fetch layer, the attempt's timeout. */
 export interface ServiceClientOptions {
   apiKey: string;

@@ -13,7 +13,7 @@ import { createEmulator } from "../../src/emulator/index.js";
 import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
-} from "../../src/models/chat_models.js";
+} from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM, type DedicatedEndpointLLMFields } from "../../src/models/llms.js";
 import { configurationError } from "../helpers/errors.js";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEmulator } from "../../src/emulator/index.js";
 import { schemaFromPrompt } from "../../src/emulator/prompt_schema.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 
 describe("schemaFromPrompt: the shape a JSON-mode prompt describes", () => {
   it("takes the last JSON schema of LangChain's format instructions, not their example", async () => {

@@ -8,7 +8,7 @@ import { replyToChat } from "../../src/emulator/model.js";
 import { parseChatRequest } from "../../src/emulator/requests.js";
 import { isFinalAnswerTool, planToolCalls } from "../../src/emulator/tool_plan.js";
 import type { ToolSpec } from "../../src/emulator/tools.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { functionTool } from "./helpers.js";
 
 const spec = (name: string, description: string, properties: Record<string, unknown>): ToolSpec =>

@@ -22,7 +22,7 @@ import {
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
 import * as pkg from "../../src/index.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import { bodies, HTML_PAGE, RID, withRequestId } from "../helpers/fixtures.js";
 import {

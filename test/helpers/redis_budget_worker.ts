@@ -5,7 +5,7 @@
  */
 
 import { BudgetExceededError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { RedisStore } from "../../src/stores/redis_store.js";
 

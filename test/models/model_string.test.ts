@@ -2,7 +2,7 @@ import { initChatModel } from "langchain";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createEmulator, type InProcessEmulator } from "../../src/emulator/index.js";
 import { ModelNotFoundError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import {
   type InitChatInferenceServiceFields,
   initChatInferenceService,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { diagnose } from "../../src/diagnose/diagnose.js";
 import { ConfigurationError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import {
   chatInferenceServiceOptions,

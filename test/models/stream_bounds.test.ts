@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ServiceConnectionError, ServiceTimeoutError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import type { Fetch } from "../../src/transport/fetch.js";
 import { dripBody } from "../helpers/drip.js";

@@ -44,13 +44,13 @@ describe("CallMeter", () => {
     expect(store.reservations).toBe(1);
   });
 
-  it("settles a held stream to an estimate of what was read, then tells the trackers it was left", async () => {
+  it("settles a stream's attempt to an estimate of what was read, then tells the trackers it was left", async () => {
     const { usage, store } = await tracker(5);
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] } });
-    meter.holdStream(await meter.begin(ESTIMATE));
+    const attempt = await meter.begin(ESTIMATE);
     const reading = new StreamReading();
     reading.addText("x".repeat(30));
-    await meter.endStream(reading, true);
+    await meter.endStream(reading, true, attempt);
     expect(store.reservations).toBe(0);
     expect((await usage.budgetStatus()).spent).toBeCloseTo(0.1, 12);
     expect(usage.records).toEqual([

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEmulator, DEFAULT_MODEL } from "../../src/emulator/index.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import type { RequestEstimate } from "../../src/spend/estimate.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 

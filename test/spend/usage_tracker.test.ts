@@ -20,7 +20,7 @@ import {
   type InProcessEmulator,
 } from "../../src/emulator/index.js";
 import { BudgetExceededError, ConfigurationError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import {
   type UsageRecord,

@@ -15,7 +15,7 @@ import {
   ConfigurationError,
   UsageStoreError,
 } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { RedisStore } from "../../src/stores/redis_store.js";
 import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "../helpers/redis.js";

@@ -3,7 +3,7 @@
  * blocks, with `reasoning_content` as a leading `reasoning` block.
  */
 import { type AIMessage, AIMessageChunk, type ContentBlock } from "@langchain/core/messages";
-import { LS_PROVIDER } from "../constants.js";
+import { LS_PROVIDER } from "../../constants.js";
 
 interface Translator {
   translateContent(message: AIMessage): ContentBlock.Standard[];

@@ -5,7 +5,7 @@
  * `[redacted]` in their place, as they do for the model's own `defaultHeaders`.
  */
 import { RunnableBinding, type RunnableConfig } from "@langchain/core/runnables";
-import { redactCallOptions } from "../utils/secrets.js";
+import { redactCallOptions } from "../../utils/secrets.js";
 
 /** `util.inspect`'s hook, by its registered symbol: no `node:util` import in the main entry. */
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");

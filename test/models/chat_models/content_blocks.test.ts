@@ -14,12 +14,12 @@ import { concat } from "@langchain/core/utils/stream";
 import { createAgent } from "langchain";
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LS_PROVIDER } from "../../src/constants.js";
-import { createEmulator, type InProcessEmulator } from "../../src/emulator/index.js";
+import { LS_PROVIDER } from "../../../src/constants.js";
+import { createEmulator, type InProcessEmulator } from "../../../src/emulator/index.js";
 import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
-} from "../../src/models/chat_models.js";
+} from "../../../src/models/chat_models/index.js";
 
 const QUESTION = "Is 17 prime?";
 const REASONING =

@@ -6,19 +6,19 @@ import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { createEmulator } from "../../src/emulator/index.js";
+import { createEmulator } from "../../../src/emulator/index.js";
 import {
   ConfigurationError,
   MalformedResponseError,
   ModelNotFoundError,
   ServiceConnectionError,
   ServiceUnavailableError,
-} from "../../src/errors/errors.js";
+} from "../../../src/errors/errors.js";
 import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
-} from "../../src/models/chat_models.js";
-import { estimateTokens } from "../../src/spend/estimate.js";
+} from "../../../src/models/chat_models/index.js";
+import { estimateTokens } from "../../../src/spend/estimate.js";
 import {
   BASE,
   chatChunk,
@@ -28,7 +28,7 @@ import {
   KEY,
   SSE_HEADERS,
   sse,
-} from "../helpers/wire.js";
+} from "../../helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";
 

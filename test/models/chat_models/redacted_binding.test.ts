@@ -2,8 +2,8 @@ import { inspect } from "node:util";
 import { load } from "@langchain/core/load";
 import { RunnableBinding } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
-import { ChatInferenceService } from "../../src/index.js";
-import { RedactedBinding } from "../../src/models/redacted_binding.js";
+import { ChatInferenceService } from "../../../src/index.js";
+import { RedactedBinding } from "../../../src/models/chat_models/redacted_binding.js";
 
 const KEY = "sk-binding-key-0001";
 const VALUE = "hdr-per-call-77aa";

@@ -20,7 +20,7 @@ import {
   THINKING_MODEL,
 } from "../../../src/emulator/index.js";
 import { BadRequestError } from "../../../src/errors/errors.js";
-import { ChatInferenceService } from "../../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../../src/models/chat_models/index.js";
 import { BASE, JSON_HEADERS, KEY } from "../../helpers/wire.js";
 
 const CHAT = "/inference/v1/chat/completions";

@@ -14,7 +14,7 @@ import type { InferenceModelProfile } from "../../../src/config/profiles.js";
 import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
-} from "../../../src/models/chat_models.js";
+} from "../../../src/models/chat_models/index.js";
 import {
   BASE,
   chatChunk,

@@ -15,7 +15,7 @@ import {
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { InferenceModelProfile } from "../../../src/config/profiles.js";
-import { ChatInferenceService } from "../../../src/models/chat_models.js";
+import { ChatInferenceService } from "../../../src/models/chat_models/index.js";
 import {
   BASE,
   chatCompletion,

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
-} from "../../../src/models/chat_models.js";
+} from "../../../src/models/chat_models/index.js";
 import { configurationError } from "../../helpers/errors.js";
 import {
   BASE,

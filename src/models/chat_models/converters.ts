@@ -1,0 +1,192 @@
+/**
+ * @module From the service's answers to LangChain's results: a completion to a `ChatResult`, a
+ * stream chunk to a `ChatGenerationChunk`, each message with the request ID and model of its
+ * response. Messages are converted by `@langchain/openai`'s own converters, so content, tool
+ * calls, reasoning and refusals read exactly as `ChatOpenAI` reads them.
+ */
+import type { UsageMetadata } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, isAIMessage } from "@langchain/core/messages";
+import { type ChatGeneration, ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import {
+  convertCompletionsDeltaToBaseMessageChunk,
+  convertCompletionsMessageToBaseMessage,
+} from "@langchain/openai";
+import type { OpenAI } from "openai";
+import { LS_PROVIDER } from "../../constants.js";
+
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+type WireUsage = OpenAI.CompletionUsage & {
+  prompt_tokens_details?: { cache_write_tokens?: number | null } | null;
+};
+
+/** What the messages of one response carry in `response_metadata` besides the converters' fields. */
+export interface ResponseMeta {
+  /** From the `X-Gateway-Request-Id` header (docs/service-contract.md#errors, rule 5). */
+  requestId?: string;
+  /** The model that answered, as the body names it. */
+  model?: string;
+}
+
+/** `response_metadata` fields of a response: `model`, `requestId`, when known. */
+export function metadataFields(meta: ResponseMeta | undefined): Record<string, unknown> {
+  if (!meta) return {};
+  return {
+    ...(meta.model !== undefined ? { model: meta.model } : {}),
+    ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
+  };
+}
+
+/**
+ * The wire's `usage` as LangChain's `usage_metadata`, as `ChatOpenAI` reads it: totals, and the
+ * prompt's audio, cached and cache-written tokens and the reply's audio and reasoning tokens.
+ */
+export function usageMetadataOf(usage: WireUsage | undefined): UsageMetadata {
+  const metadata: Partial<UsageMetadata> = {};
+  const { completion_tokens, prompt_tokens, total_tokens } = usage ?? {};
+  if (completion_tokens) metadata.output_tokens = completion_tokens;
+  if (prompt_tokens) metadata.input_tokens = prompt_tokens;
+  if (total_tokens) metadata.total_tokens = total_tokens;
+  const prompt = usage?.prompt_tokens_details;
+  const reply = usage?.completion_tokens_details;
+  if (
+    prompt?.audio_tokens !== null ||
+    prompt?.cached_tokens !== null ||
+    prompt?.cache_write_tokens != null
+  ) {
+    metadata.input_token_details = {
+      ...(prompt?.audio_tokens !== null && { audio: prompt?.audio_tokens }),
+      ...(prompt?.cached_tokens !== null && { cache_read: prompt?.cached_tokens }),
+      ...(prompt?.cache_write_tokens != null && { cache_creation: prompt?.cache_write_tokens }),
+    } as UsageMetadata["input_token_details"];
+  }
+  if (reply?.audio_tokens !== null || reply?.reasoning_tokens !== null) {
+    metadata.output_token_details = {
+      ...(reply?.audio_tokens !== null && { audio: reply?.audio_tokens }),
+      ...(reply?.reasoning_tokens !== null && { reasoning: reply?.reasoning_tokens }),
+    } as UsageMetadata["output_token_details"];
+  }
+  return metadata as UsageMetadata;
+}
+
+/**
+ * A non-streamed completion as LangChain's result: one generation per choice, each message with
+ * the answer's usage, its finish reason and logprobs, and the response's request ID and model.
+ */
+export function toChatResult(
+  completion: Completion,
+  meta: ResponseMeta,
+  includeRawResponse: boolean | undefined,
+): ChatResult {
+  const usage = usageMetadataOf(completion.usage);
+  const generations: ChatGeneration[] = [];
+  for (const part of completion.choices ?? []) {
+    const converted = convertCompletionsMessageToBaseMessage({
+      message: part.message ?? { role: "assistant" },
+      rawResponse: completion,
+      includeRawResponse,
+    });
+    Object.assign(converted.response_metadata, metadataFields(meta), {
+      model_provider: LS_PROVIDER,
+    });
+    if (isAIMessage(converted)) converted.usage_metadata = usage;
+    // A fresh message from the converted one's fields, as `ChatOpenAI` builds it: its
+    // serialised form then holds the usage.
+    const message = new AIMessage(
+      Object.fromEntries(Object.entries(converted).filter(([key]) => !key.startsWith("lc_"))),
+    );
+    generations.push({
+      text: part.message?.content ?? "",
+      message,
+      generationInfo: {
+        ...(part.finish_reason ? { finish_reason: part.finish_reason } : {}),
+        ...(part.logprobs ? { logprobs: part.logprobs } : {}),
+      },
+    });
+  }
+  return {
+    generations,
+    llmOutput: {
+      tokenUsage: {
+        promptTokens: usage.input_tokens,
+        completionTokens: usage.output_tokens,
+        totalTokens: usage.total_tokens,
+      },
+    },
+  };
+}
+
+/** What a stream's chunks need from the stream as a whole. */
+export interface StreamState {
+  /** The role of the first delta, which later deltas leave out. */
+  role?: OpenAI.Chat.ChatCompletionRole;
+  /** The response's metadata, until the first chunk with a choice has carried it. */
+  meta?: ResponseMeta;
+  /** The call's place in a batch (`promptIndex`). */
+  promptIndex: number;
+  logprobs: boolean;
+  includeRawResponse: boolean | undefined;
+}
+
+/**
+ * One stream chunk's first choice as a LangChain chunk (undefined when it carries none), as
+ * `ChatOpenAI` builds it: the delta converted, the choice's index and finish reason in
+ * `generationInfo`. The first such chunk also carries the response's request ID and model, so
+ * that concatenated chunks hold one copy of each.
+ */
+export function toGenerationChunk(
+  data: Chunk,
+  state: StreamState,
+): ChatGenerationChunk | undefined {
+  const { meta } = state;
+  if (meta && meta.model === undefined && typeof data.model === "string") meta.model = data.model;
+  const choice = data?.choices?.[0];
+  const delta = choice?.delta;
+  if (!choice || !delta) return undefined;
+  const message = convertCompletionsDeltaToBaseMessageChunk({
+    delta,
+    rawResponse: data,
+    includeRawResponse: state.includeRawResponse,
+    defaultRole: state.role,
+  });
+  state.role = delta.role ?? state.role;
+  if (typeof message.content !== "string") return undefined;
+  Object.assign(message.response_metadata, { model_provider: LS_PROVIDER });
+  if (meta) {
+    Object.assign(message.response_metadata, metadataFields(meta));
+    state.meta = undefined;
+  }
+  const generationInfo: Record<string, unknown> = {
+    prompt: state.promptIndex,
+    completion: choice.index ?? 0,
+  };
+  if (choice.finish_reason != null) {
+    generationInfo.finish_reason = choice.finish_reason;
+    generationInfo.system_fingerprint = data.system_fingerprint;
+    generationInfo.model_name = data.model;
+    generationInfo.service_tier = data.service_tier;
+  }
+  if (state.logprobs) generationInfo.logprobs = choice.logprobs;
+  return new ChatGenerationChunk({ message, text: message.content, generationInfo });
+}
+
+/** The chunk that closes a stream with its usage, as `ChatOpenAI` writes it. */
+export function usageChunk(usage: WireUsage): ChatGenerationChunk {
+  const { input_token_details, output_token_details } = usageMetadataOf(usage);
+  return new ChatGenerationChunk({
+    message: new AIMessageChunk({
+      content: "",
+      response_metadata: { usage: { ...usage } },
+      usage_metadata: {
+        input_tokens: usage.prompt_tokens,
+        output_tokens: usage.completion_tokens,
+        total_tokens: usage.total_tokens,
+        ...(input_token_details &&
+          Object.keys(input_token_details).length > 0 && { input_token_details }),
+        ...(output_token_details &&
+          Object.keys(output_token_details).length > 0 && { output_token_details }),
+      },
+    }),
+    text: "",
+  });
+}

@@ -1,0 +1,659 @@
+/** @module `ChatInferenceService`: the chat model for the service's hosted models (docs/service-contract.md#hosted-models). */
+
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type {
+  BaseLanguageModelInput,
+  StructuredOutputMethodOptions,
+} from "@langchain/core/language_models/base";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type {
+  AIMessageChunk,
+  BaseMessage,
+  BaseMessageLike,
+  MessageContent,
+} from "@langchain/core/messages";
+import type { ChatGenerationChunk, ChatResult, LLMResult } from "@langchain/core/outputs";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import {
+  type BaseChatOpenAIFields,
+  ChatOpenAICompletions,
+  type ChatOpenAICompletionsCallOptions,
+  convertMessagesToCompletionsMessageParams,
+  convertOpenAICompletionsStream,
+} from "@langchain/openai";
+import type { OpenAI } from "openai";
+import {
+  DEFAULT_HOSTED_PROFILE,
+  type InferenceModelProfile,
+  type ModelProfiles,
+  reasoningSettingsOf,
+  resolveProfile,
+} from "../../config/profiles.js";
+import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
+import { ConfigurationError } from "../../errors/errors.js";
+import { headerRequestId, toServiceError } from "../../errors/mapper.js";
+import {
+  type CallMeter,
+  type MeteredAttempt,
+  streamEventsRun,
+  tokenCountFromWire,
+} from "../../spend/call_meter.js";
+import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
+import type { RateLimiter } from "../../spend/rate_limiter.js";
+import { tokenUsageFromMetadata } from "../../spend/usage.js";
+import { checkChatCompletion } from "../../transport/answer.js";
+import { type ChannelRequest, ServiceChannel } from "../../transport/channel.js";
+import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
+import { VERSION } from "../../version.js";
+import { type ChatInferenceServiceOptions, validateChatOptions } from "../options.js";
+import { readCompletionReasoning, readStreamReasoning } from "../reasoning/read_reasoning.js";
+import { reasoningToSendBack, withReasoningSentBack } from "../reasoning/send_reasoning.js";
+import { runOf, withRun } from "./base_class.js";
+import { registerContentBlockTranslator } from "./content_blocks.js";
+import {
+  metadataFields,
+  type ResponseMeta,
+  type StreamState,
+  toChatResult,
+  toGenerationChunk,
+  usageChunk,
+} from "./converters.js";
+import { countChunk, countGenerationChunk, replyText } from "./metering.js";
+import { RedactedBinding } from "./redacted_binding.js";
+import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
+import { checkStructuredFinish, withFunctionCallingTrace } from "./structured_output.js";
+
+/** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
+export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
+  /** Retries for this call only; overrides the model's `maxRetries`. */
+  maxRetries?: number;
+  /**
+   * Extra body fields for this call, laid over the model's `modelKwargs` (and over the fields
+   * this class writes): e.g. a provider's thinking switch, `{ thinking: { type: "enabled" } }`
+   * (DeepSeek, GLM), `{ enable_thinking: false }` (Qwen3 on DashScope) or
+   * `{ chat_template_kwargs: { enable_thinking: false } }` (Qwen3 on vLLM or SGLang).
+   */
+  modelKwargs?: Record<string, unknown>;
+}
+
+/**
+ * Options of {@link ChatInferenceService}: those this package owns (model, key, URL, retries,
+ * timeouts, rate limit, profiles; each documented where its schema declares it), and every other
+ * `ChatOpenAI` field (temperature, maxTokens, streaming, …), which works as there.
+ */
+export type ChatInferenceServiceFields = Omit<
+  BaseChatOpenAIFields,
+  keyof ChatInferenceServiceOptions
+> &
+  ChatInferenceServiceOptions;
+
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+type ChatRequest = OpenAI.Chat.ChatCompletionCreateParams;
+/** A chunk as core's OpenAI stream converter types it. */
+type EventChunk =
+  Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
+
+// Before any reply exists: `contentBlocks` of this package's messages finds its translator.
+registerContentBlockTranslator();
+
+/**
+ * Chat model for the hosted models of the inference service — a drop-in for `ChatOpenAI` in any
+ * chain, agent or RAG pipeline, with typed fail-fast errors (see {@link InferenceServiceError}).
+ * The guide, with every feature and its output, is docs/hosted-models.md.
+ *
+ * @example
+ * ```ts
+ * import { ChatInferenceService } from "langchain-inference-service";
+ * // INFERENCE_SERVICE_BASE_URL and INFERENCE_SERVICE_API_KEY set
+ * const model = new ChatInferenceService("emulator-chat", { temperature: 0, maxRetries: 2 });
+ * const reply = await model.invoke("What is the capital of France?");
+ * console.log(reply.content, reply.usage_metadata, reply.response_metadata.requestId);
+ * for await (const chunk of await model.stream("Tell me a story")) process.stdout.write(chunk.text);
+ * ```
+ * Tools (`bindTools`), structured output (`withStructuredOutput`, default method
+ * `functionCalling`), model profiles (`profiles`), reasoning models (`reasoning` content blocks,
+ * `outputVersion: "v1"`, `reasoning: { effort }`), budgets (`UsageTracker`) and rate limits
+ * (`rateLimiter`) work as the guide shows. Every failure is a subclass of `InferenceServiceError`
+ * with `status`, `code`, `requestId`, `retryable` and a `hint`; what no retry can fix fails on the
+ * first response.
+ */
+export class ChatInferenceService<
+  CallOptions extends ChatInferenceServiceCallOptions = ChatInferenceServiceCallOptions,
+> extends ChatOpenAICompletions<CallOptions> {
+  /** The normalised `…/inference/v1` URL requests go to. */
+  readonly baseURL: string;
+  /** Profiles by model ID, as given (see {@link ChatInferenceServiceFields.profiles}). */
+  readonly profiles?: ModelProfiles;
+  /** The client-side rate limit of this model's calls, if one was given. */
+  readonly rateLimiter?: RateLimiter;
+  /** How requests travel; it alone holds the key, the client and the headers. */
+  readonly #channel: ServiceChannel;
+  #profile?: { model: string; profile: Readonly<InferenceModelProfile> };
+  /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
+  #namingStructuredOutput = false;
+
+  static override lc_name(): string {
+    return "ChatInferenceService";
+  }
+
+  override lc_namespace = [LC_NAMESPACE, "chat_models"];
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: ENV.apiKey };
+  }
+
+  override toJSON() {
+    return withOwnSecret(super.toJSON());
+  }
+
+  override get lc_aliases(): Record<string, string> {
+    // Without it `load()` would turn `base_url` back into `baseUrl`, which this class does not read.
+    return { baseURL: "base_url" };
+  }
+
+  override get lc_serializable_keys(): string[] {
+    return serialisableKeys(super.lc_serializable_keys);
+  }
+
+  constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
+  constructor(fields?: ChatInferenceServiceFields);
+  constructor(
+    modelOrFields?: string | ChatInferenceServiceFields,
+    maybeFields?: Omit<ChatInferenceServiceFields, "model">,
+  ) {
+    const fields: ChatInferenceServiceFields =
+      typeof modelOrFields === "string"
+        ? { ...maybeFields, model: modelOrFields }
+        : { ...modelOrFields };
+    const model = requiredModel(fields.model ?? fields.modelName);
+    const options = validateChatOptions({ ...fields, model });
+    const channel = new ServiceChannel("chat", options, { model });
+    // What `ChatOpenAI` reads itself (temperature, maxTokens, streaming, …); never the secrets.
+    const {
+      configuration: _configuration,
+      fetch: _fetch,
+      rateLimiter: _limiter,
+      openAIApiKey: _alias,
+      modelName: _name,
+      ...rest
+    } = fields;
+    const { baseURL } = channel;
+    // The base class gets a placeholder key: it would keep the real one on public fields.
+    super({
+      ...rest,
+      model,
+      apiKey: REDACTED,
+      baseURL,
+      maxRetries: options.maxRetries,
+      configuration: { baseURL, organization: null, project: null },
+    } as BaseChatOpenAIFields);
+    hideApiKey(this, channel.apiKey);
+    this.organization = undefined;
+    this.baseURL = baseURL;
+    this.profiles = options.profiles;
+    this.rateLimiter = options.rateLimiter;
+    this.#channel = channel;
+    this.caller = channel.caller;
+    this._addVersion(PACKAGE_NAME, VERSION);
+  }
+
+  /**
+   * What `console.log(model)` and `util.inspect` show: the identifying params, never the key,
+   * the client or header values (the base class keeps those on public fields it reads).
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    _depth: number,
+    options: unknown,
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    return `${ChatInferenceService.lc_name()} ${inspect(this._identifyingParams(), options)}`;
+  }
+
+  override _llmType(): string {
+    return LS_PROVIDER;
+  }
+
+  /** @ignore What callbacks and LangSmith receive as the call's options: per-call header values redacted. */
+  protected override _getCallOptionsForTracing(
+    options: this["ParsedCallOptions"],
+    invocationParams: ReturnType<this["invocationParams"]>,
+  ): this["ParsedCallOptions"] {
+    return redactCallOptions(super._getCallOptionsForTracing(options, invocationParams));
+  }
+
+  /**
+   * What this model can do, as LangChain v1 agents and middleware read it: the `profiles` entry
+   * of its model ID laid over {@link DEFAULT_HOSTED_PROFILE} (context window unknown unless declared).
+   *
+   * @example
+   * const model = new ChatInferenceService("my-model", {
+   *   profiles: { "my-model": { maxInputTokens: 131_072, structuredOutput: true } },
+   * });
+   * model.profile.maxInputTokens; // 131072
+   * model.profile.toolCalling; // true (default)
+   */
+  override get profile(): ModelProfile {
+    // A copy: what a caller changes in it changes nothing here.
+    return { ...this.#resolvedProfile() };
+  }
+
+  /** The profile, resolved once per model ID: every call reads its reasoning settings. */
+  #resolvedProfile(): Readonly<InferenceModelProfile> {
+    if (this.#profile?.model !== this.model) {
+      const profile = resolveProfile(this.model, this.profiles, DEFAULT_HOSTED_PROFILE);
+      this.#profile = { model: this.model, profile };
+    }
+    return this.#profile.profile;
+  }
+
+  protected override get streamEventProvider(): string {
+    return LS_PROVIDER;
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]) {
+    return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
+  }
+
+  /**
+   * @ignore The request's fields: the base class's, with `reasoning_effort` for every model (the
+   * base class writes it only for model names it knows as OpenAI's reasoning models), and the
+   * call's `modelKwargs` last.
+   */
+  override invocationParams(
+    options?: this["ParsedCallOptions"],
+    extra?: { streaming?: boolean },
+  ): ReturnType<ChatOpenAICompletions<CallOptions>["invocationParams"]> {
+    const params = super.invocationParams(options, extra);
+    const effort =
+      params.reasoning_effort ??
+      options?.reasoning?.effort ??
+      this.reasoning?.effort ??
+      options?.reasoningEffort;
+    const perCall = options?.modelKwargs;
+    if (effort == null && perCall === undefined) return params;
+    return {
+      ...params,
+      ...(effort != null ? { reasoning_effort: effort } : {}),
+      ...perCall,
+    } as typeof params;
+  }
+
+  /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
+  override _identifyingParams() {
+    return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
+  }
+
+  /**
+   * A local estimate, by the package's one rule (a token per three UTF-8 bytes, see
+   * `estimateTokens`): the base class downloads tokenizer ranks from the internet, which stalls
+   * offline, and the service reports real usage anyway.
+   */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    const text =
+      typeof content === "string"
+        ? content
+        : content
+            .map((part) =>
+              typeof part === "string" ? part : ((part as { text?: string }).text ?? ""),
+            )
+            .join("");
+    return estimateTokens(text);
+  }
+
+  /**
+   * One call: a completion, sent through the channel and read into LangChain's result. With
+   * `streaming: true` it streams, and keeps the service's own usage chunk (the base class would
+   * estimate tokens with a tokenizer it downloads, impossible offline).
+   */
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (this.streaming) return this.#generateFromStream(messages, options, runManager);
+    options.signal?.throwIfAborted();
+    const body = this.#body(messages, options, false);
+    const meter = this.#channel.meter(runManager);
+    const { completion, meta } = await this.#complete(body, options, meter);
+    return toChatResult(completion, meta, this.__includeRawResponse);
+  }
+
+  /** `invoke` of a `streaming: true` model: the stream's chunks, one generation per choice. */
+  async #generateFromStream(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const byIndex = new Map<number, ChatGenerationChunk>();
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      const index = (chunk.generationInfo?.completion as number | undefined) ?? 0;
+      const previous = byIndex.get(index);
+      byIndex.set(index, previous ? previous.concat(chunk) : chunk);
+    }
+    if (byIndex.size === 0) {
+      throw toServiceError(
+        { kind: "malformed", detail: "the stream ended without any choice" },
+        this.#channel.context,
+      );
+    }
+    const generations = [...byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, generation]) => {
+        const { completion: _c, prompt: _p, ...info } = generation.generationInfo ?? {};
+        generation.message.response_metadata = { ...info, ...generation.message.response_metadata };
+        return generation;
+      });
+    const usage = (generations[0]?.message as AIMessageChunk | undefined)?.usage_metadata;
+    return {
+      generations,
+      llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
+    };
+  }
+
+  /**
+   * A stream's chunks, read from the channel chunk by chunk: reasoning in its own field, the
+   * request ID and model on the first chunk, each token to `handleLLMNewToken`, the usage chunk
+   * last. The call's meter settles to the usage chunk, or to what was streamed when the stream
+   * fails or is left before it.
+   */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const meter = this.#channel.meter(runManager);
+    const body = this.#body(messages, options, true);
+    const { events, meta, attempt } = await this.#stream(body, options, meter);
+    const chunks = this.#chunks(events, meta, options, runManager);
+    yield* meter ? meter.meterStream(chunks, countGenerationChunk, attempt) : chunks;
+  }
+
+  /** The chunks of one stream, as `ChatOpenAI` builds them. */
+  async *#chunks(
+    events: AsyncIterable<Chunk>,
+    meta: ResponseMeta,
+    options: this["ParsedCallOptions"],
+    runManager: CallbackManagerForLLMRun | undefined,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const state: StreamState = {
+      meta,
+      promptIndex: options.promptIndex ?? 0,
+      logprobs: this.logprobs === true,
+      includeRawResponse: this.__includeRawResponse,
+    };
+    let usage: Chunk["usage"] | undefined;
+    for await (const data of events) {
+      if (options.signal?.aborted) return;
+      if (data.usage) usage = data.usage;
+      const chunk = toGenerationChunk(data, state);
+      if (chunk === undefined) continue;
+      yield chunk;
+      const indices = chunk.generationInfo as { prompt: number; completion: number };
+      await runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
+        chunk,
+      });
+    }
+    if (usage) {
+      const chunk = usageChunk(usage);
+      yield chunk;
+      await runManager?.handleLLMNewToken(
+        chunk.text,
+        { prompt: 0, completion: 0 },
+        undefined,
+        undefined,
+        undefined,
+        { chunk },
+      );
+    }
+    if (options.signal?.aborted) throw new Error("AbortError");
+  }
+
+  /**
+   * Core's chat-model stream-events path calls the stream without its run manager; when a handler
+   * may send the call down that path, the run (its ID fixed here) rides in the options so the
+   * request is still reserved before it is sent (see `base_class.ts`).
+   */
+  override async _generateUncached(
+    messages: BaseMessageLike[][],
+    parsedOptions: this["ParsedCallOptions"],
+    handledOptions: RunnableConfig,
+    startedRunManagers?: CallbackManagerForLLMRun[],
+  ): Promise<LLMResult> {
+    const started = startedRunManagers?.[0];
+    const run = started
+      ? streamEventsRun(started.handlers, undefined, started.runId)
+      : streamEventsRun(handledOptions.callbacks, this.callbacks, handledOptions.runId);
+    if (run === undefined) {
+      return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
+    }
+    return super._generateUncached(
+      messages,
+      withRun(parsedOptions, run),
+      { ...handledOptions, runId: run.runId },
+      startedRunManagers,
+    );
+  }
+
+  /**
+   * LangChain's chat-model stream-events protocol (`model.streamEvents(input)`, and the path core
+   * takes when a handler prefers these events, e.g. LangGraph's messages streaming). Built as
+   * `@langchain/openai` builds it (core's OpenAI stream converter: reasoning, tool calls and
+   * finish reasons as typed blocks), from this model's stream, with the request ID in the
+   * message's metadata.
+   */
+  override async *_streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatModelStreamEvent> {
+    const body = this.#body(messages, options, true);
+    const meter = this.#channel.meter(runManager ?? runOf(options));
+    const { events: raw, meta, attempt } = await this.#stream(body, options, meter);
+    const events = meter ? meter.meterStream(raw, countChunk, attempt) : raw;
+    const signal = options.signal;
+    async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
+      for await (const data of source) {
+        if (signal?.aborted) return; // core raises the abort once the events stop
+        if (meta.model === undefined && typeof data.model === "string") meta.model = data.model;
+        yield data as EventChunk; // the SDK's type also allows `custom` tool calls
+      }
+    }
+    const converted = convertOpenAICompletionsStream(untilAborted(events), {
+      streamUsage: this.streamUsage,
+      provider: LS_PROVIDER,
+    });
+    for await (const event of converted) {
+      if (event.event !== "message-finish") yield event;
+      else {
+        const responseMetadata = {
+          ...event.responseMetadata,
+          model_provider: LS_PROVIDER,
+          ...metadataFields(meta),
+        };
+        yield { ...event, responseMetadata };
+      }
+    }
+  }
+
+  /**
+   * `ChatOpenAI`'s public way to send a request the caller built itself: sent through the
+   * channel like every other (with the model's rate limiter), a stream once its first event has
+   * arrived, a completion once checked.
+   */
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<AsyncIterable<Chunk>>;
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<Completion>;
+  override async completionWithRetry(
+    request: ChatRequest,
+    requestOptions?: OpenAI.RequestOptions & { maxRetries?: number },
+  ): Promise<AsyncIterable<Chunk> | Completion> {
+    const { maxRetries, signal, ...options } = requestOptions ?? {};
+    const call = { signal: signal ?? undefined, maxRetries, options };
+    const meter = this.#channel.meter();
+    if (request.stream) return (await this.#stream(request, call, meter)).events;
+    return (await this.#complete(request, call, meter)).completion;
+  }
+
+  /** The request of one call: the call's fields, its messages, and the reasoning they send back. */
+  #body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): ChatRequest {
+    const params = this.invocationParams(options, { streaming: stream });
+    const converted = convertMessagesToCompletionsMessageParams({ messages, model: this.model });
+    const body: ChatRequest = stream
+      ? { ...params, messages: converted, stream: true }
+      : { ...params, stream: false, messages: converted };
+    const { reasoningRoundTrip } = reasoningSettingsOf(this.#resolvedProfile());
+    return withReasoningSentBack(body, reasoningToSendBack(messages, reasoningRoundTrip));
+  }
+
+  /** What a call hands the channel besides the body: its signal, retries and request options. */
+  #channelRequest(
+    body: ChatRequest,
+    call: CallSettings,
+    meter: CallMeter | undefined,
+  ): ChannelRequest {
+    return {
+      body: body as unknown as Record<string, unknown>,
+      signal: call.signal ?? undefined,
+      maxRetries: call.maxRetries,
+      options: call.options,
+      meter,
+      estimate: () => estimateChatRequest(body as unknown as Record<string, unknown>, this.model),
+    };
+  }
+
+  /**
+   * One completion, checked (a non-empty `choices`), its reasoning read out of the answer, the
+   * attempt settled to its usage. Never the SDK's `parse`: it would read a json_schema answer
+   * before its `<think>` tags are taken out, and LangChain parses the answer itself.
+   */
+  async #complete(
+    body: ChatRequest,
+    call: CallSettings,
+    meter: CallMeter | undefined,
+  ): Promise<{ completion: Completion; meta: ResponseMeta }> {
+    const tags = reasoningSettingsOf(this.#resolvedProfile()).reasoningTags;
+    return this.#channel.request(
+      this.#channelRequest(body, call, meter),
+      async ({ data, response }, ctx, attempt) => {
+        const completion = readCompletionReasoning(
+          checkChatCompletion(data as Completion, response.headers, ctx),
+          tags,
+        );
+        await attempt?.settle(
+          tokenCountFromWire(completion.usage),
+          estimateTokens(replyText(completion)),
+        );
+        if (body.response_format?.type === "json_schema") checkStructuredFinish(completion);
+        const model = typeof completion.model === "string" ? completion.model : undefined;
+        return { completion, meta: { requestId: headerRequestId(response.headers), model } };
+      },
+    );
+  }
+
+  /**
+   * A stream, once its first event has arrived, with its reasoning read out chunk by chunk, and
+   * the metered attempt that answered it, which whoever reads the stream settles (`meterStream`).
+   */
+  async #stream(
+    body: ChatRequest,
+    call: CallSettings,
+    meter: CallMeter | undefined,
+  ): Promise<{ events: AsyncIterable<Chunk>; meta: ResponseMeta; attempt?: MeteredAttempt }> {
+    const opened = await this.#channel.stream<Chunk>(this.#channelRequest(body, call, meter));
+    const { reasoningTags } = reasoningSettingsOf(this.#resolvedProfile());
+    const events = readStreamReasoning(opened.events, reasoningTags);
+    return { events, meta: { requestId: opened.requestId }, attempt: opened.attempt };
+  }
+
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  /**
+   * Structured output; the default method is `functionCalling` (a forced tool call), which every
+   * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
+   * `response_format` instead.
+   */
+  override withStructuredOutput<
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    RunOutput extends Record<string, any> = Record<string, any>,
+  >(
+    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
+    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput>
+    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+    // The base class binds `ls_structured_output_format` through `this.withConfig`, synchronously
+    // inside this call: the flag lets `withConfig` rename the traced method for this call only.
+    this.#namingStructuredOutput = true;
+    try {
+      return super.withStructuredOutput<RunOutput>(outputSchema, {
+        ...config,
+        method: config?.method ?? "functionCalling",
+      } as StructuredOutputMethodOptions<boolean>);
+    } finally {
+      this.#namingStructuredOutput = false;
+    }
+  }
+
+  /**
+   * A binding with these call options. Per-call headers in it (`options.headers`) are sent but
+   * never serialised or printed: `JSON.stringify` and `console.log` of the binding show
+   * `[redacted]`, as for `defaultHeaders`.
+   *
+   * `@langchain/openai` traces the function-calling method as `"function_calling"`; LangChain's
+   * own name for it (the one `withStructuredOutput` takes, and its standard tests check in
+   * `ls_structured_output_format.kwargs.method`) is `"functionCalling"`, which is what is bound.
+   */
+  override withConfig(
+    config: Partial<CallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions> {
+    return new RedactedBinding<BaseLanguageModelInput, AIMessageChunk, CallOptions>({
+      bound: this,
+      kwargs: {},
+      config: this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+    });
+  }
+}
+
+/** What one call passes to the channel from its options. */
+interface CallSettings {
+  signal?: AbortSignal | null;
+  maxRetries?: number;
+  /** The openai SDK's request options of the call (`options` of the call options). */
+  options?: OpenAI.RequestOptions;
+}
+
+/** The model ID, trimmed: none, or only spaces, is a `ConfigurationError`. */
+function requiredModel(named: unknown): string {
+  // No model ID has outer spaces: " my-model" (as "provider: model" is often written) is "my-model".
+  const model = typeof named === "string" ? named.trim() : "";
+  if (model === "") {
+    throw new ConfigurationError(
+      "model",
+      '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
+    );
+  }
+  return model;
+}
