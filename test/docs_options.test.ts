@@ -15,7 +15,7 @@ import {
   inferenceServiceEmbeddingsOptions,
 } from "../src/models/options.js";
 import { rateLimiterOptions } from "../src/spend/rate_limiter.js";
-import { usageTrackerOptions } from "../src/spend/usage_tracker.js";
+import { usageTrackerOptions } from "../src/spend/usage_tracker_options.js";
 import { redisStoreOptions } from "../src/stores/redis_store.js";
 import { retryOptionsSchema } from "../src/transport/retry.js";
 import { defaultValue, envVariable, type OptionDoc, optionDocs } from "./helpers/option_docs.js";

@@ -5,7 +5,8 @@ import {
   AsyncLocalStorageProviderSingleton,
   MockAsyncLocalStorage,
 } from "@langchain/core/singletons";
-import { UsageTracker, type UsageTrackerOptions } from "./usage_tracker.js";
+import { UsageTracker } from "./usage_tracker.js";
+import type { UsageTrackerOptions } from "./usage_tracker_options.js";
 
 /** What {@link withUsage} returns. */
 export interface WithUsageResult<T> {

@@ -22,11 +22,9 @@ import {
 import { BudgetExceededError, ConfigurationError } from "../../src/errors/errors.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
-import {
-  type UsageRecord,
-  UsageTracker,
-  type UsageTrackerOptions,
-} from "../../src/spend/usage_tracker.js";
+import type { UsageRecord } from "../../src/spend/usage_records.js";
+import { UsageTracker } from "../../src/spend/usage_tracker.js";
+import type { UsageTrackerOptions } from "../../src/spend/usage_tracker_options.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";
 import { bodies, RID, withRequestId } from "../helpers/fixtures.js";
 import {

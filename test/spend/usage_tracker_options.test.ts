@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/errors/errors.js";
-import { validateUsageTrackerOptions } from "../../src/spend/usage_tracker.js";
+import { validateUsageTrackerOptions } from "../../src/spend/usage_tracker_options.js";
 
 /** The ConfigurationError `fn` throws, as the fields a program reads. */
 function problem(fn: () => unknown): { option: string; message: string } {
