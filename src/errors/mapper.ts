@@ -8,6 +8,8 @@ import { availableModelsText } from "./available_models.js";
 import * as errors from "./errors.js";
 import { failureRow } from "./failure_rows.js";
 import { type ErrorRow, rowForCode } from "./gateway_codes.js";
+import { isNotReady, type NetworkCause, networkCause } from "./network_cause.js";
+import { bareMessage, quoted, REQUEST_ID_SUFFIX } from "./service_message.js";
 import { fillParts, type StatusRow, statusRow } from "./status_rows.js";
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
@@ -94,7 +96,6 @@ interface ErrorBody {
   status?: number;
 }
 
-const REQUEST_ID_SUFFIX = /\(request id: ([^)\s]+)\)/g;
 const BODY_PREVIEW_CHARS = 120;
 
 function str(value: unknown): string | undefined {
@@ -179,107 +180,6 @@ function preview(body: string): string {
   return flat.length > BODY_PREVIEW_CHARS ? `${flat.slice(0, BODY_PREVIEW_CHARS)}…` : flat;
 }
 
-function networkCode(cause: unknown): string | undefined {
-  let current: unknown = cause;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && code !== "") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-/** Why a connection failed, in words, with the code it came with, and what to check. */
-interface NetworkCause {
-  code?: string;
-  /** e.g. `nothing accepted the connection on that host and port (ECONNREFUSED)`. */
-  words: string;
-  /** What to check, without a final full stop. */
-  fix: string;
-}
-
-const CHECK_URL = "Check the host and port of `baseURL` and that the service is up there";
-const CHECK_NETWORK =
-  "Check the network between this machine and the host (proxy, VPN, firewall) and the host of `baseURL`";
-
-/** The causes a user meets, by the code Node, undici or the resolver gives them. */
-const CAUSES: ReadonlyArray<[RegExp, string, string]> = [
-  [/^ECONNREFUSED$/, "nothing accepted the connection on that host and port", CHECK_URL],
-  [
-    /^(ENOTFOUND|EAI_NONAME|EAI_NODATA)$/,
-    "no DNS record has that host name",
-    "Check the host name in `baseURL` for a typo",
-  ],
-  [/^EAI_AGAIN$/, "the host name could not be resolved now (DNS did not answer)", CHECK_NETWORK],
-  [
-    /^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/,
-    "the server closed the connection without answering",
-    CHECK_URL,
-  ],
-  [
-    /^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT)$/,
-    "the connection attempt timed out: the host did not answer",
-    CHECK_NETWORK,
-  ],
-  [/^(EHOSTUNREACH|ENETUNREACH|ENETDOWN)$/, "there is no network route to the host", CHECK_NETWORK],
-  [
-    /^(CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_TLS_CERT_ALTNAME_INVALID$)/,
-    "the server's TLS certificate is not trusted",
-    "Check that `baseURL` names the service's own host; for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file",
-  ],
-  [
-    /^(EPROTO|ERR_SSL_)/,
-    "the TLS handshake failed, as when an https URL names a server that speaks plain http",
-    "Check the scheme of `baseURL` (https or http)",
-  ],
-];
-
-/** The innermost message of a cause chain: undici's "fetch failed" says less than its cause. */
-function innermostMessage(cause: unknown): string | undefined {
-  let message: string | undefined;
-  let current: unknown = cause;
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const text = (current as { message?: unknown }).message;
-    if (typeof text === "string" && text.trim() !== "") message = text.trim();
-    current = (current as { cause?: unknown }).cause;
-  }
-  return message;
-}
-
-/** Why a connection failed, in words a user can act on; the code, when there is one, follows. */
-function networkCause(cause: unknown): NetworkCause {
-  const code = networkCode(cause);
-  const known = code === undefined ? undefined : CAUSES.find(([pattern]) => pattern.test(code));
-  if (known) return { code, words: `${known[1]} (${code})`, fix: known[2] };
-  const message = innermostMessage(cause);
-  if (message === "bad port") {
-    return {
-      code,
-      words: "fetch refuses to connect to that port, one it blocks for safety (such as 9 or 6000)",
-      fix: "Use another port in `baseURL`",
-    };
-  }
-  const what = message && !/^fetch failed$/i.test(message) ? bareMessage(message) : undefined;
-  return {
-    code,
-    words: what
-      ? `${what}${code && !what.includes(code) ? ` (${code})` : ""}`
-      : code
-        ? `the connection failed (${code})`
-        : "the connection failed",
-    fix: "Check the host and port of `baseURL`, that the service is up there, and the network between",
-  };
-}
-
-/** Codes that mean "nothing is listening" or "the peer hung up without answering" (docs/service-contract.md#endpoint-states Pending). */
-const NOT_READY_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-]);
-
 /** A row, plus the `code` this package sets for failures the service sends no code for. */
 interface Row extends ErrorRow {
   code?: string;
@@ -289,25 +189,6 @@ function who(ctx: FailureContext): string {
   return ctx.surface === "dedicated"
     ? `dedicated endpoint "${ctx.serviceName ?? "?"}"`
     : `model "${ctx.model ?? "?"}"`;
-}
-
-/**
- * The service's message as a summary quotes it: without its `(request id: …)` suffixes and
- * without a final full stop, since the summary ends the sentence itself.
- */
-function bareMessage(message: string | undefined): string | undefined {
-  const bare = message
-    ?.replace(REQUEST_ID_SUFFIX, "")
-    .trim()
-    .replace(/[.。]+$/, "")
-    .trim();
-  return bare ? bare : undefined;
-}
-
-/** `: <the service's message>`, or nothing when it sent none. */
-function quoted(message: string | undefined): string {
-  const bare = bareMessage(message);
-  return bare ? `: ${bare}` : "";
 }
 
 /**
@@ -384,7 +265,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
     surface: ctx.surface,
     midStream: ctx.midStream === true,
     afterResponse: failure.kind === "network" && failure.afterResponse === true,
-    notReady: cause !== undefined && (cause.code === undefined || NOT_READY_CODES.has(cause.code)),
+    notReady: cause !== undefined && isNotReady(cause),
     idle: failure.kind === "timeout" && failure.phase === "idle",
     began: ctx.responseHeaders !== undefined,
     crossOrigin: failure.kind === "redirect" && failure.crossOrigin !== undefined,

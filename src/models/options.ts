@@ -15,6 +15,7 @@ import {
 } from "../config/options.js";
 import { profilesSchema } from "../config/profiles.js";
 import { hasBrand, RATE_LIMITER_BRAND } from "../constants.js";
+import { ConfigurationError } from "../errors/errors.js";
 import type { RateLimiter } from "../spend/rate_limiter.js";
 import type { Fetch } from "../transport/fetch.js";
 import { DEFAULT_MAX_RETRIES, retryOptionsSchema } from "../transport/retry.js";
@@ -218,6 +219,19 @@ export const CHAT_OPTIONS = {
 /** Checks the options of `ChatInferenceService` that this package owns; returns them with their defaults. */
 export function validateChatOptions(fields: unknown): z.output<typeof chatInferenceServiceOptions> {
   return parseOptions(CHAT_SPEC, fields);
+}
+
+/** The hosted model ID of `ChatInferenceService`, trimmed: none, or only spaces, is a `ConfigurationError`. */
+export function chatModelId(named: unknown): string {
+  // No model ID has outer spaces: " my-model" (as "provider: model" is often written) is "my-model".
+  const model = typeof named === "string" ? named.trim() : "";
+  if (model === "") {
+    throw new ConfigurationError(
+      "model",
+      '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
+    );
+  }
+  return model;
 }
 
 /** `configuration` of a class that takes no other client option than the key and the URL. */

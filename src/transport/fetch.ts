@@ -119,92 +119,124 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
     idleTimeout = DEFAULT_IDLE_TIMEOUT_MS,
     ...ctx
   } = options;
-  const extraEntries = Object.entries(extra);
-  const baseSecrets = [...(ctx.secrets ?? []), ...secretHeaderValues(extra)];
+  const layer: Layer = {
+    baseFetch,
+    ctx,
+    extra: Object.entries(extra),
+    secrets: [...(ctx.secrets ?? []), ...secretHeaderValues(extra)],
+    lookUpModels,
+    idleTimeout,
+  };
   return async (input, init) => {
-    const headers = surfaceHeaders(init?.headers, extraEntries, ctx.surface);
-    const body = new RequestContext(ctx, input, baseSecrets, headers, init?.signal, idleTimeout);
+    const headers = surfaceHeaders(init?.headers, layer.extra, ctx.surface);
+    const request = new RequestContext(
+      ctx,
+      input,
+      layer.secrets,
+      headers,
+      init?.signal,
+      idleTimeout,
+    );
     const sent = {
       ...init,
       headers,
       // Followed here, so that a loop ends after a few hops and the key stays on this origin.
       ...(input instanceof Request ? {} : { redirect: "manual" as const }),
     };
-    let response: Response;
-    try {
-      response = await (baseFetch ?? globalThis.fetch)(input, sent);
-    } catch (error) {
-      throw untypedOrNetwork(error, body);
-    }
-    const { status } = response;
-    // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
-    if ((status >= 300 && status < 400) || status === 0) {
-      if (isRedirect(response)) {
-        const send = (url: string | URL | Request) => sendTyped(baseFetch, url, sent, body);
-        response = await followRedirects(input, response, send, (failure) =>
-          toServiceError(failure, body.ctx()),
-        );
-      }
-    }
+    const response = await sendFollowing(layer.baseFetch, input, sent, request);
     const record = (init as { [ATTEMPT]?: AttemptRecord } | undefined)?.[ATTEMPT];
     if (record) record.headers = response.headers;
-    if (!response.ok) {
-      const text = await readErrorBody(response, idleTimeout);
-      const failure: Failure = {
-        kind: "http",
-        status: response.status,
-        body: text,
-        headers: response.headers,
-      };
-      const error = toServiceError(failure, body.ctx());
-      if (!lookUpModels || !ModelNotFoundError.isInstance(error)) throw error;
-      const availableModels = await lookUp(input, headers, baseFetch, init?.signal);
-      throw availableModels ? toServiceError(failure, { ...body.ctx(), availableModels }) : error;
-    }
-    const contentType = response.headers.get("content-type") ?? "";
-    const isSSE = SSE_TYPE.test(contentType);
-    if (isSSE || JSON_TYPE.test(contentType)) {
-      if (response.headers.get("content-length") === "0") {
-        throw toServiceError(
-          { kind: "empty", status: response.status, headers: response.headers },
-          body.ctx(),
-        );
-      }
-      return guardBody(response, isSSE || record?.stream ? "sse" : "json", body);
-    }
-    // Not labelled JSON: read it once (bounded). Tolerate JSON sent without a content type.
-    const text = await readErrorBody(response, idleTimeout);
-    if (text.trim() === "") {
-      throw toServiceError(
-        { kind: "empty", status: response.status, headers: response.headers },
-        body.ctx(),
-      );
-    }
-    if (!/^\s*</.test(text)) {
-      try {
-        JSON.parse(text);
-        const fixed = new Headers(response.headers);
-        fixed.set("content-type", "application/json");
-        return guardBody(
-          new Response(text, { status: response.status, headers: fixed }),
-          "json",
-          body,
-        );
-      } catch {
-        // fall through: not JSON either
-      }
-    }
-    throw toServiceError(
-      {
-        kind: "non-json",
-        status: response.status,
-        body: text,
-        contentType: contentType.split(";")[0] ?? "",
-        headers: response.headers,
-      },
-      body.ctx(),
-    );
+    if (!response.ok) throw await statusFailure(layer, response, request, input, sent);
+    return usableBody(response, request, record?.stream === true);
   };
+}
+
+/** What a fetch layer is set up with. */
+interface Layer {
+  baseFetch?: Fetch;
+  ctx: FailureContext;
+  extra: ReadonlyArray<[string, string]>;
+  secrets: readonly string[];
+  lookUpModels: boolean;
+  idleTimeout: number;
+}
+
+/** Sends the request, following same-origin redirects; a failure before any response is typed. */
+async function sendFollowing(
+  baseFetch: Fetch | undefined,
+  input: string | URL | Request,
+  sent: RequestInit,
+  request: RequestContext,
+): Promise<Response> {
+  const response = await sendTyped(baseFetch, input, sent, request);
+  const { status } = response;
+  // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
+  if (((status >= 300 && status < 400) || status === 0) && isRedirect(response)) {
+    const send = (url: string | URL | Request) => sendTyped(baseFetch, url, sent, request);
+    return followRedirects(input, response, send, (failure) =>
+      toServiceError(failure, request.ctx()),
+    );
+  }
+  return response;
+}
+
+/**
+ * The typed error of a non-2xx answer, its body read up to a bound. An unknown model's error
+ * names the models the service lists, when the layer looks them up.
+ */
+async function statusFailure(
+  layer: Layer,
+  response: Response,
+  request: RequestContext,
+  input: string | URL | Request,
+  sent: RequestInit,
+): Promise<unknown> {
+  const text = await readErrorBody(response, layer.idleTimeout);
+  const { status, headers } = response;
+  const failure: Failure = { kind: "http", status, body: text, headers };
+  const error = toServiceError(failure, request.ctx());
+  if (!layer.lookUpModels || !ModelNotFoundError.isInstance(error)) return error;
+  const availableModels = await lookUp(input, sent.headers, layer.baseFetch, sent.signal);
+  return availableModels ? toServiceError(failure, { ...request.ctx(), availableModels }) : error;
+}
+
+/**
+ * A 2xx answer the SDK can use: a JSON or SSE body guarded as it is read (a stream request's
+ * JSON answer read as a stream), JSON sent without its content type relabelled; an empty body,
+ * an HTML page or other text is the typed error it means.
+ */
+async function usableBody(
+  response: Response,
+  request: RequestContext,
+  stream: boolean,
+): Promise<Response> {
+  const { status, headers } = response;
+  const contentType = headers.get("content-type") ?? "";
+  const isSSE = SSE_TYPE.test(contentType);
+  if (isSSE || JSON_TYPE.test(contentType)) {
+    if (headers.get("content-length") === "0") {
+      throw toServiceError({ kind: "empty", status, headers }, request.ctx());
+    }
+    return guardBody(response, isSSE || stream ? "sse" : "json", request);
+  }
+  // Not labelled JSON: read it once (bounded). Tolerate JSON sent without a content type.
+  const text = await readErrorBody(response, request.idleMs);
+  if (text.trim() === "") throw toServiceError({ kind: "empty", status, headers }, request.ctx());
+  if (!/^\s*</.test(text)) {
+    try {
+      JSON.parse(text);
+      const fixed = new Headers(headers);
+      fixed.set("content-type", "application/json");
+      return guardBody(new Response(text, { status, headers: fixed }), "json", request);
+    } catch {
+      // fall through: not JSON either
+    }
+  }
+  const type = contentType.split(";")[0] ?? "";
+  throw toServiceError(
+    { kind: "non-json", status, body: text, contentType: type, headers },
+    request.ctx(),
+  );
 }
 
 /** The URL a request goes to, as its errors name it: without a query string or fragment. */

@@ -1,14 +1,13 @@
 /**
  * @module Mid-stream failures: the one pass-through every model stream is read through, which
  * turns a failure while reading (an `{"error": …}` event, a cut or stalled connection) into a
- * typed error that keeps the output received so far and the request ID, hands the first chunks
- * their response's metadata, and opens a stream inside a retried attempt.
+ * typed error that keeps the output received so far and the request ID, and opens a stream
+ * inside a retried attempt.
  */
 
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
 import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
 import { sawDoneEvent } from "./body.js";
-import { streamMeta, tagChunk } from "./response_meta.js";
 
 /**
  * Passes a stream through unchanged. A plain iterator, not an async generator: it sits on every
@@ -26,7 +25,6 @@ export function tagStream<T extends object>(
   status = 200,
   sawDone: () => boolean | undefined = () => undefined,
 ): AsyncIterableIterator<T> {
-  const meta = streamMeta(headers);
   const source = stream[Symbol.asyncIterator]();
   const streamCtx: FailureContext = { ...ctx, responseHeaders: headers };
   let partialOutput = "";
@@ -45,9 +43,7 @@ export function tagStream<T extends object>(
         throw asServiceError(error, { ...streamCtx, partialOutput, midStream: true });
       }
       if (!result.done) {
-        const chunk = result.value;
-        if (!meta.announced) tagChunk(meta, chunk);
-        const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
+        const choice = (result.value as { choices?: RawChoice[] }).choices?.[0];
         if (choice !== undefined) {
           choices = true;
           answered ||= carriesAnswer(choice, "delta");

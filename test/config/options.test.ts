@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type OptionsSpec, parseOptions } from "../../src/config/options.js";
-import { ConfigurationError } from "../../src/errors/errors.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
-
-/** The ConfigurationError `fn` throws, as the fields a program reads. */
-function problem(fn: () => unknown): { option: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
-    const { option, message } = error as ConfigurationError;
-    return { option, message };
-  }
-  throw new Error("expected a ConfigurationError");
-}
+import { configurationProblem } from "../helpers/errors.js";
 
 const spec: OptionsSpec = {
   owner: "Thing",
@@ -37,36 +25,40 @@ describe("parseOptions", () => {
   });
 
   it("names the first bad option by its dotted path, with what it must be and what it got", () => {
-    expect(problem(() => parseOptions(spec, { size: 1.5 }))).toEqual({
+    expect(configurationProblem(() => parseOptions(spec, { size: 1.5 }))).toEqual({
       option: "size",
       message: "`size` must be a whole number; got 1.5.",
     });
-    expect(problem(() => parseOptions(spec, { limits: { gpu: { max: "9" } } }))).toEqual({
+    expect(
+      configurationProblem(() => parseOptions(spec, { limits: { gpu: { max: "9" } } })),
+    ).toEqual({
       option: "limits.gpu.max",
       message: '`limits.gpu.max` must be a number (the limit); got "9".',
     });
   });
 
   it("falls back to the nearest option the schema describes", () => {
-    expect(problem(() => parseOptions(spec, { limits: { gpu: 3 } }))).toEqual({
+    expect(configurationProblem(() => parseOptions(spec, { limits: { gpu: 3 } }))).toEqual({
       option: "limits.gpu",
       message: "`limits.gpu` must be an object of { max } per name; got 3.",
     });
   });
 
   it("reports an array as one option", () => {
-    expect(problem(() => parseOptions(spec, { tags: ["a", 2] }))).toEqual({
+    expect(configurationProblem(() => parseOptions(spec, { tags: ["a", 2] }))).toEqual({
       option: "tags",
       message: '`tags` must be an array of strings; got ["a",2].',
     });
   });
 
   it("names an unknown option, at the top level with what the owner takes", () => {
-    expect(problem(() => parseOptions(spec, { sise: 1, other: 2 }))).toEqual({
+    expect(configurationProblem(() => parseOptions(spec, { sise: 1, other: 2 }))).toEqual({
       option: "sise",
       message: "`sise` is not an option of Thing; it takes size, tags and limits.",
     });
-    expect(problem(() => parseOptions(spec, { limits: { gpu: { max: 1, min: 0 } } }))).toEqual({
+    expect(
+      configurationProblem(() => parseOptions(spec, { limits: { gpu: { max: 1, min: 0 } } })),
+    ).toEqual({
       option: "limits.gpu.min",
       message:
         "`limits.gpu.min` is not an option: `limits.gpu` must be an object of { max } per name.",
@@ -76,34 +68,34 @@ describe("parseOptions", () => {
   it("shows values JSON cannot (a BigInt, a cycle, a function) without throwing anything else", () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    expect(problem(() => parseOptions(spec, { size: 10n as never })).message).toBe(
+    expect(configurationProblem(() => parseOptions(spec, { size: 10n as never })).message).toBe(
       "`size` must be a whole number; got 10.",
     );
-    expect(problem(() => parseOptions(spec, { tags: cycle as never })).message).toBe(
+    expect(configurationProblem(() => parseOptions(spec, { tags: cycle as never })).message).toBe(
       "`tags` must be an array of strings; got [object Object].",
     );
-    expect(problem(() => parseOptions(spec, { size: (() => 1) as never })).message).toBe(
-      "`size` must be a whole number; got a function.",
-    );
+    expect(
+      configurationProblem(() => parseOptions(spec, { size: (() => 1) as never })).message,
+    ).toBe("`size` must be a whole number; got a function.");
   });
 
   it("shows Infinity and NaN as given, not as JSON's null", () => {
-    expect(problem(() => parseOptions(spec, { size: Number.POSITIVE_INFINITY })).message).toBe(
-      "`size` must be a whole number; got Infinity.",
-    );
-    expect(problem(() => parseOptions(spec, { size: Number.NaN })).message).toBe(
+    expect(
+      configurationProblem(() => parseOptions(spec, { size: Number.POSITIVE_INFINITY })).message,
+    ).toBe("`size` must be a whole number; got Infinity.");
+    expect(configurationProblem(() => parseOptions(spec, { size: Number.NaN })).message).toBe(
       "`size` must be a whole number; got NaN.",
     );
-    expect(problem(() => new RateLimiter({ requestsPerMinute: Number.POSITIVE_INFINITY }))).toEqual(
-      {
-        option: "requestsPerMinute",
-        message: "`requestsPerMinute` must be a number > 0; got Infinity.",
-      },
-    );
+    expect(
+      configurationProblem(() => new RateLimiter({ requestsPerMinute: Number.POSITIVE_INFINITY })),
+    ).toEqual({
+      option: "requestsPerMinute",
+      message: "`requestsPerMinute` must be a number > 0; got Infinity.",
+    });
   });
 
   it("says the options themselves must be an object", () => {
-    expect(problem(() => parseOptions(spec, "big" as never))).toEqual({
+    expect(configurationProblem(() => parseOptions(spec, "big" as never))).toEqual({
       option: "options",
       message: '`options` must be an object; got "big".',
     });

@@ -12,3 +12,9 @@ export function configurationError(build: () => unknown): ConfigurationError {
   }
   throw new Error("expected a ConfigurationError");
 }
+
+/** The ConfigurationError `build` throws, as the fields a program reads. */
+export function configurationProblem(build: () => unknown): { option: string; message: string } {
+  const { option, message } = configurationError(build);
+  return { option, message };
+}

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { diagnose } from "../../src/diagnose/diagnose.js";
-import { ConfigurationError } from "../../src/errors/errors.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import {
@@ -12,18 +11,7 @@ import {
   validateDedicatedEndpointOptions,
 } from "../../src/models/options.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
-
-/** The ConfigurationError `fn` throws, as the fields a program reads. */
-function problem(fn: () => unknown): { option: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
-    const { option, message } = error as ConfigurationError;
-    return { option, message };
-  }
-  throw new Error("expected a ConfigurationError");
-}
+import { configurationProblem } from "../helpers/errors.js";
 
 describe("the models' options", () => {
   it("apply the defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
@@ -39,11 +27,13 @@ describe("the models' options", () => {
   });
 
   it("name a nested retry option and an unknown one by their paths", () => {
-    expect(problem(() => validateChatOptions({ retry: { maxDelayMs: -1 } }))).toEqual({
+    expect(configurationProblem(() => validateChatOptions({ retry: { maxDelayMs: -1 } }))).toEqual({
       option: "retry.maxDelayMs",
       message: "`retry.maxDelayMs` must be a number of milliseconds ≥ 0; got -1.",
     });
-    expect(problem(() => validateChatOptions({ retry: { delay: 1 } as never }))).toEqual({
+    expect(
+      configurationProblem(() => validateChatOptions({ retry: { delay: 1 } as never })),
+    ).toEqual({
       option: "retry.delay",
       message:
         "`retry.delay` is not an option: `retry` must be an object with initialDelayMs, maxDelayMs and maxRetryAfterMs (milliseconds ≥ 0).",
@@ -52,7 +42,8 @@ describe("the models' options", () => {
 
   it("check the shared options before the dedicated endpoint's own", () => {
     expect(
-      problem(() => validateDedicatedEndpointOptions({ maxTokens: 0, maxRetries: -1 })).option,
+      configurationProblem(() => validateDedicatedEndpointOptions({ maxTokens: 0, maxRetries: -1 }))
+        .option,
     ).toBe("maxRetries");
   });
 
@@ -62,18 +53,18 @@ describe("the models' options", () => {
     }
     const extra = new Extra();
     expect(validateDedicatedEndpointOptions({ modelKwargs: extra }).modelKwargs).toBe(extra);
-    expect(problem(() => validateDedicatedEndpointOptions({ modelKwargs: null as never }))).toEqual(
-      {
-        option: "modelKwargs",
-        message: "`modelKwargs` must be an object of extra body fields; got null.",
-      },
-    );
+    expect(
+      configurationProblem(() => validateDedicatedEndpointOptions({ modelKwargs: null as never })),
+    ).toEqual({
+      option: "modelKwargs",
+      message: "`modelKwargs` must be an object of extra body fields; got null.",
+    });
   });
 
   it("check diagnose's timeout the same way", async () => {
     const error = await diagnose({ timeout: -1 }).catch((e: unknown) => e);
     expect(
-      problem(() => {
+      configurationProblem(() => {
         throw error;
       }),
     ).toEqual({
@@ -84,13 +75,15 @@ describe("the models' options", () => {
 
   it("accept a limiter as a model option, and nothing else there", () => {
     expect(() => validateChatOptions({ rateLimiter: new RateLimiter() })).not.toThrow();
-    expect(problem(() => validateChatOptions({ rateLimiter: { acquire() {} } }))).toMatchObject({
+    expect(
+      configurationProblem(() => validateChatOptions({ rateLimiter: { acquire() {} } })),
+    ).toMatchObject({
       option: "rateLimiter",
       message: expect.stringMatching(/a RateLimiter/),
     });
-    expect(problem(() => validateDedicatedEndpointOptions({ rateLimiter: 5 })).option).toBe(
-      "rateLimiter",
-    );
+    expect(
+      configurationProblem(() => validateDedicatedEndpointOptions({ rateLimiter: 5 })).option,
+    ).toBe("rateLimiter");
   });
 
   // Node runs a timer set over 2^31 − 1 ms after 1 ms: such a timeout failed every call at once.
@@ -106,8 +99,8 @@ describe("the models' options", () => {
       option,
       message: `\`${option}\` must be at most 2147483647 ms (about 24.8 days): a timer set any longer fires at once; got ${got}.`,
     };
-    expect(problem(() => validateChatOptions(fields))).toEqual(expected);
-    expect(problem(() => validateDedicatedEndpointOptions(fields))).toEqual(expected);
+    expect(configurationProblem(() => validateChatOptions(fields))).toEqual(expected);
+    expect(configurationProblem(() => validateDedicatedEndpointOptions(fields))).toEqual(expected);
   });
 
   it("accept a timer option of exactly 2147483647 ms, and any waitForReady (a deadline, not a timer)", () => {
@@ -126,7 +119,7 @@ describe("the models' options", () => {
   it("refuse diagnose's timeout over 2147483647 ms", async () => {
     const error = await diagnose({ timeout: 2 ** 31 }).catch((e: unknown) => e);
     expect(
-      problem(() => {
+      configurationProblem(() => {
         throw error;
       }),
     ).toEqual({

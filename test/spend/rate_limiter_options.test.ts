@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError } from "../../src/errors/errors.js";
 import { RateLimiter, validateRateLimiterOptions } from "../../src/spend/rate_limiter.js";
-
-/** The ConfigurationError `fn` throws, as the fields a program reads. */
-function problem(fn: () => unknown): { option: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
-    const { option, message } = error as ConfigurationError;
-    return { option, message };
-  }
-  throw new Error("expected a ConfigurationError");
-}
+import { configurationProblem } from "../helpers/errors.js";
 
 describe("the rate limiter's options", () => {
   it.each<[Record<string, unknown>, string, RegExp]>([
@@ -29,11 +17,11 @@ describe("the rate limiter's options", () => {
     [{ pauseMs: 2 ** 31 }, "pauseMs", /at most 2147483647 ms \(about 24\.8 days\)/],
     [{ maxPauseMs: 2 ** 31 }, "maxPauseMs", /at most 2147483647 ms \(about 24\.8 days\)/],
   ])("name the option of %j and what it must be", (options, option, message) => {
-    const found = problem(() => validateRateLimiterOptions(options));
+    const found = configurationProblem(() => validateRateLimiterOptions(options));
     expect(found.option).toBe(option);
     expect(found.message).toMatch(message);
     // The constructor checks the same way.
-    expect(problem(() => new RateLimiter(options as never)).option).toBe(option);
+    expect(configurationProblem(() => new RateLimiter(options as never)).option).toBe(option);
   });
 
   it("takes any recoveryMs: it sets how fast a cut rate climbs back, never a timer", () => {

@@ -4,7 +4,6 @@ import {
   ServiceConnectionError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
-import { requestMetaOf } from "../../src/transport/response_meta.js";
 import { tagStream } from "../../src/transport/stream.js";
 
 const ctx = { surface: "hosted" as const, model: "m", secrets: ["sk-secret-1234"] };
@@ -66,20 +65,6 @@ describe("tagStream", () => {
       requestId: "rid-1",
       requestIds: ["rid-1", "rid-9"],
     });
-  });
-
-  it("records the request ID and model on the chunks until a model has announced them", async () => {
-    async function* source() {
-      yield chunk("a");
-      yield chunk("b", "other");
-    }
-    const stream = tagStream(source(), headers, ctx);
-    const first = (await stream.next()).value!;
-    const meta = requestMetaOf(first);
-    expect(meta).toEqual({ requestId: "rid-1", model: "m-2024", announced: false });
-    meta!.announced = true;
-    const second = (await stream.next()).value!;
-    expect(requestMetaOf(second)).toBeUndefined();
   });
 
   it("closes the source when the reader stops early", async () => {

@@ -4,6 +4,7 @@
  * response. Messages are converted by `@langchain/openai`'s own converters, so content, tool
  * calls, reasoning and refusals read exactly as `ChatOpenAI` reads them.
  */
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { AIMessage, AIMessageChunk, isAIMessage } from "@langchain/core/messages";
 import { type ChatGeneration, ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
@@ -13,6 +14,7 @@ import {
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import { LS_PROVIDER } from "../../constants.js";
+import { tokenUsageFromMetadata } from "../../spend/usage.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -189,4 +191,67 @@ export function usageChunk(usage: WireUsage): ChatGenerationChunk {
     }),
     text: "",
   });
+}
+
+/**
+ * A stream's chunks as `ChatOpenAI` builds them: each token goes to `handleLLMNewToken` once it
+ * is handed out, the usage chunk comes last; a stream stopped by `signal` ends early and then
+ * throws, as the base class's does.
+ */
+export async function* toGenerationChunks(
+  events: AsyncIterable<Chunk>,
+  state: StreamState,
+  signal: AbortSignal | undefined,
+  runManager: CallbackManagerForLLMRun | undefined,
+): AsyncGenerator<ChatGenerationChunk> {
+  let usage: Chunk["usage"] | undefined;
+  for await (const data of events) {
+    if (signal?.aborted) return;
+    if (data.usage) usage = data.usage;
+    const chunk = toGenerationChunk(data, state);
+    if (chunk === undefined) continue;
+    yield chunk;
+    const indices = chunk.generationInfo as { prompt: number; completion: number };
+    await runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
+      chunk,
+    });
+  }
+  if (usage) {
+    const chunk = usageChunk(usage);
+    yield chunk;
+    const indices = { prompt: 0, completion: 0 };
+    await runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
+      chunk,
+    });
+  }
+  if (signal?.aborted) throw new Error("AbortError");
+}
+
+/**
+ * A streamed call's chunks as one result, one generation per choice (by the chunks' `completion`
+ * index), each message's `response_metadata` with the generation's info; undefined when the
+ * stream carried no choice.
+ */
+export async function toChatResultFromChunks(
+  chunks: AsyncIterable<ChatGenerationChunk>,
+): Promise<ChatResult | undefined> {
+  const byIndex = new Map<number, ChatGenerationChunk>();
+  for await (const chunk of chunks) {
+    const index = (chunk.generationInfo?.completion as number | undefined) ?? 0;
+    const previous = byIndex.get(index);
+    byIndex.set(index, previous ? previous.concat(chunk) : chunk);
+  }
+  if (byIndex.size === 0) return undefined;
+  const generations = [...byIndex.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, generation]) => {
+      const { completion: _c, prompt: _p, ...info } = generation.generationInfo ?? {};
+      generation.message.response_metadata = { ...info, ...generation.message.response_metadata };
+      return generation;
+    });
+  const usage = (generations[0]?.message as AIMessageChunk | undefined)?.usage_metadata;
+  return {
+    generations,
+    llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
+  };
 }

@@ -32,7 +32,6 @@ import {
   resolveProfile,
 } from "../../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
-import { ConfigurationError } from "../../errors/errors.js";
 import { headerRequestId, toServiceError } from "../../errors/mapper.js";
 import {
   type CallMeter,
@@ -42,12 +41,11 @@ import {
 } from "../../spend/call_meter.js";
 import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
-import { tokenUsageFromMetadata } from "../../spend/usage.js";
 import { checkChatCompletion } from "../../transport/answer.js";
 import { type ChannelRequest, ServiceChannel } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
-import { type ChatInferenceServiceOptions, validateChatOptions } from "../options.js";
+import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "../options.js";
 import { readCompletionReasoning, readStreamReasoning } from "../reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "../reasoning/send_reasoning.js";
 import { runOf, withRun } from "./base_class.js";
@@ -57,8 +55,8 @@ import {
   type ResponseMeta,
   type StreamState,
   toChatResult,
-  toGenerationChunk,
-  usageChunk,
+  toChatResultFromChunks,
+  toGenerationChunks,
 } from "./converters.js";
 import { countChunk, countGenerationChunk, replyText } from "./metering.js";
 import { RedactedBinding } from "./redacted_binding.js";
@@ -168,7 +166,7 @@ export class ChatInferenceService<
       typeof modelOrFields === "string"
         ? { ...maybeFields, model: modelOrFields }
         : { ...modelOrFields };
-    const model = requiredModel(fields.model ?? fields.modelName);
+    const model = chatModelId(fields.model ?? fields.modelName);
     const options = validateChatOptions({ ...fields, model });
     const channel = new ServiceChannel("chat", options, { model });
     // What `ChatOpenAI` reads itself (temperature, maxTokens, streaming, …); never the secrets.
@@ -327,30 +325,16 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    const byIndex = new Map<number, ChatGenerationChunk>();
-    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
-      const index = (chunk.generationInfo?.completion as number | undefined) ?? 0;
-      const previous = byIndex.get(index);
-      byIndex.set(index, previous ? previous.concat(chunk) : chunk);
-    }
-    if (byIndex.size === 0) {
+    const result = await toChatResultFromChunks(
+      this._streamResponseChunks(messages, options, runManager),
+    );
+    if (result === undefined) {
       throw toServiceError(
         { kind: "malformed", detail: "the stream ended without any choice" },
         this.#channel.context,
       );
     }
-    const generations = [...byIndex.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, generation]) => {
-        const { completion: _c, prompt: _p, ...info } = generation.generationInfo ?? {};
-        generation.message.response_metadata = { ...info, ...generation.message.response_metadata };
-        return generation;
-      });
-    const usage = (generations[0]?.message as AIMessageChunk | undefined)?.usage_metadata;
-    return {
-      generations,
-      llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
-    };
+    return result;
   }
 
   /**
@@ -367,48 +351,14 @@ export class ChatInferenceService<
     const meter = this.#channel.meter(runManager);
     const body = this.#body(messages, options, true);
     const { events, meta, attempt } = await this.#stream(body, options, meter);
-    const chunks = this.#chunks(events, meta, options, runManager);
-    yield* meter ? meter.meterStream(chunks, countGenerationChunk, attempt) : chunks;
-  }
-
-  /** The chunks of one stream, as `ChatOpenAI` builds them. */
-  async *#chunks(
-    events: AsyncIterable<Chunk>,
-    meta: ResponseMeta,
-    options: this["ParsedCallOptions"],
-    runManager: CallbackManagerForLLMRun | undefined,
-  ): AsyncGenerator<ChatGenerationChunk> {
     const state: StreamState = {
       meta,
       promptIndex: options.promptIndex ?? 0,
       logprobs: this.logprobs === true,
       includeRawResponse: this.__includeRawResponse,
     };
-    let usage: Chunk["usage"] | undefined;
-    for await (const data of events) {
-      if (options.signal?.aborted) return;
-      if (data.usage) usage = data.usage;
-      const chunk = toGenerationChunk(data, state);
-      if (chunk === undefined) continue;
-      yield chunk;
-      const indices = chunk.generationInfo as { prompt: number; completion: number };
-      await runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
-        chunk,
-      });
-    }
-    if (usage) {
-      const chunk = usageChunk(usage);
-      yield chunk;
-      await runManager?.handleLLMNewToken(
-        chunk.text,
-        { prompt: 0, completion: 0 },
-        undefined,
-        undefined,
-        undefined,
-        { chunk },
-      );
-    }
-    if (options.signal?.aborted) throw new Error("AbortError");
+    const chunks = toGenerationChunks(events, state, options.signal, runManager);
+    yield* meter ? meter.meterStream(chunks, countGenerationChunk, attempt) : chunks;
   }
 
   /**
@@ -643,17 +593,4 @@ interface CallSettings {
   maxRetries?: number;
   /** The openai SDK's request options of the call (`options` of the call options). */
   options?: OpenAI.RequestOptions;
-}
-
-/** The model ID, trimmed: none, or only spaces, is a `ConfigurationError`. */
-function requiredModel(named: unknown): string {
-  // No model ID has outer spaces: " my-model" (as "provider: model" is often written) is "my-model".
-  const model = typeof named === "string" ? named.trim() : "";
-  if (model === "") {
-    throw new ConfigurationError(
-      "model",
-      '`model` is required: pass the hosted model\'s ID, e.g. new ChatInferenceService("my-model").',
-    );
-  }
-  return model;
 }

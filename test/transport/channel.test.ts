@@ -1,0 +1,165 @@
+/**
+ * The one channel every model sends through: what it puts on the wire for each API, and how its
+ * failures are typed — the request's own Service-Name, per-call header values kept secret, an
+ * unknown model's error naming the listed models only where the API names a model.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  EndpointNotReadyError,
+  InferenceServiceError,
+  ModelNotFoundError,
+} from "../../src/errors/errors.js";
+import { ServiceChannel } from "../../src/transport/channel.js";
+import type { Fetch } from "../../src/transport/fetch.js";
+
+const BASE = "https://svc.test/inference/v1";
+const KEY = "sk-channel-key-1";
+
+interface Sent {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: unknown;
+}
+
+/** A fetch that records each request and answers with `reply` (by the request's URL). */
+function wire(reply: (url: string) => Response): { fetch: Fetch; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const fetch: Fetch = async (input, init) => {
+    const url = String(input);
+    const body = typeof init?.body === "string" ? JSON.parse(init.body) : init?.body;
+    sent.push({ url, method: init?.method ?? "GET", headers: new Headers(init?.headers), body });
+    return reply(url);
+  };
+  return { fetch, sent };
+}
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+
+const notFoundModel = () =>
+  json(
+    { error: { code: "model_not_found", message: "no such model", type: "new_api_error" } },
+    503,
+  );
+
+describe("ServiceChannel", () => {
+  it("posts a chat request to …/chat/completions with the key, and reads the answer in its context", async () => {
+    const { fetch, sent } = wire(() => json({ ok: true }, 200, { "x-gateway-request-id": "r-1" }));
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch },
+      { model: "m" },
+    );
+    const result = await channel.request({ body: { model: "m", messages: [] } }, (answer, ctx) => ({
+      data: answer.data,
+      requestId: answer.response.headers.get("x-gateway-request-id"),
+      ctx,
+    }));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ url: `${BASE}/chat/completions`, method: "POST" });
+    expect(sent[0]!.headers.get("authorization")).toBe(`Bearer ${KEY}`);
+    expect(sent[0]!.body).toEqual({ model: "m", messages: [] });
+    expect(result).toMatchObject({ data: { ok: true }, requestId: "r-1" });
+    expect(result.ctx).toMatchObject({ surface: "hosted", model: "m" });
+  });
+
+  it("sends the channel's Service-Name on every dedicated request, a request's own instead", async () => {
+    const { fetch, sent } = wire(() => json({ choices: [{ text: "x", finish_reason: "stop" }] }));
+    const channel = new ServiceChannel(
+      "completions",
+      { apiKey: KEY, baseURL: BASE, fetch },
+      { serviceName: "t-1.default" },
+    );
+    const read = () => "ok";
+    await channel.request({ body: { prompt: "a" } }, read);
+    await channel.request(
+      { body: { prompt: "b" }, headers: { "Service-Name": "t-1.other" } },
+      read,
+    );
+    expect(sent.map((s) => s.url)).toEqual([`${BASE}/completions`, `${BASE}/completions`]);
+    expect(sent.map((s) => s.headers.get("service-name"))).toEqual(["t-1.default", "t-1.other"]);
+  });
+
+  it("names a request's own Service-Name when its endpoint stays Pending past waitForReady", async () => {
+    const { fetch, sent } = wire(() => new Response("", { status: 200 }));
+    const channel = new ServiceChannel(
+      "completions",
+      { apiKey: KEY, baseURL: BASE, fetch, retry: { initialDelayMs: 1, maxDelayMs: 1 } },
+      { serviceName: "t-1.default", waitForReady: 30 },
+    );
+    const error = await channel
+      .request({ body: { prompt: "a" }, headers: { "Service-Name": "t-1.other" } }, () => "never")
+      .catch((e: unknown) => e);
+    expect(EndpointNotReadyError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('"t-1.other" was still not ready');
+    expect(sent.length).toBeGreaterThan(1);
+  });
+
+  it("keeps a call's own header values out of its errors", async () => {
+    const { fetch } = wire(() =>
+      json({ error: { message: "bad token hdr-secret-99", code: "invalid_request" } }, 400),
+    );
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch },
+      { model: "m" },
+    );
+    const error = await channel
+      .request(
+        { body: { model: "m" }, options: { headers: { "X-Org-Token": "hdr-secret-99" } } },
+        () => "never",
+      )
+      .catch((e: unknown) => e);
+    expect(InferenceServiceError.isInstance(error)).toBe(true);
+    expect(JSON.stringify(error)).not.toContain("hdr-secret-99");
+    expect((error as Error).message).not.toContain("hdr-secret-99");
+  });
+
+  it("looks the listed models up on an unknown chat model, and not when told otherwise", async () => {
+    const models = json({ data: [{ id: "m-1" }, { id: "m-2" }] });
+    for (const [lookUpModels, requests, named] of [
+      [undefined, 2, true],
+      [false, 1, false],
+    ] as const) {
+      const { fetch, sent } = wire((url) =>
+        url.endsWith("/models") ? models.clone() : notFoundModel(),
+      );
+      const channel = new ServiceChannel(
+        "chat",
+        { apiKey: KEY, baseURL: BASE, fetch },
+        { model: "m-3", lookUpModels },
+      );
+      const error = await channel.request({ body: { model: "m-3" } }, () => "x").catch((e) => e);
+      expect(ModelNotFoundError.isInstance(error)).toBe(true);
+      expect(sent).toHaveLength(requests);
+      expect((error as ModelNotFoundError).hint.includes("m-1")).toBe(named);
+    }
+  });
+
+  it("opens a stream on its first event, with the response's request ID", async () => {
+    const events = 'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n';
+    const { fetch, sent } = wire(
+      () =>
+        new Response(events, {
+          headers: { "content-type": "text/event-stream", "x-gateway-request-id": "r-9" },
+        }),
+    );
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch },
+      { model: "m" },
+    );
+    const opened = await channel.stream<{ choices: Array<{ delta: { content: string } }> }>({
+      body: { model: "m", messages: [], stream: true },
+    });
+    expect(opened.requestId).toBe("r-9");
+    const texts: string[] = [];
+    for await (const event of opened.events) texts.push(event.choices[0]!.delta.content);
+    expect(texts).toEqual(["hi"]);
+    expect(sent[0]!.body).toMatchObject({ stream: true });
+  });
+});
