@@ -196,7 +196,9 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const embeddingModel =
     (options.embeddingModel ?? readEnv(ENV.embeddingModel))?.trim() || undefined;
   if (!probe) {
-    skip("api-key", "the API could not be reached.");
+    // A key no header can carry is known without a request.
+    if (key.error === undefined) skip("api-key", "the API could not be reached.");
+    else add(keyFailure(key));
     skip("model", "the API could not be reached.");
     skip("credit", "the API could not be reached.");
     skip("embeddings", "the API could not be reached.");
@@ -245,7 +247,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   } else if (!probe) {
     skip("endpoint", "the API could not be reached.");
   } else if (!key.apiKey) {
-    skip("endpoint", "no API key.");
+    skip("endpoint", key.given ? "the API key cannot be sent." : "no API key.");
   } else {
     // Run even when the hosted key check failed: the two surfaces need different permissions (docs/service-contract.md#authentication, rules 3, 6).
     const outcome = await postCompletion(target!, named.serviceName!);
@@ -316,6 +318,8 @@ interface ApiKeyRead {
   apiKey?: string;
   /** `sk-e…demo (from INFERENCE_SERVICE_API_KEY)`. */
   shown: string;
+  /** Whether a key was given at all (`error` then says why it cannot be used). */
+  given?: boolean;
   error?: unknown;
 }
 
@@ -325,7 +329,7 @@ function readApiKey(option: string | undefined): ApiKeyRead {
     const apiKey = resolveApiKey(option);
     return { apiKey, shown: `${maskApiKey(apiKey)} (from ${source})` };
   } catch (error) {
-    return { shown: "no key", error };
+    return { shown: "no key", given: Boolean((option ?? readEnv(ENV.apiKey))?.trim()), error };
   }
 }
 
@@ -569,10 +573,7 @@ function checkReachable(probe: Outcome, baseURL: string): Omit<DiagnosisCheck, "
 }
 
 function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "title"> {
-  if (!key.apiKey) {
-    // docs/service-contract.md#authentication, rule 1: every call carries the key.
-    return configurationFailure("api-key", key.error, "No API key configured.");
-  }
+  if (!key.apiKey) return keyFailure(key);
   const accepted = {
     id: "api-key" as const,
     status: "pass" as const,
@@ -593,6 +594,18 @@ function checkApiKey(probe: Outcome, key: ApiKeyRead): Omit<DiagnosisCheck, "tit
     );
   }
   return unexpected("api-key", error, `${key.shown} could not be confirmed`);
+}
+
+/** The key could not be resolved: none given, or one holding a character no header can carry. */
+function keyFailure(key: ApiKeyRead): Omit<DiagnosisCheck, "title"> {
+  return configurationFailure(
+    "api-key",
+    key.error,
+    // docs/service-contract.md#authentication, rule 1: every call carries the key.
+    key.given
+      ? "The API key cannot be sent: it holds a character that cannot be part of a key; no request carried it."
+      : "No API key configured.",
+  );
 }
 
 async function checkModelAndCredit(

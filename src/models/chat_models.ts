@@ -27,6 +27,7 @@ import {
 import type { OpenAI } from "openai";
 import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { resolveConnection } from "../config/connection.js";
+import { checkHeaders } from "../config/headers.js";
 import {
   DEFAULT_HOSTED_PROFILE,
   type InferenceModelProfile,
@@ -695,7 +696,7 @@ export class ChatInferenceService<
     | OpenAI.Chat.Completions.ChatCompletion
   > {
     const tags = reasoningSettingsOf(this.#resolvedProfile()).reasoningTags;
-    const perCall = secretHeaderValues(sdkOptions.headers);
+    const perCall = secretHeaderValues(checkHeaders(sdkOptions.headers, "options.headers"));
     const ctx: FailureContext =
       perCall.length === 0
         ? this.#failureContext

@@ -181,8 +181,24 @@ describe("inference-service chat", () => {
     const { code, err } = await chat("--model", DEFAULT_MODEL, "hi");
     expect(code).toBe(2);
     expect(err).toBe(
-      "Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY.\n",
+      "Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY (OPENAI_API_KEY and the other OPENAI_* variables are not read).\n",
     );
+  });
+
+  it("exits 2 naming the position of a character a key cannot hold, sending nothing", async () => {
+    const { code, out, err } = await chat(
+      "--api-key",
+      "sk-emulator\x01demo",
+      "--model",
+      DEFAULT_MODEL,
+      "hi",
+    );
+    expect({ code, out }).toEqual({ code: 2, out: "" });
+    expect(err).toMatch(
+      /^--api-key has a control character \(U\+0001\) at character 12 of the key: /,
+    );
+    expect(err).not.toContain("demo");
+    expect(current().state.requests()).toEqual([]);
   });
 
   it.each([

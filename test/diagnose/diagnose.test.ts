@@ -404,11 +404,46 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checks.reachable.detail).toContain("it refused the API key");
     expect(checks["api-key"]).toMatchObject({
       status: "fail",
-      fix: "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY.",
+      fix: "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY (OPENAI_API_KEY and the other OPENAI_* variables are not read).",
       error: { name: "ConfigurationError" },
     });
     expect(sent).toHaveLength(1);
     expect(sent[0]?.headers.has("authorization")).toBe(false);
+  });
+
+  it("fails a key no header can carry as a check, by its position, before and without any request", async () => {
+    const { sent, run } = setup();
+    const key = "sk-emulator-demo\u200b";
+    const diagnosis = await run({
+      apiKey: key,
+      model: DEFAULT_MODEL,
+      serviceName: DEFAULT_SERVICE_NAME,
+    });
+    const checks = checksOf(diagnosis);
+    expect(diagnosis.ok).toBe(false);
+    expect(checks["api-key"]).toMatchObject({
+      status: "fail",
+      detail:
+        "The API key cannot be sent: it holds a character that cannot be part of a key; no request carried it.",
+      error: { name: "ConfigurationError" },
+    });
+    expect(checks["api-key"].fix).toMatch(
+      /^`apiKey` has a zero-width space \(U\+200B\) at character 17 of the key: /,
+    );
+    expect(checks.endpoint).toMatchObject({
+      status: "skip",
+      detail: "Skipped: the API key cannot be sent.",
+    });
+    expect(JSON.stringify(diagnosis)).not.toContain("emulator-demo");
+    expect(sent.every((request) => !request.headers.has("authorization"))).toBe(true);
+
+    // Known without a request: it fails even when the base URL leaves nothing to probe.
+    const unreachable = checksOf(await run({ apiKey: key, baseURL: "ftp://nowhere" }));
+    expect(unreachable.reachable.status).toBe("skip");
+    expect(unreachable["api-key"]).toMatchObject({
+      status: "fail",
+      error: { name: "ConfigurationError" },
+    });
   });
 
   it("fails an unknown model with 503 model_not_found, naming the listed models and the near miss, and skips the credit", async () => {
