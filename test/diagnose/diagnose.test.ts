@@ -453,7 +453,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       status: "fail",
       detail:
         '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
       requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });
