@@ -114,12 +114,7 @@ async function readRequest(line: CommandLine): Promise<EmulatorRequest> {
 }
 
 async function readOptions({ values }: CommandLine): Promise<StartEmulatorOptions> {
-  const port = numberFlag(
-    values,
-    "port",
-    (n) => Number.isInteger(n) && n >= 0 && n <= 65_535,
-    "an integer from 0 to 65535",
-  );
+  const port = numberFlag(values, "port", "an integer from 0 to 65535", { min: 0, max: 65_535 });
   const options = typeof values.config === "string" ? await loadConfig(values.config) : {};
   return port === undefined ? options : { ...options, port };
 }

@@ -212,7 +212,18 @@ describe("inference-service doctor", () => {
     [["--apiKey", "k"], "unknown option --apiKey. Did you mean --api-key?"],
     [["--bogus"], "unknown option --bogus. Run 'inference-service doctor --help'."],
     [["extra"], 'unexpected argument "extra"; this command takes only options.'],
-    [["--timeout", "soon"], '--timeout must be a number of milliseconds > 0, got "soon".'],
+    [
+      ["--timeout", "soon"],
+      '--timeout must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days), in decimal digits without a point; got "soon".',
+    ],
+    [
+      ["--timeout", "1e10"],
+      '--timeout must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days), in decimal digits without a point; got "1e10".',
+    ],
+    [
+      ["--timeout", "10000000000"],
+      '--timeout must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days), got "10000000000".',
+    ],
     [["--model"], "--model needs a value."],
     [["--json=yes"], '--json takes no value, got "yes".'],
   ])("exits 2 with one line in the CLI's format for %j", async (argv, message) => {
