@@ -503,7 +503,7 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         : {
             cls: errors.BaseURLError,
             code: "too_many_redirects",
-            summary: `The service redirected the call ${failure.hops} times without answering (a redirect loop).`,
+            summary: `The service redirected the call ${failure.hops} times without answering (a redirect loop${redirectTarget(failure.headers, ctx.url)}).`,
             hint: "Set `baseURL` to the service's own …/inference/v1 URL, not one that redirects (a proxy or load balancer may be misconfigured).",
           };
     case "still-pending":
@@ -536,6 +536,18 @@ function rowForFailure(failure: Failure, ctx: FailureContext, body: ErrorBody): 
         summary: `The service's answer is not usable: ${failure.detail}${failure.body === undefined ? "" : ` (body starts: ${preview(redact(safeJSON(failure.body), ctx.secrets) ?? "")})`}.`,
         hint: "Check that `baseURL` points at the inference service; if it does, report the request ID.",
       };
+  }
+}
+
+/** `, last to <origin><path>` from a redirect's Location (no query: it may carry a token), or nothing. */
+function redirectTarget(headers: Headers | undefined, base: string | undefined): string {
+  const location = headers?.get("location");
+  if (!location) return "";
+  try {
+    const to = new URL(location, base);
+    return `, last to ${to.origin}${to.pathname}`;
+  } catch {
+    return "";
   }
 }
 

@@ -230,6 +230,39 @@ describe("diagnose: the base URL", () => {
     expect(sent).toHaveLength(0);
   });
 
+  it.each([
+    [
+      "to another origin",
+      "https://emulator.invalid/inference/v1/chat/completions",
+      "cross_origin_redirect",
+      "The service redirected the call to another origin (https://emulator.invalid); the key is never sent there. (status 301, code cross_origin_redirect)",
+    ],
+    [
+      "in a loop",
+      "/inference/v1/chat/completions/?token=abc",
+      "too_many_redirects",
+      "The service redirected the call 5 times without answering (a redirect loop, last to http://emulator.invalid/inference/v1/chat/completions/). (status 301, code too_many_redirects)",
+    ],
+  ])(
+    "says a base URL that redirects %s was redirected, and where, not that it answered HTML",
+    async (_how, location, code, summary) => {
+      const { run } = setup(
+        undefined,
+        (fetch) => async (input, init) =>
+          new URL(String(input)).pathname.startsWith("/inference/v1/chat/completions")
+            ? new Response(null, { status: 301, headers: { location } })
+            : fetch(input, init),
+      );
+      const check = checksOf(await run()).reachable;
+      expect(check).toMatchObject({
+        status: "fail",
+        detail: `POST http://emulator.invalid/inference/v1/chat/completions was redirected: ${summary}`,
+        error: { name: "BaseURLError", code, status: 301 },
+      });
+      expect(check.detail).not.toMatch(/HTML|abc/);
+    },
+  );
+
   it("recognises the HTML 200 of a base that does not reach /inference/v1 (docs/service-contract.md#hosted-models, rule 2)", async () => {
     const { sent, run, requestId } = setup();
     const diagnosis = await run({
