@@ -176,7 +176,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const skip = (id: CheckId, why: string) => add({ id, status: "skip", detail: `Skipped: ${why}` });
 
   const base = checkBaseURL(options.baseURL);
-  add(base.check);
+  const baseCheck = add(base.check);
   const key = readApiKey(options.apiKey);
   const target: Target | undefined = base.baseURL
     ? { baseURL: base.baseURL, apiKey: key.apiKey, fetch: options.fetch, timeout }
@@ -191,7 +191,11 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   } else {
     probe = await postChat(target, NO_SUCH_MODEL);
     const reached = add(checkReachable(probe, target.baseURL));
-    if (reached.status === "fail") probe = undefined;
+    if (reached.status === "fail") {
+      probe = undefined;
+      // The repaired URL is not the API either: advise nothing the check below rejects.
+      if (base.unreachedFix) baseCheck.fix = base.unreachedFix;
+    }
   }
   const embeddingModel =
     (options.embeddingModel ?? readEnv(ENV.embeddingModel))?.trim() || undefined;
@@ -266,6 +270,8 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
 function checkBaseURL(option: string | undefined): {
   check: Omit<DiagnosisCheck, "title">;
   baseURL?: string;
+  /** The fix to give instead of "set it to <baseURL>" when that URL turns out not to reach the API. */
+  unreachedFix?: string;
 } {
   const source = option === undefined ? ENV.baseURL : "the `baseURL` option";
   let baseURL: string;
@@ -294,6 +300,11 @@ function checkBaseURL(option: string | undefined): {
   // This package repairs it, but the openai SDK or curl given the same value would get 404 (docs/service-contract.md#hosted-models, rule 1).
   if (removed) {
     check.fix = `Set ${source} to ${baseURL}, so that other clients (the openai SDK, curl) reach the API too.`;
+    return {
+      check,
+      baseURL,
+      unreachedFix: `Set ${source} to the service's own …/inference/v1 URL: ${baseURL}, made from it by this package, is not the API either (see the check below).`,
+    };
   }
   return { check, baseURL };
 }

@@ -212,6 +212,22 @@ describe("diagnose: the base URL", () => {
     expect(checksOf(diagnosis).reachable.status).toBe("pass");
   });
 
+  it("never advises the repaired URL when the check below finds it is not the API either", async () => {
+    const { run } = setup();
+    const diagnosis = await run({ baseURL: "http://emulator.invalid/api/v1" });
+    const checks = checksOf(diagnosis);
+    expect(checks.reachable).toMatchObject({ status: "fail", error: { name: "BaseURLError" } });
+    expect(checks["base-url"]).toMatchObject({
+      status: "warn",
+      detail:
+        "http://emulator.invalid/api/inference/v1 (from the `baseURL` option; replaced /v1 with /inference/v1).",
+      fix: "Set the `baseURL` option to the service's own …/inference/v1 URL: http://emulator.invalid/api/inference/v1, made from it by this package, is not the API either (see the check below).",
+    });
+    for (const check of diagnosis.checks) {
+      expect(check.fix ?? "").not.toMatch(/to http:\/\/emulator\.invalid\/api\/inference\/v1/);
+    }
+  });
+
   it("fails with the ConfigurationError's message as the fix when the base URL is unusable, sending nothing", async () => {
     const { sent, run } = setup();
     const missing = checksOf(await run({ baseURL: undefined }))["base-url"];
