@@ -39,8 +39,11 @@ Options:
       --json            print one JSON line (base URL, key, variables, keys, models, endpoints)
   -h, --help            show this help
 
-It runs until Ctrl-C or SIGTERM. In a script, start it in the background and read its output:
-  inference-service emulator --env > emulator.env &
+It runs until Ctrl-C or SIGTERM. In a script, start it in the background (from node_modules/.bin,
+not through npx, so that $! is the emulator itself), read its output, and stop it at the end:
+  node_modules/.bin/inference-service emulator --env > emulator.env &
+  EMULATOR_PID=$!
+  trap 'kill "$EMULATOR_PID"; wait "$EMULATOR_PID"' EXIT
   until [ -s emulator.env ]; do sleep 0.1; done
   . ./emulator.env        # or: eval "$(cat emulator.env)"`;
 
