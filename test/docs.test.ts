@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { marked, type Token } from "marked";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
+import { runEmulatorCommand } from "../src/cli/emulator.js";
 import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "./helpers/redis.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -201,16 +201,22 @@ function builtPackage(): string {
 
 /**
  * A project as `npm init -y` makes it (CommonJS by default), whose node_modules holds this
- * package and the repository's dependencies, linked rather than installed.
+ * package and the repository's dependencies, linked rather than installed, and whose
+ * node_modules/.bin has this package's command, as an install puts it there.
  */
 function userProject(pkg: string): string {
   const dir = mkdtempSync(join(tmpdir(), "docs-blocks-"));
   execFileSync("npm", ["init", "-y"], { cwd: dir, stdio: "ignore" });
-  mkdirSync(join(dir, "node_modules"));
+  mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
   for (const name of readdirSync(join(ROOT, "node_modules"))) {
+    if (name === ".bin") continue;
     symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name));
   }
+  for (const name of readdirSync(join(ROOT, "node_modules", ".bin"))) {
+    symlinkSync(join(ROOT, "node_modules", ".bin", name), join(dir, "node_modules", ".bin", name));
+  }
   symlinkSync(pkg, join(dir, "node_modules", "langchain-inference-service"));
+  symlinkSync(join(pkg, "dist", "cli.js"), join(dir, "node_modules", ".bin", "inference-service"));
   return dir;
 }
 
@@ -260,28 +266,52 @@ const MODULES = modulesOf(BLOCKS).flatMap((module) => {
 });
 const COMMONJS = BLOCKS.filter((block) => block.kind === "commonjs");
 
-let emulator: RunningEmulator;
+/** The emulator as `inference-service emulator` runs it; `stop` ends the command. */
+let emulator: { env: Record<string, string>; stop: () => Promise<unknown> } | undefined;
 let redis: RedisServer | undefined;
 let project: string;
 const outcome = new Map<string, string | null>();
+/** Each module's file in `project`, by module name. */
+const fileOf = new Map<string, string>();
 
 let pkg: string;
-/** The environment every block runs in: the emulator's URL and key, the placeholders' names. */
+/** The environment every block runs in: what the emulator command prints for a shell to source. */
 let blockEnv: NodeJS.ProcessEnv;
+
+/**
+ * Runs `inference-service emulator --port 0 --json` in this process, exactly as a reader starts
+ * it (nothing added: the docs use its models, keys and endpoints, or show how to add one), and
+ * resolves once it runs, with the variables it says to export.
+ */
+async function startEmulatorCommand(): Promise<NonNullable<typeof emulator>> {
+  const controller = new AbortController();
+  let printed = "";
+  let started: () => void = () => {};
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const stopped = runEmulatorCommand(["--port", "0", "--json"], {
+    stdout: (text) => {
+      printed += text;
+      if (printed.endsWith("\n")) started();
+    },
+    stderr: () => {},
+    signal: controller.signal,
+  });
+  await Promise.race([running, stopped]);
+  const { env } = JSON.parse(printed) as { env: Record<string, string> };
+  return {
+    env,
+    stop: () => {
+      controller.abort();
+      return stopped;
+    },
+  };
+}
 
 beforeAll(async () => {
   pkg = builtPackage();
-  emulator = await startEmulator({ port: 0 });
-  // The placeholders the docs use are models and endpoints of this emulator, so every block runs
-  // exactly as written (CONTRIBUTING.md lists them).
-  for (const id of ["your-model-id", "my-model", "my-chat-model"]) emulator.state.addModel({ id });
-  for (const [tenantId, jobAlias] of [
-    ["your-tenant-id", "your-endpoint"],
-    ["t-1234", "summarizer"],
-    ["t-1234", "other"],
-  ] as const) {
-    emulator.state.addEndpoint({ tenantId, jobAlias });
-  }
+  emulator = await startEmulatorCommand();
   if (REDIS_SERVER !== undefined) redis = await startRedis();
   blockEnv = {
     ...Object.fromEntries(
@@ -289,10 +319,7 @@ beforeAll(async () => {
         ([name]) => !/^(INFERENCE_SERVICE_|OPENAI_|REDIS_URL$)/.test(name),
       ),
     ),
-    INFERENCE_SERVICE_BASE_URL: emulator.baseURL,
-    INFERENCE_SERVICE_API_KEY: emulator.apiKey,
-    INFERENCE_SERVICE_TENANT_ID: "t-1234",
-    INFERENCE_SERVICE_JOB_ALIAS: "summarizer",
+    ...emulator.env,
     ...(redis ? { REDIS_URL: redis.url } : {}),
   };
   const env = blockEnv;
@@ -301,6 +328,7 @@ beforeAll(async () => {
     const ts = module.blocks.some((block) => block.info.startsWith("t"));
     const file = `${module.name}.${ts ? "mts" : "mjs"}`;
     writeFileSync(join(project, file), sourceOf(module));
+    fileOf.set(module.name, file);
     return file;
   });
   writeFileSync(join(project, "runner.mjs"), RUNNER);
@@ -337,7 +365,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await emulator?.close();
+  await emulator?.stop();
   await redis?.stop();
   if (project) rmSync(project, { recursive: true, force: true });
   if (pkg && pkg !== ROOT) rmSync(pkg, { recursive: true, force: true });
@@ -396,6 +424,144 @@ describe("code blocks of README.md and docs/", () => {
     expect(script.trim()).not.toBe("");
     await expect(run("bash", ["-n", "-c", script])).resolves.toBeDefined();
   });
+});
+
+// ---- install lines ------------------------------------------------------------------------
+
+/** The `npm install` lines of a page's shell blocks, each as its packages (sorted, flags and comment left out). */
+function installLines(page: string): string[] {
+  return BLOCKS.filter((block) => block.page === page && block.kind === "shell")
+    .flatMap((block) => block.code.split("\n"))
+    .filter((line) => /^npm install [^-]/.test(line) && !/ git\+/.test(line))
+    .map((line) =>
+      line
+        .replace(/#.*/, "")
+        .trim()
+        .split(/\s+/)
+        .slice(2)
+        .filter((word) => !word.startsWith("-"))
+        .sort()
+        .join(" "),
+    );
+}
+
+describe("install lines", () => {
+  it("getting-started.md gives the README's, and every other page only lines the README gives", () => {
+    const readme = installLines("README.md");
+    expect(readme.length).toBeGreaterThanOrEqual(5);
+    expect(installLines("docs/getting-started.md")).toEqual(readme);
+    const others = PAGES.filter((page) => !["README.md", "docs/getting-started.md"].includes(page));
+    const strays = others.flatMap((page) =>
+      installLines(page)
+        .filter((line) => !readme.includes(line))
+        .map((line) => `${page}: npm install ${line}`),
+    );
+    expect(strays).toEqual([]);
+  });
+});
+
+describe("running a page's TypeScript with tsx", () => {
+  it("says to install tsx (npm i -D tsx) in every paragraph that runs a .mts file with it", () => {
+    const unsaid = PAGES.flatMap((page) =>
+      readFileSync(join(ROOT, page), "utf8")
+        .split(/\n\s*\n/)
+        .filter(
+          (paragraph) => /npx tsx \S+\.mts/.test(paragraph) && !paragraph.includes("npm i -D tsx"),
+        )
+        .map((paragraph) => `${page}: ${paragraph.slice(0, 120)}`),
+    );
+    expect(unsaid).toEqual([]);
+  });
+});
+
+// ---- the emulator in a script --------------------------------------------------------------
+
+describe("docs/emulator.md's script that runs the emulator in the background", () => {
+  it("stops the emulator it started when it ends", async () => {
+    const [script] = BLOCKS.filter(
+      (block) =>
+        block.page === "docs/emulator.md" && /emulator --env > emulator\.env &/.test(block.code),
+    );
+    expect(script).toBeDefined();
+    const { stdout } = await run(
+      "bash",
+      ["-e", "-c", `${script!.code}\necho "$INFERENCE_SERVICE_BASE_URL"`],
+      {
+        cwd: project,
+        env: { PATH: process.env.PATH },
+      },
+    );
+    const baseURL = stdout.trim().split("\n").at(-1)!;
+    expect(stdout).toContain("Nothing failed");
+    // Gone once the script has ended: nothing answers at its URL any more.
+    const answer = await fetch(`${baseURL}/models`).then(
+      () => "answered",
+      (error: { cause?: { code?: string } }) => error.cause?.code,
+    );
+    expect(answer).toBe("ECONNREFUSED");
+  }, 60_000);
+});
+
+// ---- types ----------------------------------------------------------------------------------
+
+/**
+ * What a reader's TypeScript project checks: `tsc --strict` with `module: nodenext`, against the
+ * built package's declarations, as `tsc --init` would set it up (`skipLibCheck` on).
+ */
+const READER_TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    target: "es2022",
+    skipLibCheck: true,
+    noEmit: true,
+  },
+};
+
+describe("TypeScript of the docs and the examples", () => {
+  it("compiles under tsc --strict with module nodenext: every ts block, every example", async () => {
+    const modules = MODULES.filter((module) => fileOf.get(module.name)?.endsWith(".mts"));
+    expect(modules.length).toBeGreaterThan(20);
+    // The examples as a reader copies them: an ES module package of their own.
+    const examples = join(project, "examples");
+    mkdirSync(examples, { recursive: true });
+    writeFileSync(join(examples, "package.json"), JSON.stringify({ type: "module" }));
+    const exampleFiles = readdirSync(join(ROOT, "examples")).filter((name) => name.endsWith(".ts"));
+    expect(exampleFiles.length).toBeGreaterThan(10);
+    for (const name of exampleFiles) {
+      writeFileSync(join(examples, name), readFileSync(join(ROOT, "examples", name)));
+    }
+    const files = [
+      ...modules.map((module) => fileOf.get(module.name)!),
+      ...exampleFiles.map((name) => `examples/${name}`),
+    ];
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({ ...READER_TSCONFIG, files }, null, 2),
+    );
+    const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+    const output = await run(process.execPath, [tsc, "-p", "tsconfig.json"], {
+      cwd: project,
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    // Each error with the block it is in: `m3.mts(12,5): error TS…` → the page and line.
+    const errors = output
+      .split("\n")
+      .filter((line) => /error TS\d+/.test(line))
+      .map((line) => {
+        const [, file = "", at = "0"] = /^(m\d+\.mts)\((\d+),/.exec(line) ?? [];
+        const module = modules.find((m) => fileOf.get(m.name) === file);
+        const block = module
+          ? blockAt(module, readFileSync(join(project, file), "utf8"), Number(at))
+          : undefined;
+        return block ? `${where(block)}: ${line}` : line;
+      });
+    expect(errors).toEqual([]);
+  }, 120_000);
 });
 
 // ---- links --------------------------------------------------------------------------------

@@ -155,6 +155,7 @@ describe("no § in the CLI's output", () => {
     await keep(doctor("--base-url", "http://127.0.0.1:1"));
     current().state.setCredit(0);
     await keep(doctor("--model", "emulator-chat"));
+    await keep(doctor("--model", "emulator-chat", "--api-key", "sk-emulator-demo\u200b"));
     vi.stubEnv("INFERENCE_SERVICE_API_KEY", "");
     await keep(doctor());
     await keep(doctor("--bogus"));

@@ -6,19 +6,55 @@ import { closestName } from "./suggest.js";
 export interface CommandIO {
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
+  /**
+   * Aborted when nobody reads `stdout` any more. @default aborted when `process.stdout` fails
+   * with EPIPE (the reader of a pipe, `| head -c 3`, has exited); never, with a `stdout` of your own
+   */
+  stdoutClosed?: AbortSignal;
 }
 
 /** Where a running command writes: standard output and standard error. */
 export interface Writers {
   out: (text: string) => void;
   err: (text: string) => void;
+  /**
+   * Aborted once nobody reads standard output (`| head -c 3`): the command stops what it is
+   * doing (a streamed call is cancelled) and exits quietly; `out` writes nothing from then on.
+   */
+  outClosed: AbortSignal;
+}
+
+let processStdoutClosed: AbortSignal | undefined;
+
+/**
+ * Aborted when `process.stdout` fails with EPIPE. Node reports a reader that went away as an
+ * `error` event, which would otherwise end the process with a stack trace; stderr's EPIPE is
+ * ignored the same way. Any other stream error is thrown as before.
+ */
+function stdoutClosedSignal(): AbortSignal {
+  if (processStdoutClosed) return processStdoutClosed;
+  const controller = new AbortController();
+  const onError = (stream: "stdout" | "stderr") => (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    if (stream === "stdout") controller.abort();
+  };
+  process.stdout.on("error", onError("stdout"));
+  process.stderr.on("error", onError("stderr"));
+  processStdoutClosed = controller.signal;
+  return processStdoutClosed;
 }
 
 /** The writers of `io`, defaulting to `process.stdout` and `process.stderr`. */
 export function writers(io: CommandIO): Writers {
+  const outClosed =
+    io.stdoutClosed ?? (io.stdout ? new AbortController().signal : stdoutClosedSignal());
+  const write = io.stdout ?? ((text: string) => process.stdout.write(text));
   return {
-    out: io.stdout ?? ((text) => process.stdout.write(text)),
+    out: (text) => {
+      if (!outClosed.aborted) write(text);
+    },
     err: io.stderr ?? ((text) => process.stderr.write(text)),
+    outClosed,
   };
 }
 
@@ -147,7 +183,8 @@ export async function runCommand<T>(
   io: CommandIO,
   command: Command<T>,
 ): Promise<number> {
-  const { out, err } = writers(io);
+  const streams = writers(io);
+  const { out, err } = streams;
   let input: T;
   try {
     const line = parseCommandLine(
@@ -165,7 +202,7 @@ export async function runCommand<T>(
     err(usageErrorLine(command.name, error.message));
     return 2;
   }
-  return command.run(input, { out, err });
+  return command.run(input, streams);
 }
 
 /** The connection flags as the models' options; unset flags stay undefined (the env applies). */
@@ -184,18 +221,41 @@ export function connectionOptions(values: CommandLine["values"]) {
   };
 }
 
-/** A number flag: undefined when absent, a UsageError naming the flag when not a valid value. */
+/** The numbers a flag takes: whole ones unless `decimals`, from `min` to `max`. */
+export interface NumberFlagRange {
+  min: number;
+  /** @default Number.MAX_SAFE_INTEGER */
+  max?: number;
+  /** Whether `0.7` is a value (`--temperature`); other flags take whole numbers. @default false */
+  decimals?: boolean;
+}
+
+/**
+ * A number flag: undefined when absent, else its value; a UsageError naming the flag when it is
+ * not written in decimal digits (`0x10`, `1e3`, `Infinity` are refused: the flag says how many,
+ * and a typo should not pass as some other number) or lies outside the range. `expected` says
+ * what it takes, in words: "a whole number ≥ 1".
+ */
 export function numberFlag(
   values: CommandLine["values"],
   name: string,
-  valid: (n: number) => boolean,
   expected: string,
+  { min, max = Number.MAX_SAFE_INTEGER, decimals = false }: NumberFlagRange,
 ): number | undefined {
   const raw = values[name];
   if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (typeof raw !== "string" || raw.trim() === "" || !valid(value)) {
-    throw new UsageError(`--${name} must be ${expected}, got "${String(raw)}"`);
+  const text = typeof raw === "string" ? raw.trim() : "";
+  if (!(decimals ? /^-?\d+(?:\.\d+)?$/ : /^-?\d+$/).test(text)) {
+    throw new UsageError(
+      `--${name} must be ${expected}, in decimal digits${decimals ? "" : " without a point"}; got "${String(raw)}"`,
+    );
+  }
+  const value = Number(text);
+  if (value > max && max === Number.MAX_SAFE_INTEGER) {
+    throw new UsageError(`--${name} must be at most ${max}, got "${text}"`);
+  }
+  if (value < min || value > max) {
+    throw new UsageError(`--${name} must be ${expected}, got "${text}"`);
   }
   return value;
 }

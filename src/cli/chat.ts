@@ -4,7 +4,11 @@ import type { AIMessageChunk } from "@langchain/core/messages";
 import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { errorSummary } from "../diagnose/diagnose.js";
-import { ConfigurationError, InferenceServiceError } from "../errors/errors.js";
+import {
+  ConfigurationError,
+  EndpointNotReadyError,
+  InferenceServiceError,
+} from "../errors/errors.js";
 import { ChatInferenceService } from "../models/chat_models/index.js";
 import { DedicatedEndpointLLM } from "../models/llms.js";
 import {
@@ -34,11 +38,12 @@ ${CONNECTION_HELP}
   --temperature T       sampling temperature (a number ≥ 0)
   --system TEXT         system message; on a dedicated endpoint it is put before the prompt
   --wait-for-ready MS   dedicated endpoint: while it is still Pending, keep retrying for up to
-                        MS milliseconds (default 0: fail at once)
+                        MS milliseconds (default 0: fail at once, after one request)
   -h, --help            show this help
 
-Exit status: 0 when the reply arrived, 1 when the service call failed, 2 for a usage or
-configuration error.`;
+Exit status: 0 when the reply arrived, or when the reader of stdout stopped reading (as
+| head -c 100 does; the call is then cancelled); 1 when the service call failed; 2 for a usage
+or configuration error.`;
 
 const FLAGS = {
   ...CONNECTION_FLAGS,
@@ -93,8 +98,11 @@ export function runChatCommand(argv: string[], io: CommandIO = {}): Promise<numb
   });
 }
 
-/** Streams the reply to stdout and the usage to stderr. */
-async function chat(request: ChatRequest, { out, err }: Writers): Promise<number> {
+/**
+ * Streams the reply to stdout and the usage to stderr. When nobody reads stdout any more
+ * (`| head -c 3`), the call is cancelled and the command exits 0 without another word.
+ */
+async function chat(request: ChatRequest, { out, err, outClosed }: Writers): Promise<number> {
   let printed = false;
   const write = (text: string) => {
     if (text === "") return;
@@ -105,12 +113,14 @@ async function chat(request: ChatRequest, { out, err }: Writers): Promise<number
   const reword = cliWording(CHAT_SETTINGS, request);
   try {
     const usage = request.dedicated
-      ? await chatDedicated(request, write)
-      : await chatHosted(request, write);
+      ? await chatDedicated(request, write, outClosed)
+      : await chatHosted(request, write, outClosed);
     if (printed) out("\n");
     err(`${formatUsage(usage)}\n`);
     return 0;
   } catch (error) {
+    // The reader went away: the reply was cut short on purpose, so there is nothing to report.
+    if (outClosed.aborted) return 0;
     if (printed) out("\n");
     if (ConfigurationError.isInstance(error)) {
       err(`${reword(error.message)}\n`);
@@ -157,28 +167,19 @@ function readRequest({ values, positionals }: CommandLine): ChatRequest {
     dedicated,
     prompt,
     system: typeof system === "string" ? system : undefined,
-    maxTokens: numberFlag(
-      values,
-      "max-tokens",
-      (n) => Number.isInteger(n) && n >= 1,
-      "a whole number ≥ 1",
-    ),
-    temperature: numberFlag(
-      values,
-      "temperature",
-      (n) => Number.isFinite(n) && n >= 0,
-      "a number ≥ 0",
-    ),
-    waitForReady: numberFlag(
-      values,
-      "wait-for-ready",
-      (n) => Number.isInteger(n) && n >= 0,
-      "a whole number of milliseconds ≥ 0",
-    ),
+    maxTokens: numberFlag(values, "max-tokens", "a whole number ≥ 1", { min: 1 }),
+    temperature: numberFlag(values, "temperature", "a number ≥ 0", { min: 0, decimals: true }),
+    waitForReady: numberFlag(values, "wait-for-ready", "a whole number of milliseconds ≥ 0", {
+      min: 0,
+    }),
   };
 }
 
-async function chatHosted(request: ChatRequest, write: (text: string) => void): Promise<ChatUsage> {
+async function chatHosted(
+  request: ChatRequest,
+  write: (text: string) => void,
+  signal: AbortSignal,
+): Promise<ChatUsage> {
   const { model = "", apiKey, baseURL, maxTokens, temperature, system, prompt } = request;
   const chat = new ChatInferenceService(model, { apiKey, baseURL, maxTokens, temperature });
   const messages: Array<[string, string]> = system
@@ -188,7 +189,7 @@ async function chatHosted(request: ChatRequest, write: (text: string) => void): 
       ]
     : [["human", prompt]];
   let whole: AIMessageChunk | undefined;
-  for await (const chunk of await chat.stream(messages)) {
+  for await (const chunk of await chat.stream(messages, { signal })) {
     write(chunk.text);
     whole = whole ? whole.concat(chunk) : chunk;
   }
@@ -205,19 +206,27 @@ async function chatHosted(request: ChatRequest, write: (text: string) => void): 
 async function chatDedicated(
   request: ChatRequest,
   write: (text: string) => void,
+  signal: AbortSignal,
 ): Promise<ChatUsage> {
   const { serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature } = request;
   const { waitForReady } = request;
   const llm = new DedicatedEndpointLLM({
     ...{ serviceName, tenantId, jobAlias, apiKey, baseURL, maxTokens, temperature, waitForReady },
     streaming: true,
+    // Without --wait-for-ready a Pending endpoint fails at once, as the help says, instead of
+    // taking the usual retries; any other retryable failure is still retried.
+    onFailedAttempt: waitForReady
+      ? undefined
+      : (error) => {
+          if (EndpointNotReadyError.isInstance(error)) throw error;
+        },
   });
   // docs/service-contract.md#dedicated-endpoints shows no roles on the completions surface: a system text simply leads the prompt.
   const prompt = request.system ? `${request.system}\n\n${request.prompt}` : request.prompt;
   const printer = BaseCallbackHandler.fromMethods({ handleLLMNewToken: (token) => write(token) });
   // Awaited, so every token is on stdout before the usage line reaches stderr.
   printer.awaitHandlers = true;
-  const result = await llm.generate([prompt], { callbacks: [printer] });
+  const result = await llm.generate([prompt], { callbacks: [printer], signal });
   const info = result.generations[0]?.[0]?.generationInfo;
   const usage = result.llmOutput?.tokenUsage;
   return {

@@ -1,4 +1,5 @@
 /** @module `inference-service doctor`: checks a configuration and prints what to change. */
+import { MAX_TIMER_MS } from "../config/options.js";
 import { ENV } from "../constants.js";
 import { type Diagnosis, type DiagnosisCheck, diagnose } from "../diagnose/diagnose.js";
 import {
@@ -72,8 +73,9 @@ export function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<nu
       timeout: numberFlag(
         values,
         "timeout",
-        (n) => Number.isFinite(n) && n > 0,
-        "a number of milliseconds > 0",
+        `a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (about 24.8 days)`,
+        // What a timer can wait: diagnose() refuses more.
+        { min: 1, max: MAX_TIMER_MS },
       ),
     }),
     run: async ({ json, ...options }, { out }) => {

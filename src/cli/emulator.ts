@@ -39,8 +39,11 @@ Options:
       --json            print one JSON line (base URL, key, variables, keys, models, endpoints)
   -h, --help            show this help
 
-It runs until Ctrl-C or SIGTERM. In a script, start it in the background and read its output:
-  inference-service emulator --env > emulator.env &
+It runs until Ctrl-C or SIGTERM. In a script, start it in the background (from node_modules/.bin,
+not through npx, so that $! is the emulator itself), read its output, and stop it at the end:
+  node_modules/.bin/inference-service emulator --env > emulator.env &
+  EMULATOR_PID=$!
+  trap 'kill "$EMULATOR_PID"; wait "$EMULATOR_PID"' EXIT
   until [ -s emulator.env ]; do sleep 0.1; done
   . ./emulator.env        # or: eval "$(cat emulator.env)"`;
 
@@ -114,12 +117,7 @@ async function readRequest(line: CommandLine): Promise<EmulatorRequest> {
 }
 
 async function readOptions({ values }: CommandLine): Promise<StartEmulatorOptions> {
-  const port = numberFlag(
-    values,
-    "port",
-    (n) => Number.isInteger(n) && n >= 0 && n <= 65_535,
-    "an integer from 0 to 65535",
-  );
+  const port = numberFlag(values, "port", "an integer from 0 to 65535", { min: 0, max: 65_535 });
   const options = typeof values.config === "string" ? await loadConfig(values.config) : {};
   return port === undefined ? options : { ...options, port };
 }

@@ -1,26 +1,5 @@
 /** @module Near-miss suggestions for the CLI: "did you mean --base-url?" for a mistyped flag or command. */
-
-/**
- * Edit distance with adjacent transpositions (optimal string alignment): `modle` → `model` is 1,
- * where plain Levenshtein counts 2. A dozen lines, so no dependency for it.
- */
-export function editDistance(a: string, b: string): number {
-  // rows[i][j]: distance between the first i characters of a and the first j of b.
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      }
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
+import { editDistance } from "../errors/available_models.js";
 
 /** `baseURL`, `base_url`, `BASE-URL` → `base-url`: how a flag is spelt here. */
 function kebab(name: string): string {

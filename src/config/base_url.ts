@@ -28,6 +28,11 @@ export function normalizeBaseURL(input: string, option = "baseURL"): string {
       ENV.baseURL,
     );
   };
+  // "127.0.0.1:8787" is no URL, and "localhost:8787" one with the scheme "localhost:": both
+  // lack http(s)://, which is what to say.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) && URL.canParse(`http://${raw.replace(/^\/\//, "")}`)) {
+    return fail(`has no scheme ("${raw.slice(0, 80)}"): add http:// or https:// in front`);
+  }
   let url: URL;
   try {
     url = new URL(raw);

@@ -7,6 +7,7 @@ import { ENV } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
 import { resolveApiKey } from "./api_key.js";
 import { normalizeBaseURL, resolveBaseURL } from "./base_url.js";
+import { checkHeaders } from "./headers.js";
 
 /** The fields {@link resolveConnection} reads; any of them may be missing, or of the wrong type. */
 export interface ConnectionFields {
@@ -15,7 +16,12 @@ export interface ConnectionFields {
   openAIApiKey?: unknown;
   baseURL?: unknown;
   /** The openai SDK's client options, where `ChatOpenAI` takes `apiKey` and `baseURL` too. */
-  configuration?: { apiKey?: unknown; baseURL?: unknown; maxRetries?: unknown } | null;
+  configuration?: {
+    apiKey?: unknown;
+    baseURL?: unknown;
+    maxRetries?: unknown;
+    defaultHeaders?: unknown;
+  } | null;
 }
 
 /** The key and the normalised `…/inference/v1` URL. */
@@ -32,8 +38,10 @@ type Candidate = readonly [option: string, value: unknown];
  * ignored: `openAIApiKey` and `configuration.apiKey` are read as `apiKey`, `configuration.baseURL`
  * as `baseURL`. Throws `ConfigurationError` naming the option when one is not a string (the SDK's
  * key function included), when two places give different values (a key is compared as given, a
- * URL once normalised), when both are missing, and for `configuration.maxRetries`, which would
- * otherwise be dropped: retries are set by `maxRetries`.
+ * URL once normalised), when both are missing, for a key or a `configuration.defaultHeaders`
+ * value holding a character a header cannot carry (named by its position; see `checkHeaders`),
+ * and for `configuration.maxRetries`, which would otherwise be dropped: retries are set by
+ * `maxRetries`.
  *
  * @example
  * resolveConnection({ openAIApiKey: "sk-…", configuration: { baseURL: "https://host/inference/v1" } });
@@ -47,6 +55,8 @@ export function resolveConnection(fields: ConnectionFields): Connection {
       "`configuration.maxRetries` is not used: retries happen in one layer, whose count is `maxRetries`. Pass `maxRetries` instead.",
     );
   }
+  // Sent with every request: a value no header can carry fails here, not as the platform's TypeError.
+  checkHeaders(configuration.defaultHeaders, "configuration.defaultHeaders");
   const key = pick(
     "apiKey",
     "API key",

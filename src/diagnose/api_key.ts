@@ -1,5 +1,6 @@
 /** @module The `api-key` check: the key as configured (shown masked), then judged by the probe's answer. */
 import { resolveApiKey } from "../config/api_key.js";
+import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import {
   AuthenticationError,
@@ -13,6 +14,8 @@ export interface ApiKeyRead {
   apiKey?: string;
   /** `sk-e…demo (from INFERENCE_SERVICE_API_KEY)`. */
   shown: string;
+  /** Whether a key was given at all (`error` then says why it cannot be used). */
+  given?: boolean;
   error?: unknown;
 }
 
@@ -22,7 +25,7 @@ export function readApiKey(option: string | undefined): ApiKeyRead {
     const apiKey = resolveApiKey(option);
     return { apiKey, shown: `${maskApiKey(apiKey)} (from ${source})` };
   } catch (error) {
-    return { shown: "no key", error };
+    return { shown: "no key", given: Boolean((option ?? readEnv(ENV.apiKey))?.trim()), error };
   }
 }
 
@@ -35,10 +38,7 @@ export function maskApiKey(apiKey: string): string {
 }
 
 export function checkApiKey(probe: Outcome, key: ApiKeyRead): Verdict {
-  if (!key.apiKey) {
-    // docs/service-contract.md#authentication, rule 1: every call carries the key.
-    return configurationFailure("api-key", key.error, "No API key configured.");
-  }
+  if (!key.apiKey) return keyFailure(key);
   const accepted = {
     id: "api-key" as const,
     status: "pass" as const,
@@ -59,4 +59,16 @@ export function checkApiKey(probe: Outcome, key: ApiKeyRead): Verdict {
     );
   }
   return unexpected("api-key", error, `${key.shown} could not be confirmed`);
+}
+
+/** The key could not be resolved: none given, or one holding a character no header can carry. */
+export function keyFailure(key: ApiKeyRead): Verdict {
+  return configurationFailure(
+    "api-key",
+    key.error,
+    // docs/service-contract.md#authentication, rule 1: every call carries the key.
+    key.given
+      ? "The API key cannot be sent: it holds a character that cannot be part of a key; no request carried it."
+      : "No API key configured.",
+  );
 }

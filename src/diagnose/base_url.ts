@@ -7,6 +7,8 @@ import { configurationFailure, type Verdict } from "./check.js";
 export function checkBaseURL(option: string | undefined): {
   check: Verdict;
   baseURL?: string;
+  /** The fix to give instead of "set it to <baseURL>" when that URL turns out not to reach the API. */
+  unreachedFix?: string;
 } {
   const source = option === undefined ? ENV.baseURL : "the `baseURL` option";
   let baseURL: string;
@@ -35,6 +37,11 @@ export function checkBaseURL(option: string | undefined): {
   // This package repairs it, but the openai SDK or curl given the same value would get 404 (docs/service-contract.md#hosted-models, rule 1).
   if (removed) {
     check.fix = `Set ${source} to ${baseURL}, so that other clients (the openai SDK, curl) reach the API too.`;
+    return {
+      check,
+      baseURL,
+      unreachedFix: `Set ${source} to the service's own …/inference/v1 URL: ${baseURL}, made from it by this package, is not the API either (see the check below).`,
+    };
   }
   return { check, baseURL };
 }

@@ -6,7 +6,7 @@ import { checkedOnResolve, optionsSchema, parseOptions, timeoutMs } from "../con
 import { ENV } from "../constants.js";
 import type { Fetch } from "../transport/fetch.js";
 import { listModelIds } from "../transport/model_list.js";
-import { type ApiKeyRead, checkApiKey, readApiKey } from "./api_key.js";
+import { type ApiKeyRead, checkApiKey, keyFailure, readApiKey } from "./api_key.js";
 import { checkBaseURL } from "./base_url.js";
 import {
   type CheckId,
@@ -137,12 +137,14 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
   const { timeout } = parseOptions({ owner: "diagnose", schema: diagnoseOptions }, options);
   const checks = new Checks();
   const base = checkBaseURL(options.baseURL);
-  checks.add(base.check);
+  const baseCheck = checks.add(base.check);
   const key = readApiKey(options.apiKey);
   const target: Target | undefined = base.baseURL
     ? { baseURL: base.baseURL, apiKey: key.apiKey, fetch: options.fetch, timeout }
     : undefined;
   const hosted = await hostedChecks(checks, target, key, options);
+  // The repaired URL is not the API either: advise nothing the check below rejects.
+  if (target && !hosted.probe && base.unreachedFix) baseCheck.fix = base.unreachedFix;
   await dedicatedChecks(checks, target, key, hosted, options);
   const { availableModels } = hosted;
   return {
@@ -164,12 +166,13 @@ async function hostedChecks(
 ): Promise<HostedFindings> {
   const later: CheckId[] = ["model", "credit", "embeddings"];
   if (!target) {
-    checks.skip(["reachable", "api-key", ...later], "the base URL is not usable.");
+    checks.skip(["reachable"], "the base URL is not usable.");
+    unreached(checks, key, "the API could not be reached.");
     return {};
   }
   const probe = await postChat(target, NO_SUCH_MODEL);
   if (checks.add(checkReachable(probe, target.baseURL)).status === "fail") {
-    checks.skip(["api-key", ...later], "the API could not be reached.");
+    unreached(checks, key, "the API could not be reached.");
     return {};
   }
   const keyStatus = checks.add(checkApiKey(probe, key)).status;
@@ -200,6 +203,16 @@ async function hostedChecks(
 }
 
 /**
+ * The hosted checks that need the API, when it is out of reach: skipped, but for a key no
+ * header can carry, which is known without a request.
+ */
+function unreached(checks: Checks, key: ApiKeyRead, why: string): void {
+  if (key.error === undefined) checks.skip(["api-key"], why);
+  else checks.add(keyFailure(key));
+  checks.skip(["model", "credit", "embeddings"], why);
+}
+
+/**
  * The dedicated surface (docs/service-contract.md#dedicated-endpoints): the Service-Name is
  * checked without a request, then the endpoint — even when the hosted key check failed, since the
  * two surfaces need different permissions (docs/service-contract.md#authentication, rules 3, 6).
@@ -223,7 +236,7 @@ async function dedicatedChecks(
   } else if (!target || !hosted.probe) {
     checks.skip(["endpoint"], "the API could not be reached.");
   } else if (!key.apiKey) {
-    checks.skip(["endpoint"], "no API key.");
+    checks.skip(["endpoint"], key.given ? "the API key cannot be sent." : "no API key.");
   } else {
     const outcome = await postCompletion(target, named.serviceName!);
     checks.add(checkEndpoint(outcome, named.serviceName!, hosted.keyStatus));

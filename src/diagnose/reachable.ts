@@ -41,6 +41,13 @@ export function checkReachable(probe: Outcome, baseURL: string): Verdict {
       error.requestId,
     );
   }
+  if (
+    BaseURLError.isInstance(error) &&
+    (error.code === "cross_origin_redirect" || error.code === "too_many_redirects")
+  ) {
+    // Said as a redirect, with where it led (the mapper's summary names it): not as a page.
+    return fromError("reachable", error, `${sent} was redirected: ${errorSummary(error)}`);
+  }
   if (BaseURLError.isInstance(error)) {
     return fromError(
       "reachable",

@@ -41,24 +41,62 @@ function nearness(wanted: string, id: string): number | undefined {
   if (id.includes(wanted) || wanted.includes(id)) return 1;
   const limit = Math.max(2, Math.floor(Math.max(wanted.length, id.length) / 3));
   const distance = editDistance(wanted, id, limit);
-  return distance <= limit ? 1 + distance : undefined;
+  if (distance > limit) return undefined;
+  // A near miss keeps most of the part that differs: "emulator-caht" is "emulator-chat"
+  // mistyped, not "emulator-r1", whose "r1" shares nothing with "caht" (only their prefix).
+  // Letters added or left out are kept apart: "emulator-thinkr" is "emulator-thinker".
+  const [a, b] = differingParts(wanted, id);
+  if (distance > 1 && a !== "" && b !== "" && distance * 2 > Math.max(a.length, b.length)) {
+    return undefined;
+  }
+  return 1 + distance;
 }
 
-/** Levenshtein distance, giving up (returning `limit + 1`) once every path exceeds `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
+/** `a` and `b` without the prefix and the suffix they share. */
+function differingParts(a: string, b: string): [string, string] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (
+    end < a.length - start &&
+    end < b.length - start &&
+    a[a.length - 1 - end] === b[b.length - 1 - end]
+  ) {
+    end++;
+  }
+  return [a.slice(start, a.length - end), b.slice(start, b.length - end)];
+}
+
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): `modle` → `model` is 1,
+ * where plain Levenshtein counts 2. With a `limit`, it gives up (returning `limit + 1`) once every
+ * path exceeds it.
+ *
+ * @example
+ * editDistance("caht", "chat"); // 1
+ */
+export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let previousBest = 0;
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, before[j - 2]! + 1);
+      }
       current.push(value);
       best = Math.min(best, value);
     }
-    if (best > limit) return limit + 1;
+    // A transposition reaches back two rows: only two rows over the limit end the search.
+    if (best > limit && previousBest > limit) return limit + 1;
+    before = previous;
     previous = current;
+    previousBest = best;
   }
-  return previous[b.length]!;
+  return Math.min(previous[b.length]!, limit + 1);
 }

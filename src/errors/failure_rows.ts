@@ -44,7 +44,8 @@ export interface FailureMatch {
  * One row. In `summary` and `hint`: `{subject}` is `model "<id>"` or `dedicated endpoint
  * "<Service-Name>"`; `{at}` / `{to}` ` at <URL>` / ` to <URL>` when known; `{cause}` why a
  * connection failed, in words, and `{fix}` what to check; `{causeCode}` ` (<its code>)`;
- * `{idleMs}`, `{after}` (` after <ms> ms`), `{hops}`, `{origin}`, `{waitedMs}`, `{limitMs}`;
+ * `{idleMs}`, `{after}` (` after <ms> ms`), `{hops}`, `{origin}`, `{lastTo}` (`, last to <URL>`),
+ * `{waitedMs}`, `{limitMs}`;
  * `{source}` the URL or "The service", `{status}`, `{what}` (an HTML page, a content type),
  * `{preview}` the start of a body; `{detail}` what is wrong with an answer and `{bodyStart}`
  * ` (body starts: …)`.
@@ -198,7 +199,8 @@ export const FAILURE_ROWS: readonly FailureRow[] = [
     match: { kind: "redirect" },
     cls: errors.BaseURLError,
     code: "too_many_redirects",
-    summary: "The service redirected the call {hops} times without answering (a redirect loop).",
+    summary:
+      "The service redirected the call {hops} times without answering (a redirect loop{lastTo}).",
     hint: "Set `baseURL` to the service's own …/inference/v1 URL, not one that redirects (a proxy or load balancer may be misconfigured).",
     doc: {
       condition: "more than 5 redirects",

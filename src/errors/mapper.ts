@@ -312,6 +312,7 @@ function failureParts(
     case "redirect":
       parts.hops = String(failure.hops);
       parts.origin = failure.crossOrigin;
+      parts.lastTo = redirectTarget(failure.headers, url);
       break;
     case "still-pending":
       parts.waitedMs = String(Math.round(failure.waitedMs));
@@ -335,6 +336,18 @@ function failureParts(
       break;
   }
   return parts;
+}
+
+/** `, last to <origin><path>` from a redirect's Location (no query: it may carry a token), or nothing. */
+function redirectTarget(headers: Headers | undefined, base: string | undefined): string {
+  const location = headers?.get("location");
+  if (!location) return "";
+  try {
+    const to = new URL(location, base);
+    return `, last to ${to.origin}${to.pathname}`;
+  } catch {
+    return "";
+  }
 }
 
 /** The classes that are about the inputs of a request, not its parameters. */

@@ -7,6 +7,7 @@
  */
 import type { OpenAI } from "openai";
 import { type ConnectionFields, resolveConnection } from "../config/connection.js";
+import { checkHeaders } from "../config/headers.js";
 import { SERVICE_NAME_HEADER } from "../constants.js";
 import { EndpointNotReadyError } from "../errors/errors.js";
 import {
@@ -255,9 +256,12 @@ export class ServiceChannel {
     });
   }
 
-  /** The channel's context, with what this request adds: per-call header values are secrets too. */
+  /**
+   * The channel's context, with what this request adds: per-call header values are secrets too,
+   * and refused up front when a header cannot carry them.
+   */
   #contextFor(request: ChannelRequest): FailureContext {
-    const perCall = secretHeaderValues(request.options?.headers);
+    const perCall = secretHeaderValues(checkHeaders(request.options?.headers, "options.headers"));
     const serviceName = request.headers?.[SERVICE_NAME_HEADER];
     if (perCall.length === 0 && request.context === undefined && !serviceName) return this.#ctx;
     return {

@@ -16,7 +16,7 @@ function echo(runs: CommandLine[]): (argv: string[], io: object) => Promise<numb
     flags: { count: { type: "string" } },
     positionals: true,
     read: (line) => {
-      numberFlag(line.values, "count", (n) => n >= 1, "a number ≥ 1");
+      numberFlag(line.values, "count", "a number ≥ 1", { min: 1 });
       return line;
     },
     run: async (line, { out }) => {
@@ -132,5 +132,37 @@ describe("connectionOptions", () => {
       tenantId: undefined,
       jobAlias: undefined,
     });
+  });
+});
+
+describe("numberFlag", () => {
+  const read = (raw: string, range: Parameters<typeof numberFlag>[3] = { min: 0 }) =>
+    numberFlag({ n: raw }, "n", "a whole number ≥ 0", range);
+
+  it("reads decimal digits, and decimals only where the flag takes them", () => {
+    expect(read("42")).toBe(42);
+    expect(read(" 7 ")).toBe(7);
+    expect(read("0.7", { min: 0, decimals: true })).toBe(0.7);
+    expect(numberFlag({}, "n", "anything", { min: 0 })).toBeUndefined();
+  });
+
+  it.each([["0x10"], ["1e3"], ["1e20"], ["Infinity"], ["0b1"], ["+5"], ["1_000"], ["4.0"], [""]])(
+    "refuses %j, which is not written in decimal digits",
+    (raw) => {
+      expect(() => read(raw)).toThrow(
+        `--n must be a whole number ≥ 0, in decimal digits without a point; got "${raw}"`,
+      );
+    },
+  );
+
+  it("refuses values outside the range, saying the range", () => {
+    expect(() => read("-1")).toThrow('--n must be a whole number ≥ 0, got "-1"');
+    expect(() => read("100000000000000000000")).toThrow(
+      '--n must be at most 9007199254740991, got "100000000000000000000"',
+    );
+    expect(() => read("65536", { min: 0, max: 65_535 })).toThrow(
+      '--n must be a whole number ≥ 0, got "65536"',
+    );
+    expect(() => read(`1${"0".repeat(400)}`, { min: 0, decimals: true })).toThrow(/at most/);
   });
 });

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it, vi } from "vitest";
 import { runChatCommand } from "../../src/cli/chat.js";
 import {
@@ -115,6 +116,8 @@ describe("inference-service chat", () => {
   it("says once that a dedicated endpoint is Pending, with its URL, the cause and --wait-for-ready", async () => {
     const { code, err } = await chat("--service-name", PENDING_SERVICE_NAME, "hi");
     expect(code).toBe(1);
+    // Without --wait-for-ready it fails at once, as the help says: one request, no retries.
+    expect(current().state.requests()).toHaveLength(1);
     expect(err).toBe(
       `✖ EndpointNotReadyError: The dedicated endpoint "${PENDING_SERVICE_NAME}" at ${current().baseURL}/completions is not serving yet (still Pending): the server closed the connection without answering (UND_ERR_SOCKET).\n` +
         "  fix: Wait until the endpoint's Scaling in the console shows every replica running (e.g. 1/1), then call again; or set --wait-for-ready to let calls wait for it.\n",
@@ -181,8 +184,24 @@ describe("inference-service chat", () => {
     const { code, err } = await chat("--model", DEFAULT_MODEL, "hi");
     expect(code).toBe(2);
     expect(err).toBe(
-      "Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY.\n",
+      "Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY (OPENAI_API_KEY and the other OPENAI_* variables are not read).\n",
     );
+  });
+
+  it("exits 2 naming the position of a character a key cannot hold, sending nothing", async () => {
+    const { code, out, err } = await chat(
+      "--api-key",
+      "sk-emulator\x01demo",
+      "--model",
+      DEFAULT_MODEL,
+      "hi",
+    );
+    expect({ code, out }).toEqual({ code: 2, out: "" });
+    expect(err).toMatch(
+      /^--api-key has a control character \(U\+0001\) at character 12 of the key: /,
+    );
+    expect(err).not.toContain("demo");
+    expect(current().state.requests()).toEqual([]);
   });
 
   it.each([
@@ -197,6 +216,22 @@ describe("inference-service chat", () => {
       ["--model", DEFAULT_MODEL, "--temperature=-1", "hi"],
       '--temperature must be a number ≥ 0, got "-1"',
     ],
+    [
+      ["--model", DEFAULT_MODEL, "--max-tokens", "0x10", "hi"],
+      '--max-tokens must be a whole number ≥ 1, in decimal digits without a point; got "0x10"',
+    ],
+    [
+      ["--model", DEFAULT_MODEL, "--max-tokens", "1e20", "hi"],
+      '--max-tokens must be a whole number ≥ 1, in decimal digits without a point; got "1e20"',
+    ],
+    [
+      ["--model", DEFAULT_MODEL, "--temperature", "1e3", "hi"],
+      '--temperature must be a number ≥ 0, in decimal digits; got "1e3"',
+    ],
+    [
+      ["--service-name", DEFAULT_SERVICE_NAME, "--wait-for-ready", "1e3", "hi"],
+      "--wait-for-ready must be a whole number of milliseconds ≥ 0, in decimal digits",
+    ],
     [["--model", DEFAULT_MODEL, "--bogus", "hi"], "unknown option --bogus."],
     [["--modle", DEFAULT_MODEL, "hi"], "unknown option --modle. Did you mean --model?"],
     [["--model", DEFAULT_MODEL, "--system", "-be terse", "hi"], "write --system=-be terse"],
@@ -207,6 +242,55 @@ describe("inference-service chat", () => {
     expect(err).toMatch(/^inference-service chat: .+ Run 'inference-service chat --help'\.\n$/);
     expect(err).toContain(message);
     expect(current().state.requests()).toEqual([]);
+  });
+
+  it("cancels the call and exits 0 without another word once nobody reads stdout", async () => {
+    const written: string[] = [];
+    const errors: string[] = [];
+    for (const target of [
+      ["--model", DEFAULT_MODEL],
+      ["--service-name", DEFAULT_SERVICE_NAME],
+    ]) {
+      written.length = 0;
+      const reader = new AbortController();
+      const code = await runChatCommand([...target, "Tell me a long story"], {
+        stdout: (text) => {
+          written.push(text);
+          reader.abort(); // the reader leaves after the first piece
+        },
+        stderr: (text) => errors.push(text),
+        stdoutClosed: reader.signal,
+      });
+      expect(code).toBe(0);
+      expect(written).toHaveLength(1);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("stops quietly through the real bin when the pipe's reader exits (| head -c 3)", async () => {
+    const slow = await startEmulator({ port: 0, streamChunkDelayMs: 50 });
+    try {
+      const child = spawn(
+        "node_modules/.bin/tsx",
+        ["src/cli/bin.ts", "chat", "--model", DEFAULT_MODEL, "Tell me a long story"],
+        {
+          env: {
+            PATH: process.env.PATH,
+            INFERENCE_SERVICE_BASE_URL: slow.baseURL,
+            INFERENCE_SERVICE_API_KEY: slow.apiKey,
+          },
+        },
+      );
+      let err = "";
+      child.stderr.on("data", (chunk) => {
+        err += String(chunk);
+      });
+      child.stdout.once("data", () => child.stdout.destroy());
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect({ code, err }).toEqual({ code: 0, err: "" });
+    } finally {
+      await slow.close();
+    }
   });
 
   it("prints its help and exits 0", async () => {

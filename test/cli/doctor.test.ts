@@ -93,6 +93,20 @@ describe("inference-service doctor", () => {
     expect(out + err).not.toContain(key);
   });
 
+  it("fails a key with a pasted zero-width space as a check, by its position, and exits 1", async () => {
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", `${current().apiKey}\u200b`);
+    const { code, out, err } = await doctor();
+    expect(code).toBe(1);
+    expect(err).toBe("");
+    expect(out).toContain(
+      "✖ API key             The API key cannot be sent: it holds a character that cannot be part of a key; no request carried it.\n",
+    );
+    expect(out).toContain(
+      "fix: `INFERENCE_SERVICE_API_KEY` has a zero-width space (U+200B) at character 17 of the key: ",
+    );
+    expect(out).not.toContain(current().apiKey);
+  });
+
   it("tells a missing permission from a Pending endpoint on the dedicated surface", async () => {
     vi.stubEnv("INFERENCE_SERVICE_API_KEY", NO_PERMISSION_API_KEY);
     const noPermission = await doctor("--service-name", DEFAULT_SERVICE_NAME);
@@ -133,7 +147,7 @@ describe("inference-service doctor", () => {
     vi.stubEnv("INFERENCE_SERVICE_BASE_URL", current().baseURL);
     const nowhere = await doctor();
     expect(nowhere.out).toContain(
-      "fix: Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY.",
+      "fix: Inference service API key not found. Pass --api-key or set INFERENCE_SERVICE_API_KEY (OPENAI_API_KEY and the other OPENAI_* variables are not read).",
     );
     vi.stubEnv("INFERENCE_SERVICE_API_KEY", current().apiKey);
     expect((await doctor()).out).toContain("Skipped: no model ID given (--model).");
@@ -198,7 +212,18 @@ describe("inference-service doctor", () => {
     [["--apiKey", "k"], "unknown option --apiKey. Did you mean --api-key?"],
     [["--bogus"], "unknown option --bogus. Run 'inference-service doctor --help'."],
     [["extra"], 'unexpected argument "extra"; this command takes only options.'],
-    [["--timeout", "soon"], '--timeout must be a number of milliseconds > 0, got "soon".'],
+    [
+      ["--timeout", "soon"],
+      '--timeout must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days), in decimal digits without a point; got "soon".',
+    ],
+    [
+      ["--timeout", "1e10"],
+      '--timeout must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days), in decimal digits without a point; got "1e10".',
+    ],
+    [
+      ["--timeout", "10000000000"],
+      '--timeout must be a whole number of milliseconds from 1 to 2147483647 (about 24.8 days), got "10000000000".',
+    ],
     [["--model"], "--model needs a value."],
     [["--json=yes"], '--json takes no value, got "yes".'],
   ])("exits 2 with one line in the CLI's format for %j", async (argv, message) => {

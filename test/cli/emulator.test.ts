@@ -205,7 +205,10 @@ describe("inference-service emulator", () => {
   });
 
   it.each([
-    [["--port", "http"], '--port must be an integer from 0 to 65535, got "http"'],
+    [
+      ["--port", "0x50"],
+      '--port must be an integer from 0 to 65535, in decimal digits without a point; got "0x50"',
+    ],
     [["--port", "70000"], '--port must be an integer from 0 to 65535, got "70000"'],
     [["--verbose"], "unknown option --verbose."],
     [["--prot", "0"], "unknown option --prot. Did you mean --port?"],

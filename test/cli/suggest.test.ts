@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { closestName, editDistance } from "../../src/cli/suggest.js";
+import { closestName } from "../../src/cli/suggest.js";
+import { editDistance } from "../../src/errors/available_models.js";
 
 const FLAGS = ["base-url", "api-key", "model", "service-name", "tenant-id", "job-alias", "json"];
 
@@ -10,6 +11,8 @@ describe("editDistance", () => {
     ["bse-url", "base-url", 1],
     ["kitten", "sitting", 3],
     ["", "abc", 3],
+    ["caht", "chat", 1],
+    ["ca", "abc", 3],
   ])("%s → %s is %i", (a, b, distance) => {
     expect(editDistance(a, b)).toBe(distance);
     expect(editDistance(b, a)).toBe(distance);

@@ -54,6 +54,22 @@ describe("normalizeBaseURL", () => {
   });
 
   it.each([
+    ["127.0.0.1:8787"],
+    ["localhost:8787"],
+    ["host.example:8443/inference/v1"],
+    ["host.example/inference/v1"],
+    ["//host.example/inference/v1"],
+  ])("says to add http:// or https:// to %j, which has no scheme", (input) => {
+    const error = configurationError(() => normalizeBaseURL(input));
+    expect(error.option).toBe("baseURL");
+    expect(error.message).toMatch(
+      new RegExp(
+        `^\`baseURL\` has no scheme \\("${input.replace(/[.]/g, "\\.")}"\\): add http:// or https:// in front\\. `,
+      ),
+    );
+  });
+
+  it.each([
     ["not a url"],
     ["ftp://host.example/inference/v1"],
     ["file:///etc/passwd"],

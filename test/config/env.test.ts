@@ -51,7 +51,7 @@ describe("resolveApiKey / resolveBaseURL", () => {
     vi.stubEnv("INFERENCE_SERVICE_TENANT_ID", "t env");
     vi.stubEnv("INFERENCE_SERVICE_JOB_ALIAS", "job");
     expect(configurationError(() => resolveApiKey(undefined)).message).toMatch(
-      /^`INFERENCE_SERVICE_API_KEY` contains a line break/,
+      /^`INFERENCE_SERVICE_API_KEY` has a line break \(U\+000A\) at character 5 of the key/,
     );
     expect(configurationError(() => resolveBaseURL(undefined)).message).toMatch(
       /^`INFERENCE_SERVICE_BASE_URL` asks for API version v2/,

@@ -212,6 +212,22 @@ describe("diagnose: the base URL", () => {
     expect(checksOf(diagnosis).reachable.status).toBe("pass");
   });
 
+  it("never advises the repaired URL when the check below finds it is not the API either", async () => {
+    const { run } = setup();
+    const diagnosis = await run({ baseURL: "http://emulator.invalid/api/v1" });
+    const checks = checksOf(diagnosis);
+    expect(checks.reachable).toMatchObject({ status: "fail", error: { name: "BaseURLError" } });
+    expect(checks["base-url"]).toMatchObject({
+      status: "warn",
+      detail:
+        "http://emulator.invalid/api/inference/v1 (from the `baseURL` option; replaced /v1 with /inference/v1).",
+      fix: "Set the `baseURL` option to the service's own …/inference/v1 URL: http://emulator.invalid/api/inference/v1, made from it by this package, is not the API either (see the check below).",
+    });
+    for (const check of diagnosis.checks) {
+      expect(check.fix ?? "").not.toMatch(/to http:\/\/emulator\.invalid\/api\/inference\/v1/);
+    }
+  });
+
   it("fails with the ConfigurationError's message as the fix when the base URL is unusable, sending nothing", async () => {
     const { sent, run } = setup();
     const missing = checksOf(await run({ baseURL: undefined }))["base-url"];
@@ -229,6 +245,39 @@ describe("diagnose: the base URL", () => {
     });
     expect(sent).toHaveLength(0);
   });
+
+  it.each([
+    [
+      "to another origin",
+      "https://emulator.invalid/inference/v1/chat/completions",
+      "cross_origin_redirect",
+      "The service redirected the call to another origin (https://emulator.invalid); the key is never sent there. (status 301, code cross_origin_redirect)",
+    ],
+    [
+      "in a loop",
+      "/inference/v1/chat/completions/?token=abc",
+      "too_many_redirects",
+      "The service redirected the call 5 times without answering (a redirect loop, last to http://emulator.invalid/inference/v1/chat/completions/). (status 301, code too_many_redirects)",
+    ],
+  ])(
+    "says a base URL that redirects %s was redirected, and where, not that it answered HTML",
+    async (_how, location, code, summary) => {
+      const { run } = setup(
+        undefined,
+        (fetch) => async (input, init) =>
+          new URL(String(input)).pathname.startsWith("/inference/v1/chat/completions")
+            ? new Response(null, { status: 301, headers: { location } })
+            : fetch(input, init),
+      );
+      const check = checksOf(await run()).reachable;
+      expect(check).toMatchObject({
+        status: "fail",
+        detail: `POST http://emulator.invalid/inference/v1/chat/completions was redirected: ${summary}`,
+        error: { name: "BaseURLError", code, status: 301 },
+      });
+      expect(check.detail).not.toMatch(/HTML|abc/);
+    },
+  );
 
   it("recognises the HTML 200 of a base that does not reach /inference/v1 (docs/service-contract.md#hosted-models, rule 2)", async () => {
     const { sent, run, requestId } = setup();
@@ -404,11 +453,46 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
     expect(checks.reachable.detail).toContain("it refused the API key");
     expect(checks["api-key"]).toMatchObject({
       status: "fail",
-      fix: "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY.",
+      fix: "Inference service API key not found. Pass `apiKey` or set INFERENCE_SERVICE_API_KEY (OPENAI_API_KEY and the other OPENAI_* variables are not read).",
       error: { name: "ConfigurationError" },
     });
     expect(sent).toHaveLength(1);
     expect(sent[0]?.headers.has("authorization")).toBe(false);
+  });
+
+  it("fails a key no header can carry as a check, by its position, before and without any request", async () => {
+    const { sent, run } = setup();
+    const key = "sk-emulator-demo\u200b";
+    const diagnosis = await run({
+      apiKey: key,
+      model: DEFAULT_MODEL,
+      serviceName: DEFAULT_SERVICE_NAME,
+    });
+    const checks = checksOf(diagnosis);
+    expect(diagnosis.ok).toBe(false);
+    expect(checks["api-key"]).toMatchObject({
+      status: "fail",
+      detail:
+        "The API key cannot be sent: it holds a character that cannot be part of a key; no request carried it.",
+      error: { name: "ConfigurationError" },
+    });
+    expect(checks["api-key"].fix).toMatch(
+      /^`apiKey` has a zero-width space \(U\+200B\) at character 17 of the key: /,
+    );
+    expect(checks.endpoint).toMatchObject({
+      status: "skip",
+      detail: "Skipped: the API key cannot be sent.",
+    });
+    expect(JSON.stringify(diagnosis)).not.toContain("emulator-demo");
+    expect(sent.every((request) => !request.headers.has("authorization"))).toBe(true);
+
+    // Known without a request: it fails even when the base URL leaves nothing to probe.
+    const unreachable = checksOf(await run({ apiKey: key, baseURL: "ftp://nowhere" }));
+    expect(unreachable.reachable.status).toBe("skip");
+    expect(unreachable["api-key"]).toMatchObject({
+      status: "fail",
+      error: { name: "ConfigurationError" },
+    });
   });
 
   it("fails an unknown model with 503 model_not_found, naming the listed models and the near miss, and skips the credit", async () => {
@@ -418,7 +502,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       status: "fail",
       detail:
         '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat" or "emulator-r1" or "emulator-vllm"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
       requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });

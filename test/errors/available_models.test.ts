@@ -11,6 +11,25 @@ describe("closestModelIds", () => {
     expect(closestModelIds("emulator", IDS)).toEqual(["emulator-chat", "emulator-reasoner"]);
   });
 
+  it("lists only near misses, not IDs that share a prefix and nothing of the part that differs", () => {
+    const emulator = [
+      "emulator-chat",
+      "emulator-reasoner",
+      "emulator-thinker",
+      "emulator-r1",
+      "emulator-vllm",
+      "emulator-think-tags",
+      "emulator-think-open",
+      "emulator-embedding",
+    ];
+    expect(closestModelIds("emulator-caht", emulator)).toEqual(["emulator-chat"]);
+    expect(closestModelIds("emulator-cgat", emulator)).toEqual(["emulator-chat"]);
+    expect(closestModelIds("emulator-thinkr", emulator)).toEqual(["emulator-thinker"]);
+    expect(closestModelIds("emulatr-reasner", emulator)).toEqual(["emulator-reasoner"]);
+    expect(closestModelIds("emulator-r2", emulator)).toEqual(["emulator-r1"]);
+    expect(closestModelIds("emulator-xyzw", emulator)).toEqual([]);
+  });
+
   it("suggests nothing for an ID unlike any listed one, or an empty one", () => {
     expect(closestModelIds("llama-3-8b", IDS)).toEqual([]);
     expect(closestModelIds("  ", IDS)).toEqual([]);

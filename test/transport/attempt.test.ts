@@ -19,7 +19,12 @@ import { ServiceCaller } from "../../src/transport/retry.js";
 
 const ctx: FailureContext = { surface: "hosted", model: "m", secrets: ["sk-secret-1"] };
 const init = { summary: "s.", hint: "h.", surface: "hosted" as const };
-const ESTIMATE: RequestEstimate = { model: "m", inputTokens: 100, maxOutputTokens: 100, choices: 1 };
+const ESTIMATE: RequestEstimate = {
+  model: "m",
+  inputTokens: 100,
+  maxOutputTokens: 100,
+  choices: 1,
+};
 const caller = () => new ServiceCaller({ initialDelayMs: 1, maxDelayMs: 2, maxRetries: 2 });
 const answer = (data: unknown): Answer<unknown> => ({ data, response: new Response("{}") });
 
@@ -142,7 +147,9 @@ describe("sendRequest", () => {
           ...fetchOptions,
         });
         // Read as the SDK would, outside the fetch layer.
-        throw new SyntaxError(`Unexpected end of JSON input ${await response.text().catch(() => "")}`);
+        throw new SyntaxError(
+          `Unexpected end of JSON input ${await response.text().catch(() => "")}`,
+        );
       },
       read: () => "never",
     }).catch((e: unknown) => e);
