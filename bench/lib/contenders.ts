@@ -1,6 +1,6 @@
 /** @module The clients compared: ours, a hand-configured `ChatOpenAI`, the raw `openai` SDK and raw `fetch`. */
 
-import { ChatOpenAI, type ChatOpenAIFields } from "@langchain/openai";
+import { ChatOpenAI, ChatOpenAICompletions, type ChatOpenAIFields } from "@langchain/openai";
 import { OpenAI } from "openai";
 import { ChatInferenceService, type ChatInferenceServiceFields } from "../../src/index.js";
 import type { Fetch } from "../../src/transport/fetch.js";
@@ -39,6 +39,22 @@ export function chatOpenAI(target: Target, fields: Partial<ChatOpenAIFields> = {
     model: target.model,
     apiKey: target.apiKey,
     useResponsesApi: false,
+    configuration: { baseURL: target.baseURL, ...(target.fetch ? { fetch: target.fetch } : {}) },
+    ...fields,
+  });
+}
+
+/**
+ * `ChatOpenAICompletions`, the class ours extends, configured by hand: the baseline of the
+ * per-call overhead (`ChatOpenAI` wraps it and adds its own cost on top).
+ */
+export function chatOpenAICompletions(
+  target: Target,
+  fields: Partial<ChatOpenAIFields> = {},
+): ChatOpenAICompletions {
+  return new ChatOpenAICompletions({
+    model: target.model,
+    apiKey: target.apiKey,
     configuration: { baseURL: target.baseURL, ...(target.fetch ? { fetch: target.fetch } : {}) },
     ...fields,
   });

@@ -405,7 +405,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       this.#request(options, call, body),
     );
     const chunks = this.#chunksOf(events, requestId, index, call.runManager);
-    yield* call.meter ? call.meter.meterStream(chunks, countChunk, attempt) : chunks;
+    yield* call.meter ? call.meter.meterStream(chunks, countChunk, () => attempt) : chunks;
     options.signal?.throwIfAborted();
   }
 

@@ -91,11 +91,12 @@ export class CallMeter {
   /**
    * Passes a stream through, reading each item with `read`; when the stream ends, fails or is
    * left early, the attempt that answered it settles to what was read ({@link endStream}).
+   * `attempt` is asked for then: a stream that opens as it is first read knows it only later.
    */
   async *meterStream<T>(
     source: AsyncIterable<T>,
     read: (reading: StreamReading, item: T) => void,
-    attempt: MeteredAttempt | undefined,
+    attempt: () => MeteredAttempt | undefined,
   ): AsyncGenerator<T> {
     const reading = new StreamReading();
     let outcome: "ended" | "failed" | "left" = "left";
@@ -109,7 +110,7 @@ export class CallMeter {
       outcome = "failed";
       throw error;
     } finally {
-      await this.endStream(reading, outcome === "left", attempt);
+      await this.endStream(reading, outcome === "left", attempt());
     }
   }
 

@@ -70,6 +70,7 @@ export class ServiceCaller extends AsyncCaller {
   private readonly userOnFailedAttempt?: (error: unknown) => unknown;
   private readonly normalize: (error: unknown) => unknown;
   private readonly deadline?: RetryDeadline;
+  readonly #slots: Slots;
 
   constructor(params: ServiceCallerParams = {}) {
     const {
@@ -95,6 +96,7 @@ export class ServiceCaller extends AsyncCaller {
     this.userOnFailedAttempt = onFailedAttempt;
     this.normalize = normalize;
     this.deadline = deadline && deadline.ms > 0 ? deadline : undefined;
+    this.#slots = new Slots(this.maxConcurrency ?? Number.POSITIVE_INFINITY);
   }
 
   /** The retry cap used when a call does not pass its own `maxRetries`. */
@@ -110,6 +112,12 @@ export class ServiceCaller extends AsyncCaller {
     return this.callWithOptions({}, callable, ...args);
   }
 
+  /**
+   * Runs `callable` with this layer's retries, at most `maxConcurrency` at once (never through
+   * the base class's queue and retry wrapper, which would have nothing to retry). A cancelled
+   * call leaves the queue at once; once started, it ends when its attempt has settled what it
+   * held, since every wait inside an attempt honours the signal.
+   */
   // biome-ignore lint/suspicious/noExplicitAny: mirrors AsyncCaller's own signature
   override callWithOptions<A extends any[], T extends (...args: A) => Promise<any>>(
     options: AsyncCallerCallOptions,
@@ -117,9 +125,8 @@ export class ServiceCaller extends AsyncCaller {
     ...args: Parameters<T>
   ): Promise<Awaited<ReturnType<T>>> {
     const retries = options.maxRetries ?? this.defaultMaxRetries;
-    return super.callWithOptions({ ...options, maxRetries: 0 }, () =>
-      this.retrying(() => callable(...args), retries, options.signal),
-    );
+    const { signal } = options;
+    return this.#slots.run(() => this.retrying(() => callable(...args), retries, signal), signal);
   }
 
   private async retrying<T>(attempt: () => Promise<T>, retries: number, signal?: AbortSignal) {
@@ -161,5 +168,52 @@ export class ServiceCaller extends AsyncCaller {
   private finalError(error: unknown, started: number): unknown {
     if (!this.deadline?.when(error)) return error;
     return this.deadline.onDeadline(error, Date.now() - started);
+  }
+}
+
+/**
+ * At most `limit` tasks at once; the others wait their turn in order. A waiter whose signal
+ * aborts leaves the line at once (`AbortError`), taking no slot.
+ */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(limit: number) {
+    this.#free = limit;
+  }
+
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (this.#free === Number.POSITIVE_INFINITY) return task();
+    if (this.#free > 0) this.#free--;
+    else await this.#turn(signal);
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+
+  /** Resolves when a finishing task hands its slot on; rejects when `signal` aborts first. */
+  #turn(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const take = () => {
+        signal?.removeEventListener("abort", leave);
+        resolve();
+      };
+      const leave = () => {
+        const at = this.#waiting.indexOf(take);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        reject(abortError(signal!));
+      };
+      if (signal?.aborted) {
+        reject(abortError(signal));
+        return;
+      }
+      this.#waiting.push(take);
+      signal?.addEventListener("abort", leave, { once: true });
+    });
   }
 }

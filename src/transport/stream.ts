@@ -10,14 +10,96 @@ import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
 import { sawDoneEvent } from "./body.js";
 
 /**
- * Passes a stream through unchanged. A plain iterator, not an async generator: it sits on every
- * chunk of every stream. A stream that ends without any choice, or whose choices never carry
- * content, tool calls, reasoning or a finish reason ({@link carriesAnswer}), is a
- * `MalformedResponseError`, as a 200 without a usable choice is on invoke
- * (docs/service-contract.md#errors, rule 4). One that ends with neither a finish reason nor
- * `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
+ * A stream passed through unchanged, watched as it is read. A plain iterator, not an async
+ * generator: it sits on every chunk of every stream. A stream that ends without any choice, or
+ * whose choices never carry content, tool calls, reasoning or a finish reason
+ * ({@link carriesAnswer}), is a `MalformedResponseError`, as a 200 without a usable choice is on
+ * invoke (docs/service-contract.md#errors, rule 4). One that ends with neither a finish reason
+ * nor `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
  * `ServiceConnectionError` keeping what arrived, as a cut JSON body is.
  */
+class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
+  readonly #source: AsyncIterator<T>;
+  readonly #ctx: FailureContext;
+  readonly #status: number;
+  readonly #sawDone: () => boolean | undefined;
+  /** The first event, read before the stream was handed out (see {@link openStream}). */
+  #head: IteratorResult<T> | undefined;
+  #partialOutput = "";
+  #choices = false;
+  #answered = false;
+  #finished = false;
+
+  constructor(
+    source: AsyncIterator<T>,
+    ctx: FailureContext,
+    status: number,
+    sawDone: () => boolean | undefined,
+    head?: IteratorResult<T>,
+  ) {
+    this.#source = source;
+    this.#ctx = ctx;
+    this.#status = status;
+    this.#sawDone = sawDone;
+    this.#head = head;
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<T>> {
+    let result = this.#head;
+    if (result !== undefined) this.#head = undefined;
+    else {
+      try {
+        result = await this.#source.next();
+      } catch (error) {
+        const ctx = { ...this.#ctx, partialOutput: this.#partialOutput, midStream: true };
+        throw asServiceError(error, ctx);
+      }
+    }
+    if (!result.done) this.#watch(result.value);
+    else this.#checkEnd();
+    return result;
+  }
+
+  async return(value?: unknown): Promise<IteratorResult<T>> {
+    this.#head = undefined;
+    await this.#source.return?.(value);
+    return { done: true, value: undefined };
+  }
+
+  #watch(chunk: T): void {
+    const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
+    if (choice === undefined) return;
+    this.#choices = true;
+    this.#answered ||= carriesAnswer(choice, "delta");
+    this.#finished ||= typeof choice.finish_reason === "string";
+    const text = textOfChoice(choice, "delta");
+    if (text) this.#partialOutput += text;
+  }
+
+  #checkEnd(): void {
+    const ctx = this.#ctx;
+    const headers = ctx.responseHeaders;
+    if (!this.#answered) {
+      const detail = this.#choices
+        ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
+        : "the stream ended without any choice";
+      throw toServiceError({ kind: "malformed", detail, headers, status: this.#status }, ctx);
+    }
+    if (!this.#finished && this.#sawDone() === false) {
+      const cause = new Error("the event stream ended without a finish reason or [DONE]");
+      throw toServiceError(
+        { kind: "network", cause, afterResponse: true, headers },
+        { ...ctx, partialOutput: this.#partialOutput, midStream: true },
+      );
+    }
+  }
+}
+
+/** Passes a stream through unchanged, watched as {@link WatchedStream} says. */
 export function tagStream<T extends object>(
   stream: AsyncIterable<T>,
   headers: Headers,
@@ -26,49 +108,7 @@ export function tagStream<T extends object>(
   sawDone: () => boolean | undefined = () => undefined,
 ): AsyncIterableIterator<T> {
   const source = stream[Symbol.asyncIterator]();
-  const streamCtx: FailureContext = { ...ctx, responseHeaders: headers };
-  let partialOutput = "";
-  let choices = false;
-  let answered = false;
-  let finished = false;
-  return {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    async next() {
-      let result: IteratorResult<T>;
-      try {
-        result = await source.next();
-      } catch (error) {
-        throw asServiceError(error, { ...streamCtx, partialOutput, midStream: true });
-      }
-      if (!result.done) {
-        const choice = (result.value as { choices?: RawChoice[] }).choices?.[0];
-        if (choice !== undefined) {
-          choices = true;
-          answered ||= carriesAnswer(choice, "delta");
-          finished ||= typeof choice.finish_reason === "string";
-          partialOutput += textOfChoice(choice, "delta") ?? "";
-        }
-      } else if (!answered) {
-        const detail = choices
-          ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
-          : "the stream ended without any choice";
-        throw toServiceError({ kind: "malformed", detail, headers, status }, streamCtx);
-      } else if (!finished && sawDone() === false) {
-        const cause = new Error("the event stream ended without a finish reason or [DONE]");
-        throw toServiceError(
-          { kind: "network", cause, afterResponse: true, headers },
-          { ...streamCtx, partialOutput, midStream: true },
-        );
-      }
-      return result;
-    },
-    async return(value?: unknown) {
-      await source.return?.(value);
-      return { done: true, value: undefined };
-    },
-  };
+  return new WatchedStream(source, { ...ctx, responseHeaders: headers }, status, sawDone);
 }
 
 /**
@@ -91,20 +131,6 @@ export async function openStream<T extends object>(
     throw asServiceError(error, { ...ctx, responseHeaders: headers });
   }
   if (first.done) throw toServiceError({ kind: "empty", status, headers }, ctx);
-  let head: IteratorResult<T> | undefined = first;
-  const rest: AsyncIterableIterator<T> = {
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-    next() {
-      const next = head;
-      head = undefined;
-      return next ? Promise.resolve(next) : source.next();
-    },
-    async return(value?: unknown) {
-      head = undefined;
-      return (await source.return?.(value)) ?? { done: true, value: undefined };
-    },
-  };
-  return tagStream(rest, headers, ctx, status, () => sawDoneEvent(response));
+  const watched = { ...ctx, responseHeaders: headers };
+  return new WatchedStream(source, watched, status, () => sawDoneEvent(response), first);
 }

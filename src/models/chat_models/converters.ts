@@ -13,8 +13,11 @@ import {
   convertCompletionsMessageToBaseMessage,
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
+import type { ReasoningSettings } from "../../config/profiles.js";
 import { LS_PROVIDER } from "../../constants.js";
+import type { MeteredAttempt } from "../../spend/call_meter.js";
 import { tokenUsageFromMetadata } from "../../spend/usage.js";
+import { StreamReasoning } from "../reasoning/read_reasoning.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -118,6 +121,16 @@ export function toChatResult(
   };
 }
 
+/** A chat stream, opened: its events, and what reading them needs. */
+export interface OpenedChatStream {
+  events: AsyncIterable<Chunk>;
+  /** The request ID of the response; the model is read from the chunks. */
+  meta: ResponseMeta;
+  /** The `<think>` tags the model's profile says to look for. */
+  reasoning: ReasoningSettings["reasoningTags"];
+  attempt?: MeteredAttempt;
+}
+
 /** What a stream's chunks need from the stream as a whole. */
 export interface StreamState {
   /** The role of the first delta, which later deltas leave out. */
@@ -194,37 +207,57 @@ export function usageChunk(usage: WireUsage): ChatGenerationChunk {
 }
 
 /**
- * A stream's chunks as `ChatOpenAI` builds them: each token goes to `handleLLMNewToken` once it
- * is handed out, the usage chunk comes last; a stream stopped by `signal` ends early and then
- * throws, as the base class's does.
+ * A stream's chunks as `ChatOpenAI` builds them, from a stream opened when they are first read:
+ * each chunk's reasoning read out of it (`StreamReasoning`), each token given to
+ * `handleLLMNewToken` once it is handed out, what the reasoning reader held back and the usage
+ * chunk last. A stream stopped by `signal` ends early and then throws, as the base class's does.
+ * One async generator over the watched stream: it sits on every chunk.
  */
 export async function* toGenerationChunks(
-  events: AsyncIterable<Chunk>,
+  open: () => Promise<OpenedChatStream>,
   state: StreamState,
   signal: AbortSignal | undefined,
   runManager: CallbackManagerForLLMRun | undefined,
 ): AsyncGenerator<ChatGenerationChunk> {
+  const { events, meta, reasoning } = await open();
+  state.meta = meta;
+  const reader = new StreamReasoning<Chunk>(reasoning);
   let usage: Chunk["usage"] | undefined;
+  const convert = (data: Chunk) => {
+    if (data.usage) usage = data.usage;
+    return toGenerationChunk(data, state);
+  };
   for await (const data of events) {
     if (signal?.aborted) return;
-    if (data.usage) usage = data.usage;
-    const chunk = toGenerationChunk(data, state);
+    reader.read(data);
+    const chunk = convert(data);
     if (chunk === undefined) continue;
     yield chunk;
-    const indices = chunk.generationInfo as { prompt: number; completion: number };
-    await runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
-      chunk,
-    });
+    await newToken(runManager, chunk);
+  }
+  for (const data of reader.end()) {
+    const chunk = convert(data);
+    if (chunk === undefined) continue;
+    yield chunk;
+    await newToken(runManager, chunk);
   }
   if (usage) {
     const chunk = usageChunk(usage);
     yield chunk;
-    const indices = { prompt: 0, completion: 0 };
-    await runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
-      chunk,
-    });
+    await newToken(runManager, chunk, { prompt: 0, completion: 0 });
   }
   if (signal?.aborted) throw new Error("AbortError");
+}
+
+/** Hands one chunk to the run's `handleLLMNewToken`, with its place in the batch. */
+function newToken(
+  runManager: CallbackManagerForLLMRun | undefined,
+  chunk: ChatGenerationChunk,
+  indices = chunk.generationInfo as { prompt: number; completion: number },
+): Promise<void> | undefined {
+  return runManager?.handleLLMNewToken(chunk.text, indices, undefined, undefined, undefined, {
+    chunk,
+  });
 }
 
 /**

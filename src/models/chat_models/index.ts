@@ -52,6 +52,7 @@ import { runOf, withRun } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
   metadataFields,
+  type OpenedChatStream,
   type ResponseMeta,
   type StreamState,
   toChatResult,
@@ -343,22 +344,26 @@ export class ChatInferenceService<
    * last. The call's meter settles to the usage chunk, or to what was streamed when the stream
    * fails or is left before it.
    */
-  override async *_streamResponseChunks(
+  override _streamResponseChunks(
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
     const meter = this.#channel.meter(runManager);
-    const body = this.#body(messages, options, true);
-    const { events, meta, attempt } = await this.#stream(body, options, meter);
+    let attempt: MeteredAttempt | undefined;
+    // Opened when the chunks are first read: nothing is sent for a stream nobody reads.
+    const open = async () => {
+      const opened = await this.#stream(this.#body(messages, options, true), options, meter);
+      attempt = opened.attempt;
+      return opened;
+    };
     const state: StreamState = {
-      meta,
       promptIndex: options.promptIndex ?? 0,
       logprobs: this.logprobs === true,
       includeRawResponse: this.__includeRawResponse,
     };
-    const chunks = toGenerationChunks(events, state, options.signal, runManager);
-    yield* meter ? meter.meterStream(chunks, countGenerationChunk, attempt) : chunks;
+    const chunks = toGenerationChunks(open, state, options.signal, runManager);
+    return meter ? meter.meterStream(chunks, countGenerationChunk, () => attempt) : chunks;
   }
 
   /**
@@ -401,8 +406,9 @@ export class ChatInferenceService<
   ): AsyncGenerator<ChatModelStreamEvent> {
     const body = this.#body(messages, options, true);
     const meter = this.#channel.meter(runManager ?? runOf(options));
-    const { events: raw, meta, attempt } = await this.#stream(body, options, meter);
-    const events = meter ? meter.meterStream(raw, countChunk, attempt) : raw;
+    const { events: opened, reasoning, meta, attempt } = await this.#stream(body, options, meter);
+    const raw = readStreamReasoning(opened, reasoning);
+    const events = meter ? meter.meterStream(raw, countChunk, () => attempt) : raw;
     const signal = options.signal;
     async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
       for await (const data of source) {
@@ -448,7 +454,10 @@ export class ChatInferenceService<
     const { maxRetries, signal, ...options } = requestOptions ?? {};
     const call = { signal: signal ?? undefined, maxRetries, options };
     const meter = this.#channel.meter();
-    if (request.stream) return (await this.#stream(request, call, meter)).events;
+    if (request.stream) {
+      const { events, reasoning } = await this.#stream(request, call, meter);
+      return readStreamReasoning(events, reasoning);
+    }
     return (await this.#complete(request, call, meter)).completion;
   }
 
@@ -509,18 +518,22 @@ export class ChatInferenceService<
   }
 
   /**
-   * A stream, once its first event has arrived, with its reasoning read out chunk by chunk, and
-   * the metered attempt that answered it, which whoever reads the stream settles (`meterStream`).
+   * A stream, once its first event has arrived, with the response's metadata, the profile's
+   * reasoning tags to read out of it, and the metered attempt that answered it, which whoever
+   * reads the stream settles (`meterStream`).
    */
   async #stream(
     body: ChatRequest,
     call: CallSettings,
     meter: CallMeter | undefined,
-  ): Promise<{ events: AsyncIterable<Chunk>; meta: ResponseMeta; attempt?: MeteredAttempt }> {
+  ): Promise<OpenedChatStream> {
     const opened = await this.#channel.stream<Chunk>(this.#channelRequest(body, call, meter));
-    const { reasoningTags } = reasoningSettingsOf(this.#resolvedProfile());
-    const events = readStreamReasoning(opened.events, reasoningTags);
-    return { events, meta: { requestId: opened.requestId }, attempt: opened.attempt };
+    return {
+      events: opened.events,
+      meta: { requestId: opened.requestId },
+      reasoning: reasoningSettingsOf(this.#resolvedProfile()).reasoningTags,
+      attempt: opened.attempt,
+    };
   }
 
   override withStructuredOutput<

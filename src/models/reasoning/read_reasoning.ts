@@ -46,68 +46,93 @@ interface ChoiceReading {
 }
 
 /**
- * A stream whose chunks are rewritten as {@link readCompletionReasoning} rewrites a completion.
- * Tags split across chunks at any character are found; a chunk's text is held back only while
- * it may be part of a tag (the rest of the chunk goes out at once), and what is held when a
- * choice finishes goes out with its finishing chunk, or in a chunk of its own if the stream
- * ends without one. A plain iterator, like the stream layer below it: it sits on every chunk.
+ * A stream's chunks rewritten as {@link readCompletionReasoning} rewrites a completion, one by
+ * one as they are read. Tags split across chunks at any character are found; a chunk's text is
+ * held back only while it may be part of a tag (the rest of the chunk goes out at once), and what
+ * is held when a choice finishes goes out with its finishing chunk, or, if the stream ends
+ * without one, in a chunk of its own ({@link end}).
+ */
+export class StreamReasoning<T extends Chunk> {
+  readonly #tags: Tags;
+  readonly #choices = new Map<number, ChoiceReading>();
+  #last: T | undefined;
+
+  constructor(tags: Tags) {
+    this.#tags = tags;
+  }
+
+  /** Rewrites one chunk in place. */
+  read(chunk: T): void {
+    this.#last = chunk;
+    for (const choice of chunk.choices ?? []) {
+      const delta = choice?.delta as RawReply | undefined;
+      if (!delta) continue;
+      const state = this.#reading(choice.index ?? 0);
+      // Reasoning in a field: the server parsed it, so the answer holds no tags to read.
+      if (moveReasoningField(delta)) state.split = undefined;
+      const split = state.split;
+      if (split === undefined) continue;
+      if (typeof delta.content === "string" && delta.content !== "") {
+        apply(delta, split.push(delta.content));
+        if (split.settled) state.split = undefined;
+      }
+      if (choice.finish_reason != null && state.split !== undefined) {
+        apply(delta, state.split.end());
+        state.split = undefined;
+      }
+    }
+    readCachedTokens(chunk.usage);
+  }
+
+  /** The stream ended: what is still held back, one chunk per choice that holds some. */
+  end(): T[] {
+    const held: T[] = [];
+    for (const [index, choice] of this.#choices) {
+      const flushed = choice.split?.end();
+      choice.split = undefined;
+      if (this.#last && flushed && (flushed.text !== "" || flushed.reasoning !== "")) {
+        held.push(chunkWith(this.#last, index, flushed));
+      }
+    }
+    return held;
+  }
+
+  #reading(index: number): ChoiceReading {
+    let found = this.#choices.get(index);
+    if (found === undefined) {
+      found = this.#tags === "off" ? {} : { split: new ThinkTagSplitter(this.#tags) };
+      this.#choices.set(index, found);
+    }
+    return found;
+  }
+}
+
+/**
+ * A stream read through {@link StreamReasoning}. A plain iterator, like the stream layer below
+ * it: it sits on every chunk.
  */
 export function readStreamReasoning<T extends Chunk>(
   stream: AsyncIterable<T>,
   tags: Tags,
 ): AsyncIterableIterator<T> {
   const source = stream[Symbol.asyncIterator]();
-  const choices = new Map<number, ChoiceReading>();
-  const pending: T[] = [];
-  let last: T | undefined;
-  const reading = (index: number): ChoiceReading => {
-    let found = choices.get(index);
-    if (found === undefined) {
-      found = tags === "off" ? {} : { split: new ThinkTagSplitter(tags) };
-      choices.set(index, found);
-    }
-    return found;
-  };
+  const reader = new StreamReasoning<T>(tags);
+  let held: T[] | undefined;
   return {
     [Symbol.asyncIterator]() {
       return this;
     },
     async next() {
-      const queued = pending.shift();
-      if (queued !== undefined) return { done: false, value: queued };
-      const result = await source.next();
-      if (result.done) {
-        for (const [index, choice] of choices) {
-          const flushed = choice.split?.end();
-          choice.split = undefined;
-          if (last && flushed && (flushed.text !== "" || flushed.reasoning !== "")) {
-            pending.push(chunkWith(last, index, flushed));
-          }
+      if (held === undefined) {
+        const result = await source.next();
+        if (!result.done) {
+          reader.read(result.value);
+          return result;
         }
-        const flush = pending.shift();
-        return flush !== undefined ? { done: false, value: flush } : result;
+        held = reader.end();
       }
-      const chunk = result.value;
-      last = chunk;
-      for (const choice of chunk.choices ?? []) {
-        const delta = choice?.delta as RawReply | undefined;
-        if (!delta) continue;
-        const state = reading(choice.index ?? 0);
-        // Reasoning in a field: the server parsed it, so the answer holds no tags to read.
-        if (moveReasoningField(delta)) state.split = undefined;
-        const split = state.split;
-        if (split === undefined) continue;
-        if (typeof delta.content === "string" && delta.content !== "") {
-          apply(delta, split.push(delta.content));
-          if (split.settled) state.split = undefined;
-        }
-        if (choice.finish_reason != null && state.split !== undefined) {
-          apply(delta, state.split.end());
-          state.split = undefined;
-        }
-      }
-      readCachedTokens(chunk.usage);
-      return result;
+      const next = held.shift();
+      return next !== undefined ? { done: false, value: next } : { done: true, value: undefined };
     },
     async return(value?: unknown) {
       await source.return?.(value);
