@@ -20,6 +20,7 @@ import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { readEmbeddings } from "../transport/answer.js";
 import { ServiceChannel } from "../transport/channel.js";
 import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
+import { endUnstartedRun, runIdOf } from "./run_start.js";
 
 /** Options of {@link InferenceServiceEmbeddings}, each documented where its schema declares it. */
 export type InferenceServiceEmbeddingsFields = InferenceServiceEmbeddingsOptions;
@@ -239,17 +240,24 @@ export class InferenceServiceEmbeddings extends Embeddings {
       { ls_provider: LS_PROVIDER, ls_model_name: this.model },
     );
     if (manager === undefined) return undefined;
-    const [run] = await manager.handleLLMStart(
-      SERIALIZED,
-      [texts.join("\n\n")],
-      undefined,
-      undefined,
-      { invocation_params: this.invocationParams(), inputs: texts.length },
-      undefined,
-      undefined,
-      "InferenceServiceEmbeddings",
-    );
-    return run;
+    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
+    const runId = runIdOf(undefined);
+    try {
+      const [run] = await manager.handleLLMStart(
+        SERIALIZED,
+        [texts.join("\n\n")],
+        runId,
+        undefined,
+        { invocation_params: this.invocationParams(), inputs: texts.length },
+        undefined,
+        undefined,
+        "InferenceServiceEmbeddings",
+      );
+      return run;
+    } catch (error) {
+      await endUnstartedRun(runId, error, manager);
+      throw error;
+    }
   }
 
   /**

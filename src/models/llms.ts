@@ -1,5 +1,6 @@
 /** @module `DedicatedEndpointLLM`: the text LLM for a user's own dedicated endpoint (docs/service-contract.md#dedicated-endpoints). */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
   BaseLLM,
   type BaseLLMCallOptions,
@@ -26,6 +27,7 @@ import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
 import { type ChannelRequest, ServiceChannel } from "../transport/channel.js";
+import { abortError } from "../utils/sleep.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
 import {
@@ -35,6 +37,7 @@ import {
   serialisedValues,
   validateDedicatedEndpointOptions,
 } from "./options.js";
+import { endUnstartedRun, guardedStart, runIdOf } from "./run_start.js";
 
 /** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
 export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
@@ -300,6 +303,37 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     return { service_name: this.serviceName, ...this.invocationParams(), baseURL: this.baseURL };
   }
 
+  /** @ignore The base class's, with its run's ID fixed so that a failed start can be ended (see `run_start.ts`). */
+  override async _generateUncached(
+    prompts: string[],
+    parsedOptions: this["ParsedCallOptions"],
+    handledOptions: RunnableConfig,
+    startedRunManagers?: CallbackManagerForLLMRun[],
+  ): Promise<LLMResult> {
+    if (startedRunManagers !== undefined) {
+      return super._generateUncached(prompts, parsedOptions, handledOptions, startedRunManagers);
+    }
+    const runId = runIdOf(handledOptions.runId);
+    try {
+      return await super._generateUncached(prompts, parsedOptions, { ...handledOptions, runId });
+    } catch (error) {
+      await endUnstartedRun(runId, error, handledOptions.callbacks, this.callbacks);
+      throw error;
+    }
+  }
+
+  /** @ignore `stream()`: the base class's, with its run's ID fixed so that a failed start can be ended. */
+  override _streamIterator(
+    input: BaseLanguageModelInput,
+    options?: DedicatedEndpointLLMCallOptions,
+  ): AsyncGenerator<string> {
+    const runId = runIdOf(options?.runId);
+    const inner = super._streamIterator(input, { ...options, runId });
+    return guardedStart(inner, (error) =>
+      endUnstartedRun(runId, error, options?.callbacks, this.callbacks),
+    );
+  }
+
   /** One request per prompt, all through the caller's queue (so at most `maxConcurrency` at once). */
   override async _generate(
     prompts: string[],
@@ -405,8 +439,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       this.#request(options, call, body),
     );
     const chunks = this.#chunksOf(events, requestId, index, call.runManager);
-    yield* call.meter ? call.meter.meterStream(chunks, countChunk, () => attempt) : chunks;
-    options.signal?.throwIfAborted();
+    const { signal } = options;
+    yield* call.meter ? call.meter.meterStream(chunks, countChunk, () => attempt, signal) : chunks;
+    if (signal?.aborted) throw abortError(signal);
   }
 
   async *#chunksOf(

@@ -1,7 +1,7 @@
 /**
- * @module `CallMeter`: what both models do around each request they send — reserve its
+ * @module `CallMeter`: what every model does around each request it sends — reserve its
  * worst-case cost with the run's usage trackers, wait for its turn at the rate limiter, then
- * settle the reservations to what the request really used.
+ * settle the reservations to what the request really used, whichever way the call ends.
  */
 import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { TokenUsage } from "@langchain/core/language_models/base";
@@ -9,6 +9,8 @@ import { RateLimitError } from "../errors/errors.js";
 import { type RequestEstimate, StreamReading } from "./estimate.js";
 import type { RateLimiter, RatePermit } from "./rate_limiter.js";
 import {
+  holdersOf,
+  type RunEnd,
   type SpendGuard,
   type SpendReservation,
   spendGuardsOf,
@@ -30,19 +32,26 @@ export interface MeterSetup {
   keyId?: string;
 }
 
+/** How a metered stream ended. */
+export type StreamEnd = "ended" | "failed" | "left" | "aborted";
+
 /**
  * The meter of one model call (one run): hands out a {@link MeteredAttempt} for each request
- * attempt, and settles an answered stream's attempt when the stream ends, fails or is left.
+ * attempt, and is the one place a call's end reaches its trackers when LangChain will not end
+ * its run — a stream left early, a call stopped by its signal, a run whose start failed.
  * A model builds one only when the call has a tracker or a limiter ({@link createCallMeter}).
  */
 export class CallMeter {
   readonly #guards: SpendGuard[];
+  /** For each guard, whether it holds the reservations of a budget it shares (see `holdersOf`). */
+  readonly #holds: boolean[];
   readonly #runId?: string;
   readonly #limiter?: RateLimiter;
   readonly #keyId?: string;
 
   constructor(setup: MeterSetup, guards: SpendGuard[] = spendGuardsOf(setup.run?.handlers)) {
     this.#guards = guards;
+    this.#holds = holdersOf(guards);
     this.#runId = setup.run?.runId;
     this.#limiter = setup.limiter;
     this.#keyId = setup.keyId;
@@ -58,7 +67,9 @@ export class CallMeter {
     const runId = this.#runId;
     if (runId !== undefined) {
       try {
-        for (const guard of this.#guards) reservations.push(await guard.reserve(runId, estimate));
+        for (const [i, guard] of this.#guards.entries()) {
+          reservations.push(await guard.reserve(runId, estimate, { hold: this.#holds[i] }));
+        }
       } catch (error) {
         await releaseAll(reservations);
         throw error;
@@ -75,50 +86,64 @@ export class CallMeter {
   }
 
   /**
-   * The stream of `attempt` ended, failed or was left: settles it to the usage chunk if it came,
-   * else to an estimate of the text streamed; a stream left early also tells the trackers that
-   * its run will get no end callback.
-   */
-  async endStream(
-    reading: StreamReading,
-    abandoned: boolean,
-    attempt: MeteredAttempt | undefined,
-  ): Promise<void> {
-    await attempt?.settle(reading.usage, reading.outputTokens);
-    if (abandoned) await this.abandon();
-  }
-
-  /**
-   * Passes a stream through, reading each item with `read`; when the stream ends, fails or is
-   * left early, the attempt that answered it settles to what was read ({@link endStream}).
-   * `attempt` is asked for then: a stream that opens as it is first read knows it only later.
+   * Passes a stream through, reading each item with `read`, and settles the attempt that
+   * answered it to what was read — the usage chunk if it came, else the prompt estimate plus
+   * the output streamed — once, however the stream ends: read to its end, failed, left early
+   * (`break`, `return`), or stopped by `signal`, which settles it at once, even when nobody
+   * reads the stream again. A stream left or stopped also ends its run with the trackers.
+   * `attempt` is asked for at the end: a stream that opens as it is first read knows it later.
    */
   async *meterStream<T>(
     source: AsyncIterable<T>,
     read: (reading: StreamReading, item: T) => void,
     attempt: () => MeteredAttempt | undefined,
+    signal?: AbortSignal,
   ): AsyncGenerator<T> {
     const reading = new StreamReading();
-    let outcome: "ended" | "failed" | "left" = "left";
+    let settled: Promise<void> | undefined;
+    const end = (how: StreamEnd): Promise<void> => {
+      signal?.removeEventListener("abort", onAbort);
+      settled ??= this.#endStream(reading, how, attempt());
+      return settled;
+    };
+    const onAbort = () => void end("aborted");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let how: StreamEnd = "left";
     try {
       for await (const item of source) {
         read(reading, item);
         yield item;
       }
-      outcome = "ended";
+      how = "ended";
     } catch (error) {
-      outcome = "failed";
+      how = signal?.aborted ? "aborted" : "failed";
       throw error;
     } finally {
-      await this.endStream(reading, outcome === "left", attempt());
+      await end(how);
     }
   }
 
-  /** The run's stream was left before its end: its run gets no end callback, so count it now. */
-  async abandon(): Promise<void> {
+  /** Settles a stream's attempt to what was read; a stream left or stopped ends its run. */
+  async #endStream(
+    reading: StreamReading,
+    how: StreamEnd,
+    attempt: MeteredAttempt | undefined,
+  ): Promise<void> {
+    await attempt?.settle(reading.usage, reading.outputTokens);
+    if (how === "left" || how === "aborted") {
+      await this.endRun({
+        abandoned: true,
+        ...(how === "aborted" ? { aborted: true } : {}),
+        ...(attempt?.requestId !== undefined ? { requestId: attempt.requestId } : {}),
+      });
+    }
+  }
+
+  /** The run will get no end callback from LangChain (or not before this): each tracker ends it now. */
+  async endRun(how: RunEnd): Promise<void> {
     const runId = this.#runId;
     if (runId === undefined) return;
-    for (const guard of this.#guards) await guard.abandon(runId);
+    await Promise.all(this.#guards.map((guard) => guard.endRun(runId, how)));
   }
 }
 
@@ -127,6 +152,8 @@ export class MeteredAttempt {
   readonly #estimate: RequestEstimate;
   readonly #reservations: SpendReservation[];
   readonly #permit?: RatePermit;
+  /** The request ID of the answer, once one has begun. */
+  requestId?: string;
 
   constructor(
     estimate: RequestEstimate,
@@ -139,7 +166,8 @@ export class MeteredAttempt {
   }
 
   /** The service answered with a 2xx: the rate limiter learns what the service accepts. */
-  answered(): void {
+  answered(requestId?: string): void {
+    this.requestId = requestId;
     this.#permit?.answered();
   }
 
@@ -160,6 +188,14 @@ export class MeteredAttempt {
   async fail(error: unknown): Promise<void> {
     if (RateLimitError.isInstance(error)) await this.#permit?.rateLimited(error.retryAfterMs);
     await releaseAll(this.#reservations);
+  }
+
+  /**
+   * The call was cancelled while the request was on its way or being answered: the service
+   * may have answered and billed it, so each hold is charged as it stands (the worst case).
+   */
+  async cancelled(): Promise<void> {
+    await Promise.all(this.#reservations.map((r) => r.settleAsHeld()));
   }
 }
 

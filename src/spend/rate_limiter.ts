@@ -183,19 +183,21 @@ export class RateLimiter {
   }
 
   /**
-   * Waits for a slot; a call cancelled meanwhile gives it back at once, so the calls after it
-   * are not held up by requests that will never be sent.
+   * Waits for a slot; a call cancelled meanwhile gives it back in the abort's own tick (the
+   * memory store at once, Redis's command sent then), so an `acquire` made just after the abort
+   * is not held up by requests that will never be sent.
    */
   async #wait(key: string, grant: RateGrant, signal: AbortSignal | undefined): Promise<void> {
+    const { epoch, requestSpan, tokenSpan } = grant;
+    // Best effort: a store that fails to take it back keeps the slot, as before; the caller
+    // hears of its cancellation, not of the store.
+    const giveBack = () =>
+      void this.store.releaseRate?.(key, { epoch, requestSpan, tokenSpan }).catch(() => undefined);
+    signal?.addEventListener("abort", giveBack, { once: true });
     try {
       await sleep(grant.waitMs, signal);
-    } catch (error) {
-      const { epoch, requestSpan, tokenSpan } = grant;
-      const release = { epoch, requestSpan, tokenSpan };
-      // Best effort: a store that fails to take it back keeps the slot, as before; the caller
-      // hears of its cancellation, not of the store.
-      await this.store.releaseRate?.(key, release).catch(() => undefined);
-      throw error;
+    } finally {
+      signal?.removeEventListener("abort", giveBack);
     }
   }
 

@@ -29,8 +29,17 @@ export interface UsageRecord extends RunUsage {
   error?: { name: string; message: string };
   /** Set when LangChain's cache answered: no request was sent, no tokens counted. */
   cached?: true;
-  /** Set when the stream was left before its end (`break`): counted as far as it was read. */
+  /**
+   * Set when the stream was not read to its end (`break`, `return`, a consumer that stopped
+   * reading, a signal): counted as far as it was read.
+   */
   abandoned?: true;
+  /**
+   * Set when the caller's signal stopped the call. Not a failure: no `error`. A request sent and
+   * then cancelled before its answer counts its worst case, since the service may have billed
+   * it (`estimated`); a stream counts what arrived.
+   */
+  aborted?: true;
   /** Set when the service reported no usage, so the tokens are this package's estimate. */
   estimated?: true;
 }

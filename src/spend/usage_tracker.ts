@@ -8,12 +8,19 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { LC_NAMESPACE, SPEND_GUARD_BRAND } from "../constants.js";
+import { isAbortError } from "../errors/abort.js";
 import type { UsageStore } from "../stores/usage_store.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { Budget, type BudgetStatus } from "./budget.js";
 import { type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
 import { Prices } from "./prices.js";
-import type { SpendGuard, SpendReservation, TokenCount } from "./spend_guard.js";
+import type {
+  RunEnd,
+  SharedBudget,
+  SpendGuard,
+  SpendReservation,
+  TokenCount,
+} from "./spend_guard.js";
 import {
   modelOfRun,
   NO_USAGE,
@@ -59,7 +66,7 @@ interface PendingRun {
 }
 
 type Outcome = RunUsage &
-  Pick<UsageRecord, "requestId" | "error" | "cached" | "abandoned" | "estimated">;
+  Pick<UsageRecord, "requestId" | "error" | "cached" | "abandoned" | "aborted" | "estimated">;
 
 /**
  * Counts the tokens, cost and request IDs of every LLM and chat-model run it is given as a
@@ -133,6 +140,14 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   /** A tracker is one shared accumulator: LangChain gets the same instance back. */
   override copy(): this {
     return this;
+  }
+
+  /**
+   * The budget this tracker holds reservations in, when it has one: trackers of one call that
+   * share a store and a budget key hold each request once (see `budgetKey`).
+   */
+  get sharedBudget(): SharedBudget | undefined {
+    return this.budget === undefined ? undefined : { store: this.store, key: this.budgetKey };
   }
 
   /** The price given for a model, if any. */
@@ -252,14 +267,23 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     this.#finish(runId, { ...usage, requestId: requestIdOfResult(output) });
   }
 
+  /**
+   * A failed run, recorded with its error; a cancelled one (its signal aborted) is recorded as
+   * `aborted`, not as a failure. Either counts what its requests used.
+   */
   override handleLLMError(err: Error, runId: string): void {
+    const metered = this.#pending.get(runId)?.metered;
+    const usage = metered ? meteredUsage(metered) : NO_USAGE;
+    const requestId = requestIdOfError(err);
+    if (isAbortError(err)) {
+      this.#finish(runId, { ...usage, requestId, aborted: true });
+      return;
+    }
     const error = {
       name: typeof err?.name === "string" ? err.name : "Error",
       message: typeof err?.message === "string" ? err.message : String(err),
     };
-    const metered = this.#pending.get(runId)?.metered;
-    const usage = metered ? meteredUsage(metered) : NO_USAGE;
-    this.#finish(runId, { ...usage, requestId: requestIdOfError(err), error });
+    this.#finish(runId, { ...usage, requestId, error });
   }
 
   /**
@@ -267,7 +291,11 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
    * package's models for every request attempt, after the concurrency queue and before sending;
    * not needed in user code.
    */
-  async reserve(runId: string, estimate: RequestEstimate): Promise<SpendReservation> {
+  async reserve(
+    runId: string,
+    estimate: RequestEstimate,
+    { hold = true }: { hold?: boolean } = {},
+  ): Promise<SpendReservation> {
     const run = this.#pending.get(runId);
     if (run !== undefined) run.reserved = true;
     const model = run?.model ?? estimate.model;
@@ -279,27 +307,39 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
       { worstCase: true },
     );
     let id: string | undefined;
-    if (this.budget !== undefined && amount !== undefined) {
+    if (hold && this.budget !== undefined && amount !== undefined) {
       id = `${runId}:${++this.#reservations}`;
       await this.#budget.hold(id, amount, model);
     }
     let settled = false;
+    const settle = async (usage: TokenCount, estimated: boolean, cost: number | undefined) => {
+      if (settled) return;
+      settled = true;
+      const pending = this.#pending.get(runId);
+      if (pending !== undefined) pending.metered = addMetered(pending.metered, usage, estimated);
+      if (id !== undefined) await this.#budget.settle(id, cost ?? 0);
+    };
     return {
-      settle: async (usage, estimated) => {
-        if (settled) return;
-        settled = true;
-        const pending = this.#pending.get(runId);
-        if (pending !== undefined) pending.metered = addMetered(pending.metered, usage, estimated);
-        if (id === undefined) return;
-        await this.#budget.settle(id, this.#prices.cost(model, usage) ?? 0);
-      },
+      settle: (usage, estimated) => settle(usage, estimated, this.#prices.cost(model, usage)),
+      settleAsHeld: () => settle({ inputTokens: estimate.inputTokens, outputTokens }, true, amount),
     };
   }
 
-  /** Run `runId` will get no end callback (its stream was left): records it as far as it was read. */
-  async abandon(runId: string): Promise<void> {
+  /**
+   * Run `runId` will get no end callback (or not before this): records it as far as it was read
+   * — a stream left early (`abandoned`), a call stopped by its signal (`aborted`), a run whose
+   * start failed (with that error). The first end of a run counts; LangChain's own end, should
+   * it come later, is then ignored.
+   */
+  async endRun(runId: string, how: RunEnd): Promise<void> {
     const metered = this.#pending.get(runId)?.metered;
-    this.#finish(runId, { ...(metered ? meteredUsage(metered) : NO_USAGE), abandoned: true });
+    this.#finish(runId, {
+      ...(metered ? meteredUsage(metered) : NO_USAGE),
+      ...(how.abandoned ? { abandoned: true as const } : {}),
+      ...(how.aborted ? { aborted: true as const } : {}),
+      ...(how.failedToStart ? { error: how.failedToStart } : {}),
+      ...(how.requestId !== undefined ? { requestId: how.requestId } : {}),
+    });
   }
 
   async #start(

@@ -83,7 +83,8 @@ const RATE_TTL_MS = 3_600_000;
 
 const SPEC = { owner: "RedisStore", schema: redisStoreOptions };
 
-type Script = { source: string; sha?: Promise<string> };
+/** A Lua script: its text, its load under way, and its SHA once loaded. */
+type Script = { source: string; sha?: Promise<string>; loaded?: string };
 
 /**
  * Budgets and rate limits in Redis: every operation is one Lua script, so reservations from
@@ -295,17 +296,27 @@ export class RedisStore implements UsageStore {
       script = { source };
       this.#scripts.set(source, script);
     }
-    script.sha ??= this.#client.script("LOAD", source) as Promise<string>;
-    const pending = script.sha;
     try {
-      const sha = await within(() => pending);
+      // A loaded script's command is sent in this very tick (no await before it): a release
+      // made on an abort goes out before any command made after the abort.
+      const sha = script.loaded ?? (await within(() => this.#load(script)));
       return await within(() => this.#client.evalsha(sha, keys.length, ...keys, ...args));
     } catch (error) {
       // A failed load, or a Redis that restarted and forgot the script: load it again next time.
       script.sha = undefined;
+      script.loaded = undefined;
       if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
       return within(() => this.#client.eval(source, keys.length, ...keys, ...args));
     }
+  }
+
+  /** Loads a script once, however many commands wait for it; remembers its SHA once known. */
+  #load(script: Script): Promise<string> {
+    script.sha ??= (this.#client.script("LOAD", script.source) as Promise<string>).then((sha) => {
+      script.loaded = sha;
+      return sha;
+    });
+    return script.sha;
   }
 }
 

@@ -5,9 +5,10 @@
  * fetch layer, type whatever fails with the one error mapper, and settle or release what the
  * attempt reserved. Retries are the caller's: only errors marked `retryable` come round again.
  */
-import { asServiceError, type FailureContext } from "../errors/mapper.js";
+import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
 import type { CallMeter, MeteredAttempt } from "../spend/call_meter.js";
 import type { RequestEstimate } from "../spend/estimate.js";
+import { abortError } from "../utils/sleep.js";
 import { type AttemptRecord, recordAttempt } from "./fetch.js";
 import type { ServiceCaller } from "./retry.js";
 
@@ -66,16 +67,26 @@ export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
     // Out of the concurrency queue: reserve and wait for the limiter, then send.
     const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
     const record: AttemptRecord = { stream: plan.stream === true };
+    let sent = false;
+    let answered = false;
     try {
+      if (signal?.aborted) throw abortError(signal);
+      sent = true;
       const answer = await plan.send(recordAttempt(record));
-      attempt?.answered();
+      answered = true;
+      attempt?.answered(headerRequestId(answer.response.headers));
       return await plan.read(answer, attempt);
     } catch (error) {
       // Typed here, where the answer's headers (if one began) give the request ID of a failure
       // the SDK raises while reading it.
       const typed = asServiceError(error, { ...ctx, responseHeaders: record.headers });
       plan.onError?.(typed);
-      await attempt?.fail(typed);
+      // Refused, or cancelled before it was sent: it cost nothing. Cancelled once sent: the
+      // service may have answered and billed it — a stream as far as it went (its prompt), any
+      // other answer in full (the worst case).
+      if (!sent || !signal?.aborted) await attempt?.fail(typed);
+      else if (answered && plan.stream) await attempt?.settle(undefined, 0);
+      else await attempt?.cancelled();
       throw typed;
     }
   });

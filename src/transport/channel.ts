@@ -214,7 +214,7 @@ export class ServiceChannel {
   stream<T extends object>(request: ChannelRequest): Promise<OpenedStream<T>> {
     const ctx = this.#contextFor(request);
     return this.#send(request, ctx, true, async ({ data, response }, attempt) => {
-      const events = await openStream(data as AsyncIterable<T>, response, ctx);
+      const events = await openStream(data as AsyncIterable<T>, response, ctx, request.signal);
       return { events, response, requestId: headerRequestId(response.headers), attempt };
     });
   }

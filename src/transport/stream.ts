@@ -6,6 +6,7 @@
  */
 
 import { asServiceError, type FailureContext, toServiceError } from "../errors/mapper.js";
+import { abortError } from "../utils/sleep.js";
 import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
 import { sawDoneEvent } from "./body.js";
 
@@ -16,13 +17,17 @@ import { sawDoneEvent } from "./body.js";
  * ({@link carriesAnswer}), is a `MalformedResponseError`, as a 200 without a usable choice is on
  * invoke (docs/service-contract.md#errors, rule 4). One that ends with neither a finish reason
  * nor `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
- * `ServiceConnectionError` keeping what arrived, as a cut JSON body is.
+ * `ServiceConnectionError` keeping what arrived, as a cut JSON body is — unless the caller's
+ * `signal` stopped it: a cancelled stream ends with the signal's own error, whatever reading it
+ * then threw or however quietly it ended (the openai SDK ends a stream whose fetch was aborted
+ * without a word).
  */
 class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
   readonly #source: AsyncIterator<T>;
   readonly #ctx: FailureContext;
   readonly #status: number;
   readonly #sawDone: () => boolean | undefined;
+  readonly #signal: AbortSignal | undefined;
   /** The first event, read before the stream was handed out (see {@link openStream}). */
   #head: IteratorResult<T> | undefined;
   #partialOutput = "";
@@ -35,12 +40,14 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
     ctx: FailureContext,
     status: number,
     sawDone: () => boolean | undefined,
+    signal: AbortSignal | undefined,
     head?: IteratorResult<T>,
   ) {
     this.#source = source;
     this.#ctx = ctx;
     this.#status = status;
     this.#sawDone = sawDone;
+    this.#signal = signal;
     this.#head = head;
   }
 
@@ -55,11 +62,13 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
       try {
         result = await this.#source.next();
       } catch (error) {
+        if (this.#signal?.aborted) throw abortError(this.#signal);
         const ctx = { ...this.#ctx, partialOutput: this.#partialOutput, midStream: true };
         throw asServiceError(error, ctx);
       }
     }
     if (!result.done) this.#watch(result.value);
+    else if (this.#signal?.aborted) throw abortError(this.#signal);
     else this.#checkEnd();
     return result;
   }
@@ -106,21 +115,24 @@ export function tagStream<T extends object>(
   ctx: FailureContext,
   status = 200,
   sawDone: () => boolean | undefined = () => undefined,
+  signal?: AbortSignal,
 ): AsyncIterableIterator<T> {
   const source = stream[Symbol.asyncIterator]();
-  return new WatchedStream(source, { ...ctx, responseHeaders: headers }, status, sawDone);
+  return new WatchedStream(source, { ...ctx, responseHeaders: headers }, status, sawDone, signal);
 }
 
 /**
  * A stream whose first event has arrived: call it inside a retried attempt, so that a stream that
  * fails, stalls or ends before its first event is retried like a failed request (nothing has been
  * handed out yet); later events are never retried. A stream with no event at all is the empty
- * response of `status` (a Pending endpoint on the dedicated surface, docs/service-contract.md#endpoint-states).
+ * response of `status` (a Pending endpoint on the dedicated surface, docs/service-contract.md#endpoint-states);
+ * one the caller's `signal` stopped ends with the signal's own error.
  */
 export async function openStream<T extends object>(
   stream: AsyncIterable<T>,
   response: Pick<Response, "headers" | "status">,
   ctx: FailureContext,
+  signal?: AbortSignal,
 ): Promise<AsyncIterableIterator<T>> {
   const { headers, status } = response;
   const source = stream[Symbol.asyncIterator]();
@@ -128,9 +140,12 @@ export async function openStream<T extends object>(
   try {
     first = await source.next();
   } catch (error) {
+    if (signal?.aborted) throw abortError(signal);
     throw asServiceError(error, { ...ctx, responseHeaders: headers });
   }
+  if (signal?.aborted) throw abortError(signal);
   if (first.done) throw toServiceError({ kind: "empty", status, headers }, ctx);
   const watched = { ...ctx, responseHeaders: headers };
-  return new WatchedStream(source, watched, status, () => sawDoneEvent(response), first);
+  const sawDone = () => sawDoneEvent(response);
+  return new WatchedStream(source, watched, status, sawDone, signal, first);
 }

@@ -2,7 +2,7 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import { describe, expect, it } from "vitest";
 import { BudgetExceededError, RateLimitError } from "../../src/errors/errors.js";
 import { CallMeter, createCallMeter } from "../../src/spend/call_meter.js";
-import { StreamReading } from "../../src/spend/estimate.js";
+import type { StreamReading } from "../../src/spend/estimate.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";
@@ -48,9 +48,12 @@ describe("CallMeter", () => {
     const { usage, store } = await tracker(5);
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] } });
     const attempt = await meter.begin(ESTIMATE);
-    const reading = new StreamReading();
-    reading.addText("x".repeat(30));
-    await meter.endStream(reading, true, attempt);
+    async function* text() {
+      yield "x".repeat(30);
+      yield "never read";
+    }
+    const read = (reading: StreamReading, item: string) => reading.addText(item);
+    for await (const _ of meter.meterStream(text(), read, () => attempt)) break;
     expect(store.reservations).toBe(0);
     expect((await usage.budgetStatus()).spent).toBeCloseTo(0.1, 12);
     expect(usage.records).toEqual([

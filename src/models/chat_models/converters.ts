@@ -17,6 +17,7 @@ import type { ReasoningSettings } from "../../config/profiles.js";
 import { LS_PROVIDER } from "../../constants.js";
 import type { MeteredAttempt } from "../../spend/call_meter.js";
 import { tokenUsageFromMetadata } from "../../spend/usage.js";
+import { abortError } from "../../utils/sleep.js";
 import { StreamReasoning } from "../reasoning/read_reasoning.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
@@ -210,7 +211,7 @@ export function usageChunk(usage: WireUsage): ChatGenerationChunk {
  * A stream's chunks as `ChatOpenAI` builds them, from a stream opened when they are first read:
  * each chunk's reasoning read out of it (`StreamReasoning`), each token given to
  * `handleLLMNewToken` once it is handed out, what the reasoning reader held back and the usage
- * chunk last. A stream stopped by `signal` ends early and then throws, as the base class's does.
+ * chunk last. A stream stopped by `signal` ends with the signal's own error.
  * One async generator over the watched stream: it sits on every chunk.
  */
 export async function* toGenerationChunks(
@@ -228,7 +229,7 @@ export async function* toGenerationChunks(
     return toGenerationChunk(data, state);
   };
   for await (const data of events) {
-    if (signal?.aborted) return;
+    if (signal?.aborted) throw abortError(signal);
     reader.read(data);
     const chunk = convert(data);
     if (chunk === undefined) continue;
@@ -246,7 +247,7 @@ export async function* toGenerationChunks(
     yield chunk;
     await newToken(runManager, chunk, { prompt: 0, completion: 0 });
   }
-  if (signal?.aborted) throw new Error("AbortError");
+  if (signal?.aborted) throw abortError(signal);
 }
 
 /** Hands one chunk to the run's `handleLLMNewToken`, with its place in the batch. */

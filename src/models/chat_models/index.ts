@@ -48,6 +48,7 @@ import { VERSION } from "../../version.js";
 import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "../options.js";
 import { readCompletionReasoning, readStreamReasoning } from "../reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "../reasoning/send_reasoning.js";
+import { endUnstartedRun, guardedStart, runIdOf } from "../run_start.js";
 import { runOf, withRun } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
@@ -363,7 +364,8 @@ export class ChatInferenceService<
       includeRawResponse: this.__includeRawResponse,
     };
     const chunks = toGenerationChunks(open, state, options.signal, runManager);
-    return meter ? meter.meterStream(chunks, countGenerationChunk, () => attempt) : chunks;
+    const { signal } = options;
+    return meter ? meter.meterStream(chunks, countGenerationChunk, () => attempt, signal) : chunks;
   }
 
   /**
@@ -378,17 +380,32 @@ export class ChatInferenceService<
     startedRunManagers?: CallbackManagerForLLMRun[],
   ): Promise<LLMResult> {
     const started = startedRunManagers?.[0];
-    const run = started
-      ? streamEventsRun(started.handlers, undefined, started.runId)
-      : streamEventsRun(handledOptions.callbacks, this.callbacks, handledOptions.runId);
-    if (run === undefined) {
-      return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
+    if (started) {
+      const run = streamEventsRun(started.handlers, undefined, started.runId);
+      const options = run ? withRun(parsedOptions, run) : parsedOptions;
+      return super._generateUncached(messages, options, handledOptions, startedRunManagers);
     }
-    return super._generateUncached(
-      messages,
-      withRun(parsedOptions, run),
-      { ...handledOptions, runId: run.runId },
-      startedRunManagers,
+    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
+    const runId = runIdOf(handledOptions.runId);
+    const run = streamEventsRun(handledOptions.callbacks, this.callbacks, runId);
+    const options = run ? withRun(parsedOptions, run) : parsedOptions;
+    try {
+      return await super._generateUncached(messages, options, { ...handledOptions, runId });
+    } catch (error) {
+      await endUnstartedRun(runId, error, handledOptions.callbacks, this.callbacks);
+      throw error;
+    }
+  }
+
+  /** `stream()`: the base class's, with its run's ID fixed so that a failed start can be ended. */
+  override _streamIterator(
+    input: BaseLanguageModelInput,
+    options?: CallOptions,
+  ): AsyncGenerator<AIMessageChunk> {
+    const runId = runIdOf(options?.runId);
+    const inner = super._streamIterator(input, { ...options, runId } as CallOptions);
+    return guardedStart(inner, (error) =>
+      endUnstartedRun(runId, error, options?.callbacks, this.callbacks),
     );
   }
 
@@ -408,7 +425,7 @@ export class ChatInferenceService<
     const meter = this.#channel.meter(runManager ?? runOf(options));
     const { events: opened, reasoning, meta, attempt } = await this.#stream(body, options, meter);
     const raw = readStreamReasoning(opened, reasoning);
-    const events = meter ? meter.meterStream(raw, countChunk, () => attempt) : raw;
+    const events = meter ? meter.meterStream(raw, countChunk, () => attempt, options.signal) : raw;
     const signal = options.signal;
     async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
       for await (const data of source) {

@@ -1,0 +1,65 @@
+/**
+ * @module A run whose start fails: LangChain calls every handler's start in parallel, and when
+ * one throws (a handler with `raiseError`), the call fails before the model runs — and the other
+ * handlers' runs would stay open forever, with no end callback. The models give each run an ID
+ * before LangChain starts it, and when the call fails, end it with the usage trackers: a run
+ * that did start was ended by LangChain before the failure reached here, so only one that did
+ * not start is still open.
+ */
+import type { Callbacks } from "@langchain/core/callbacks/manager";
+import { spendGuardsOf } from "../spend/spend_guard.js";
+
+/** The handlers of a call: its callbacks (a list or a manager) and the model's own. */
+function handlersOf(...lists: Array<Callbacks | undefined>): unknown[] {
+  return lists.flatMap((callbacks) =>
+    callbacks === undefined ? [] : Array.isArray(callbacks) ? callbacks : callbacks.handlers,
+  );
+}
+
+/** The run ID a call will start under: the caller's, else a new one. */
+export function runIdOf(given: string | undefined): string {
+  return given ?? globalThis.crypto.randomUUID();
+}
+
+/** Ends run `runId` with the trackers among `callbacks`, when it is still open after `error`. */
+export async function endUnstartedRun(
+  runId: string,
+  error: unknown,
+  ...callbacks: Array<Callbacks | undefined>
+): Promise<void> {
+  const guards = spendGuardsOf(handlersOf(...callbacks));
+  if (guards.length === 0) return;
+  const failedToStart = {
+    name: error instanceof Error ? error.name : "Error",
+    message: error instanceof Error ? error.message : String(error),
+  };
+  await Promise.all(guards.map((guard) => guard.endRun(runId, { failedToStart })));
+}
+
+/**
+ * A stream of the base class's `_streamIterator`, whose first step — where LangChain starts the
+ * run — ends the run with the trackers when it fails. Later steps pass straight through: it adds
+ * nothing to a stream's chunks.
+ */
+export function guardedStart<T>(
+  inner: AsyncGenerator<T>,
+  onFailedStart: (error: unknown) => Promise<void>,
+): AsyncGenerator<T> {
+  const guarded: AsyncGenerator<T> = {
+    next: async (...args) => {
+      guarded.next = inner.next.bind(inner);
+      try {
+        return await inner.next(...args);
+      } catch (error) {
+        await onFailedStart(error);
+        throw error;
+      }
+    },
+    return: (value) => inner.return(value),
+    throw: (error) => inner.throw(error),
+    [Symbol.asyncIterator]() {
+      return guarded;
+    },
+  };
+  return guarded;
+}
