@@ -45,7 +45,8 @@ import {
   parseEmbeddingRequest,
 } from "./requests.js";
 import { chatCompletionEvents, sseEvent, textCompletionEvents } from "./sse.js";
-import type { ApiKey, EmulatorState, HostedModel, RequestLogEntry, Surface } from "./state.js";
+import type { EmulatorState } from "./state.js";
+import type { ApiKey, HostedModel, RequestLogEntry, Surface } from "./state_records.js";
 
 export type Handler = (request: EmulatorRequest) => EmulatorReply;
 

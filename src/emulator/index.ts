@@ -47,15 +47,17 @@ export type {
 } from "./options.js";
 export { REQUEST_ID_HEADER } from "./reply.js";
 export {
-  type ApiKey,
   EmulatorState,
   type EmulatorStateOptions,
   type EmulatorStateSnapshot,
-  type Endpoint,
-  type HostedModel,
-  type KeyDescription,
-  type RequestLogEntry,
-  type Surface,
-  type Tenant,
 } from "./state.js";
+export type {
+  ApiKey,
+  Endpoint,
+  HostedModel,
+  KeyDescription,
+  RequestLogEntry,
+  Surface,
+  Tenant,
+} from "./state_records.js";
 export { EmulatorConfigError } from "./validate.js";

@@ -6,7 +6,7 @@ import {
   EmulatorConfigError,
   EmulatorState,
 } from "../../src/emulator/index.js";
-import { MAX_CREDIT } from "../../src/emulator/state.js";
+import { MAX_CREDIT } from "../../src/emulator/state_config.js";
 
 /** The demo models, in the order the state lists them. */
 const DEMO_MODELS = [
