@@ -10,6 +10,8 @@ import { FAULT_KINDS, FaultInjector, type FaultOptions } from "./faults.js";
 import type { HandlerContext } from "./handler_context.js";
 import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
 import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
+import type { EmulatorStateSnapshot } from "./state.js";
+import type { RequestLogEntry } from "./state_records.js";
 import { EmulatorConfigError, optionalNumber, requireNumber, requireRecord } from "./validate.js";
 
 type AdminResult = { status: number; body: unknown };
@@ -64,7 +66,11 @@ const ROUTES: Readonly<Record<string, Route>> = {
     // cheap; `continued: false` says the log restarted and the whole of it follows.
     const after = query.get("after");
     const newer = after === null ? undefined : state.requestsAfter(after);
-    return ok({ requests: newer ?? state.requests(), continued: newer !== undefined });
+    const view: RequestsView = {
+      requests: newer ?? state.requests(),
+      continued: newer !== undefined,
+    };
+    return ok(view);
   },
   "DELETE /requests": ({ state }) => {
     state.clearRequests();
@@ -120,11 +126,28 @@ function runAdmin(context: HandlerContext, request: EmulatorRequest, path: strin
   }
 }
 
-function stateView({ state, faults }: HandlerContext): object {
+/** The fault injection as the admin API shows it (in the state and the reply to `PUT /faults`). */
+export interface FaultsView {
+  rate: number;
+  kinds: readonly string[];
+  retryAfterSeconds: number;
+  available: readonly string[];
+}
+
+/** `GET /_emulator/state`: the state, secrets masked, with the fault injection. */
+export type StateView = EmulatorStateSnapshot & { faults: FaultsView };
+
+/** `GET /_emulator/requests`: the log, or (`continued`) only what came after `?after=`. */
+export interface RequestsView {
+  requests: RequestLogEntry[];
+  continued: boolean;
+}
+
+function stateView({ state, faults }: HandlerContext): StateView {
   return { ...state.snapshot(), faults: faultsView(faults) };
 }
 
-function faultsView(faults: FaultInjector): object {
+function faultsView(faults: FaultInjector): FaultsView {
   return {
     rate: faults.rate,
     kinds: faults.kinds,
