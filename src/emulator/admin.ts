@@ -11,8 +11,9 @@ import type { HandlerContext } from "./handler_context.js";
 import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
 import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
 import type { EmulatorStateSnapshot } from "./state.js";
+import { optionalDelay } from "./state_config.js";
 import type { RequestLogEntry } from "./state_records.js";
-import { EmulatorConfigError, optionalNumber, requireNumber, requireRecord } from "./validate.js";
+import { EmulatorConfigError, requireNumber, requireRecord } from "./validate.js";
 
 type AdminResult = { status: number; body: unknown };
 type Route = (
@@ -56,7 +57,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
     const endpoint = state.setEndpointState(
       serviceName,
       body.state as "Pending" | "Running",
-      optionalNumber(body.readyAfterMs, "readyAfterMs", 0),
+      optionalDelay(body.readyAfterMs, "readyAfterMs"),
     );
     return endpoint ? ok(endpoint) : notFound(`No endpoint with Service-Name "${serviceName}"`);
   },
@@ -102,7 +103,14 @@ export function handleAdmin(
 
 function runAdmin(context: HandlerContext, request: EmulatorRequest, path: string): AdminResult {
   const [, collection = "", ...rest] = path.split("/");
-  const param = decodeURIComponent(rest.join("/"));
+  const param = decodedSegment(rest.join("/"));
+  if (param === undefined) {
+    return adminError(
+      400,
+      "invalid_request",
+      `The admin path /_emulator${path} has a malformed percent-encoding; encode each segment with encodeURIComponent`,
+    );
+  }
   const prefix = `${request.method} /${collection}`;
   const name =
     param === "" ? prefix : Object.keys(ROUTES).find((route) => route.startsWith(`${prefix}/:`));
@@ -141,6 +149,15 @@ export type StateView = EmulatorStateSnapshot & { faults: FaultsView };
 export interface RequestsView {
   requests: RequestLogEntry[];
   continued: boolean;
+}
+
+/** A path segment with its percent-encoding decoded, or undefined when the encoding is malformed. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function stateView({ state, faults }: HandlerContext): StateView {

@@ -28,7 +28,10 @@ export function embed(text: string, dimensions: number): number[] {
     // The low bits pick the coordinate, a high bit the sign.
     vector[hash % dimensions]! += hash & 0x80000000 ? -1 : 1;
   }
-  const norm = Math.hypot(...vector);
+  // A loop, not Math.hypot(...vector): a spread of a long vector overflows the call stack.
+  let sumOfSquares = 0;
+  for (const x of vector) sumOfSquares += x * x;
+  const norm = Math.sqrt(sumOfSquares);
   // Signs may cancel out (two words, one coordinate): fall back to the first coordinate.
   if (norm === 0) {
     vector[0] = 1;

@@ -242,11 +242,23 @@ export interface EmbeddingRequest {
   dimensions: number | undefined;
 }
 
-/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of strings. */
+/**
+ * Texts one embeddings request may hold, as OpenAI's API allows: the work of a call (texts ×
+ * dimensions) stays bounded, whatever the body limit lets through.
+ */
+export const MAX_EMBEDDING_INPUTS = 2048;
+
+/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of at most 2048 strings. */
 export function parseEmbeddingRequest(body: string): EmbeddingRequest {
   const json = parseObject(body);
   if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
   const inputs = stringOrStrings(json.input, "input");
+  if (inputs.length > MAX_EMBEDDING_INPUTS) {
+    throw new InvalidBodyError(
+      `input must hold at most ${MAX_EMBEDDING_INPUTS} texts; send the others in further requests`,
+      "input",
+    );
+  }
   const format = json.encoding_format ?? "float";
   if (format !== "float" && format !== "base64") {
     throw new InvalidBodyError('encoding_format must be "float" or "base64"');

@@ -17,6 +17,7 @@ import {
   checkTenant,
   initialState,
   MAX_CREDIT,
+  optionalDelay,
   requireCredit,
   requireEndpointState,
 } from "./state_config.js";
@@ -70,7 +71,10 @@ export class EmulatorState {
   readonly #initial: Required<EmulatorStateConfig>;
   readonly #clock: () => number;
   readonly #logLimit: number;
+  /** By secret, as calls find them. */
   #keys = new Map<string, ApiKey>();
+  /** The same keys by ID, so adding one checks its ID in constant time. */
+  #keyIds = new Map<string, ApiKey>();
   #tenants = new Map<string, Tenant>();
   #endpoints = new Map<string, EndpointRecord>();
   #models = new Map<string, HostedModel>();
@@ -90,6 +94,7 @@ export class EmulatorState {
   /** Back to the configuration: keys, tenants, endpoints (delays restart), models, credit; empty log. */
   reset(): void {
     this.#keys.clear();
+    this.#keyIds.clear();
     this.#tenants.clear();
     this.#endpoints.clear();
     this.#models.clear();
@@ -156,7 +161,10 @@ export class EmulatorState {
     if (matches.length > 1 && !exact) {
       throw new EmulatorConfigError(`key reference "${ref}" matches ${matches.length} keys`);
     }
-    if (match) this.#keys.delete(match.secret);
+    if (match) {
+      this.#keys.delete(match.secret);
+      this.#keyIds.delete(match.id);
+    }
     return match;
   }
 
@@ -202,7 +210,7 @@ export class EmulatorState {
   ): Endpoint | undefined {
     const record = this.#endpoints.get(serviceName);
     if (!record) return undefined;
-    const delay = optionalNumber(readyAfterMs, "readyAfterMs", 0);
+    const delay = optionalDelay(readyAfterMs, "readyAfterMs");
     record.state = delay === undefined ? requireEndpointState(state, "state") : "Pending";
     record.readyAt = delay === undefined ? undefined : this.#clock() + delay;
     return this.#view(serviceName, record);
@@ -267,7 +275,7 @@ export class EmulatorState {
 
   /** Appends to the request log, keeping the newest `requestLogLimit` entries. */
   record(entry: RequestLogEntry): void {
-    this.#log.push(entry);
+    this.#log.push(withLoggedText(entry));
     // Trim in batches so the hot path stays O(1) amortised.
     if (this.#log.length >= this.#logLimit * 2) this.#log = this.#log.slice(-this.#logLimit);
   }
@@ -332,18 +340,18 @@ export class EmulatorState {
       throw new EmulatorConfigError(`${field}.secret is already in use`);
     }
     const id = checked.id ?? this.#freshKeyId();
-    if (this.listKeys().some((key) => key.id === id)) {
+    if (this.#keyIds.has(id)) {
       throw new EmulatorConfigError(`${field}.id "${id}" is already in use`);
     }
     const { secret, name = id, permissions, expiresAt } = checked;
     const key: ApiKey = Object.freeze({ id, name, secret, permissions, expiresAt });
     this.#keys.set(secret, key);
+    this.#keyIds.set(id, key);
     return key;
   }
 
   #freshKeyId(): string {
-    const taken = new Set(this.listKeys().map((key) => key.id));
-    while (taken.has(`key-${this.#nextKeyNumber}`)) this.#nextKeyNumber++;
+    while (this.#keyIds.has(`key-${this.#nextKeyNumber}`)) this.#nextKeyNumber++;
     return `key-${this.#nextKeyNumber++}`;
   }
 
@@ -395,6 +403,31 @@ export class EmulatorState {
       ...(readyAt === undefined ? {} : { readyAt: new Date(readyAt).toISOString() }),
     };
   }
+}
+
+/**
+ * Characters the request log keeps of each text a caller chose (model ID, Service-Name, fault
+ * header): enough to read any real one, while a 2 MiB model ID cannot make every poll of the
+ * console carry megabytes.
+ */
+export const LOGGED_TEXT_LIMIT = 256;
+
+/** The entry with each caller-chosen text cut to {@link LOGGED_TEXT_LIMIT} characters and "…". */
+function withLoggedText(entry: RequestLogEntry): RequestLogEntry {
+  const cut = (text: string | undefined) =>
+    text === undefined || text.length <= LOGGED_TEXT_LIMIT
+      ? text
+      : `${text.slice(0, LOGGED_TEXT_LIMIT)}…`;
+  const { model, serviceName, fault } = entry;
+  if (cut(model) === model && cut(serviceName) === serviceName && cut(fault) === fault) {
+    return entry;
+  }
+  return {
+    ...entry,
+    ...(model === undefined ? {} : { model: cut(model) }),
+    ...(serviceName === undefined ? {} : { serviceName: cut(serviceName) }),
+    ...(fault === undefined ? {} : { fault: cut(fault) }),
+  };
 }
 
 /** `sk-emulator-demo` → `****demo`: enough to tell keys apart, as a console would show them. */

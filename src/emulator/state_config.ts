@@ -9,6 +9,7 @@ import {
   modelProfileSchema,
   PROFILE_FIELDS,
 } from "../config/profiles.js";
+import { MAX_TIMER_MS } from "../utils/sleep.js";
 import {
   DEFAULT_EMBEDDING_DIMENSIONS,
   DEFAULT_STATE,
@@ -92,13 +93,36 @@ export function checkKey(input: ApiKeyConfig, field: string): CheckedKey {
   };
 }
 
+/**
+ * The furthest a JavaScript `Date` reaches either side of 1970, in milliseconds: an instant past
+ * it has no ISO date, so the state could not show it.
+ */
+export const MAX_DATE_MS = 8.64e15;
+
 function parseExpiry(value: unknown, field: string): number | undefined {
   if (value === undefined) return undefined;
   const ms = typeof value === "string" ? Date.parse(value) : value;
   if (typeof ms !== "number" || !Number.isFinite(ms)) {
     throw new EmulatorConfigError(`${field} must be an ISO date or epoch milliseconds`);
   }
+  if (Math.abs(ms) > MAX_DATE_MS) {
+    throw new EmulatorConfigError(
+      `${field} must be a date JavaScript can hold: epoch milliseconds from -${MAX_DATE_MS} to ${MAX_DATE_MS}`,
+    );
+  }
   return ms;
+}
+
+/**
+ * A delay such as `readyAfterMs`: at least 0 and at most {@link MAX_TIMER_MS} (about 24.8 days),
+ * the longest delay the package's other options take, so the instant it ends is a date.
+ */
+export function optionalDelay(value: unknown, field: string): number | undefined {
+  const delay = optionalNumber(value, field, 0);
+  if (delay !== undefined && delay > MAX_TIMER_MS) {
+    throw new EmulatorConfigError(`${field} must be at most ${MAX_TIMER_MS} (about 24.8 days)`);
+  }
+  return delay;
 }
 
 export function checkTenant(input: TenantConfig, field: string): Tenant {
@@ -122,7 +146,7 @@ export function checkEndpoint(input: EndpointConfig, field: string): CheckedEndp
   const tenantId = requireServiceNamePart(config.tenantId, `${field}.tenantId`);
   const jobAlias = requireServiceNamePart(config.jobAlias, `${field}.jobAlias`);
   const replicas = optionalNumber(config.replicas, `${field}.replicas`, 1) ?? 1;
-  const readyAfterMs = optionalNumber(config.readyAfterMs, `${field}.readyAfterMs`, 0);
+  const readyAfterMs = optionalDelay(config.readyAfterMs, `${field}.readyAfterMs`);
   const state =
     config.state === undefined ? "Running" : requireEndpointState(config.state, `${field}.state`);
   return {
@@ -243,14 +267,22 @@ function requireProfile(value: unknown, field: string): Readonly<InferenceModelP
   throw new EmulatorConfigError(`${field}.${name} must be ${expectedOfProfileField(name)}`);
 }
 
+/**
+ * The longest vectors an emulated embedding model returns: beyond the largest real models
+ * (3,072 to 4,096), and small enough that every call stays quick.
+ */
+export const MAX_EMBEDDING_DIMENSIONS = 8192;
+
 /** An embedding model's settings, with the default vector length. */
 function requireEmbedding(value: unknown, field: string): Readonly<{ dimensions: number }> {
   const config = requireRecord(value, `${field}.embedding`);
   const dimensions =
     optionalNumber(config.dimensions, `${field}.embedding.dimensions`, 1) ??
     DEFAULT_EMBEDDING_DIMENSIONS;
-  if (!Number.isInteger(dimensions)) {
-    throw new EmulatorConfigError(`${field}.embedding.dimensions must be a whole number >= 1`);
+  if (!Number.isInteger(dimensions) || dimensions > MAX_EMBEDDING_DIMENSIONS) {
+    throw new EmulatorConfigError(
+      `${field}.embedding.dimensions must be a whole number from 1 to ${MAX_EMBEDDING_DIMENSIONS}`,
+    );
   }
   return Object.freeze({ dimensions });
 }

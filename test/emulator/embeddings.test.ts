@@ -69,6 +69,13 @@ describe("the emulator's vectors", () => {
     expect(embed("", dims)).toEqual(embed("what is the", dims));
   });
 
+  it("normalise a vector of any length without spreading it into one call", () => {
+    // Math.hypot(...vector) overflowed the call stack from about 125,000 coordinates.
+    const v = embed("Cities and their weather", 200_000);
+    expect(v).toHaveLength(200_000);
+    expect(v.reduce((sum, x) => sum + x * x, 0)).toBeCloseTo(1, 10);
+  });
+
   it("shuffle moves at least one item whenever there are two, and is a permutation", () => {
     for (let n = 0; n <= 40; n++) {
       const order = shuffledOrder(n);
@@ -202,6 +209,23 @@ describe.each(TRANSPORTS)("POST /inference/v1/embeddings over the %s", (_name, m
       expect(response.status, JSON.stringify(bad)).toBe(400);
       expect((await response.json()).error.code).toBe("invalid_request");
     }
+  });
+
+  it("refuses more than 2048 inputs in one request with 400 naming input", async () => {
+    const ok = await post(emulator, EMBEDDINGS, body(Array.from({ length: 2048 }, () => "a")));
+    expect(ok.status).toBe(200);
+    const response = await post(
+      emulator,
+      EMBEDDINGS,
+      body(Array.from({ length: 2049 }, () => "a")),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({
+      code: "invalid_request",
+      param: "input",
+      message: expect.stringMatching(/^input must hold at most 2048 texts; send the others in/),
+    });
+    expect(emulator.state.lastRequest()).toMatchObject({ status: 400, cost: 0 });
   });
 
   it("lists the embedding model in /models", async () => {
