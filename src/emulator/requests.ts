@@ -46,7 +46,12 @@ export interface GenerationOptions {
   stream: boolean;
   /** `stream_options.include_usage`; the emulator sends the usage chunk unless this is `false`. */
   includeUsage: boolean;
+  /** `n`: how many choices to answer with (per prompt on the completions route). Default 1. */
+  n: number;
 }
+
+/** The most choices a request may ask for (`n`), as OpenAI's API allows. */
+export const MAX_CHOICES = 128;
 
 export interface ChatRequest extends GenerationOptions {
   model: string;
@@ -138,6 +143,10 @@ function parseGenerationOptions(json: Record<string, unknown>): GenerationOption
     throw new InvalidBodyError("max_tokens must be a positive integer");
   }
   const { stop } = json;
+  const n = json.n ?? 1;
+  if (!(Number.isInteger(n) && (n as number) >= 1 && (n as number) <= MAX_CHOICES)) {
+    throw new InvalidBodyError(`n must be a whole number from 1 to ${MAX_CHOICES}`, "n");
+  }
   return {
     maxTokens: maxTokens == null ? undefined : (maxTokens as number),
     stop:
@@ -148,6 +157,7 @@ function parseGenerationOptions(json: Record<string, unknown>): GenerationOption
           : [],
     stream: json.stream === true,
     includeUsage: !(isRecord(json.stream_options) && json.stream_options.include_usage === false),
+    n: n as number,
   };
 }
 
