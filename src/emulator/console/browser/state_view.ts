@@ -13,7 +13,7 @@ export function renderState(state: StateView, act: Act): void {
   const tenant = state.tenants[0] ?? { id: "", name: "" };
   byId("tenant-name").textContent = tenant.name;
   byId("tenant-id").textContent = tenant.id;
-  byId("base-url").textContent = `${location.origin}/inference/v1`;
+  showBaseUrl(byId("base-url"), `${location.origin}/inference/v1`);
 
   const amount = byId("wallet-credit");
   amount.textContent = money(state.credit);
@@ -35,6 +35,19 @@ export function renderState(state: StateView, act: Act): void {
   );
   replaceRows(byId("model-rows"), state.models.map(modelRow), "No models", 5);
   renderFaults(state.faults, act);
+}
+
+/**
+ * The base URL with a line-break chance after each "/": the narrow sidebar then wraps it between
+ * its parts (`http://127.0.0.1:8787/` | `inference/v1`), never inside a word.
+ */
+function showBaseUrl(code: HTMLElement, url: string): void {
+  if (code.textContent === url) return;
+  const parts = url.split(/(?<=\/)/);
+  replaceChildren(
+    code,
+    parts.flatMap((part) => [document.createTextNode(part), el("wbr")]),
+  );
 }
 
 function keyRow(key: KeyDescription, act: Act): HTMLTableRowElement {
