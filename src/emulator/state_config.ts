@@ -191,6 +191,14 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
   }
   const embedding =
     config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
+  if (config.rerank !== undefined && typeof config.rerank !== "boolean") {
+    throw new EmulatorConfigError(`${field}.rerank must be true or false`);
+  }
+  if (embedding && config.rerank) {
+    throw new EmulatorConfigError(
+      `${field} cannot be both an embedding model and a rerank model; give embedding or rerank`,
+    );
+  }
   return Object.freeze({
     id,
     prices,
@@ -198,6 +206,7 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     ...(reasoning ? { reasoning } : {}),
     ...(config.promptCache ? { promptCache: true } : {}),
     ...(embedding ? { embedding } : {}),
+    ...(config.rerank ? { rerank: true as const } : {}),
   });
 }
 

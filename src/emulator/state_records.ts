@@ -43,6 +43,8 @@ export interface HostedModel {
   readonly promptCache?: boolean;
   /** Set for an embedding model: served at `/embeddings`, refused at `/chat/completions`. */
   readonly embedding?: Readonly<{ dimensions: number }>;
+  /** Set for a rerank model: served at `/rerank`, refused at `/chat/completions`. */
+  readonly rerank?: true;
 }
 
 /** One call to either inference route, successful or not. */

@@ -112,6 +112,12 @@ describe("the admin API", () => {
           profile: { maxInputTokens: 8_192 },
           embedding: { dimensions: 256 },
         },
+        {
+          id: "emulator-rerank",
+          prices: { input: 0.02, output: 0 },
+          profile: { maxInputTokens: 8_192 },
+          rerank: true,
+        },
       ],
       requestCount: 0,
       faults: {

@@ -256,6 +256,7 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
         THINK_TAGS_MODEL,
         OPENED_THINK_TAGS_MODEL,
         "emulator-embedding",
+        "emulator-rerank",
         "extra-model",
       ].map((id) => ({
         id,

@@ -18,6 +18,7 @@ const DEMO_MODELS = [
   "emulator-think-tags",
   "emulator-think-open",
   "emulator-embedding",
+  "emulator-rerank",
 ];
 
 describe("EmulatorState", () => {

@@ -99,7 +99,11 @@ function endpointRow(endpoint: Endpoint, act: Act): HTMLTableRowElement {
 
 function modelRow(model: HostedModel): HTMLTableRowElement {
   const context = model.profile?.maxInputTokens;
-  const kind = model.embedding ? `embeddings, ${model.embedding.dimensions} dimensions` : "chat";
+  const kind = model.embedding
+    ? `embeddings, ${model.embedding.dimensions} dimensions`
+    : model.rerank
+      ? "rerank"
+      : "chat";
   return el("tr", {}, [
     el("td", {}, [el("code", { text: model.id })]),
     el("td", { text: kind }),
