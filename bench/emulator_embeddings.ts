@@ -9,7 +9,6 @@
 
 import { embed, embeddingListBody } from "../src/emulator/embeddings.js";
 import { createEmulator, DEFAULT_EMBEDDING_MODEL } from "../src/emulator/index.js";
-import { words } from "../src/emulator/terms.js";
 import { timeRounds } from "./lib/rounds.js";
 import { pairedRatio, summarize } from "./lib/stats.js";
 
@@ -55,9 +54,17 @@ function oldStem(word: string): string {
   return word;
 }
 
+function oldWords(text: string): string[] {
+  return text
+    .replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2")
+    .split(/[^\p{L}\p{N}']+/u)
+    .map((word) => word.replace(/^'+|'+$/g, ""))
+    .filter((word) => word.length > 0);
+}
+
 function oldKeywords(text: string): Set<string> {
   const result = new Set<string>();
-  for (const word of words(text)) {
+  for (const word of oldWords(text)) {
     const lower = word.toLowerCase();
     if (OLD_STOPWORDS.has(lower)) continue;
     const stemmed = oldStem(OLD_SYNONYMS[lower] ?? lower);

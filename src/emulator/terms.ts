@@ -38,13 +38,18 @@ const SYNONYMS: ReadonlyMap<string, string> = new Map(
   }),
 );
 
+const CAMEL_CASE = /([\p{Ll}\d])(\p{Lu})/gu;
+const NOT_IN_A_WORD = /[^\p{L}\p{N}']+/u;
+
 /** Words of `text`, splitting camelCase and snake_case, in their original case. */
 export function words(text: string): string[] {
-  return text
-    .replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2")
-    .split(/[^\p{L}\p{N}']+/u)
-    .map((word) => word.replace(/^'+|'+$/g, ""))
-    .filter((word) => word.length > 0);
+  const result: string[] = [];
+  for (const piece of text.replace(CAMEL_CASE, "$1 $2").split(NOT_IN_A_WORD)) {
+    // Quotes around a word are not part of it; one inside ("it's") is.
+    const word = piece.includes("'") ? piece.replace(/^'+|'+$/g, "") : piece;
+    if (word.length > 0) result.push(word);
+  }
+  return result;
 }
 
 export function isStopword(word: string): boolean {
