@@ -183,7 +183,7 @@ function banner(emulator: RunningEmulator): string {
   });
   const all = state.listModels();
   const models = all
-    .filter((model) => !model.embedding)
+    .filter((model) => !model.embedding && !model.rerank)
     .map((model) => {
       const { input, output, cachedInput } = model.prices;
       const cached = cachedInput === undefined ? "" : ` (${cachedInput} cached)`;
@@ -196,6 +196,17 @@ function banner(emulator: RunningEmulator): string {
       ? [
           `  ${id.padEnd(24)} ${prices.input} in per million tokens, ${embedding.dimensions} dimensions${
             profile?.maxInputTokens ? `, ${profile.maxInputTokens} tokens per input` : ""
+          }`,
+        ]
+      : [],
+  );
+  const rerankModels = all.flatMap(({ id, prices, profile, rerank }) =>
+    rerank
+      ? [
+          `  ${id.padEnd(24)} ${prices.input} in per million tokens${
+            profile?.maxInputTokens
+              ? `, ${profile.maxInputTokens} tokens per document and query`
+              : ""
           }`,
         ]
       : [],
@@ -217,6 +228,7 @@ function banner(emulator: RunningEmulator): string {
     ...(embeddingModels.length > 0
       ? ["Embedding models (/embeddings):", ...embeddingModels, ""]
       : []),
+    ...(rerankModels.length > 0 ? ["Rerank models (/rerank):", ...rerankModels, ""] : []),
     "Dedicated endpoints (Service-Name):",
     ...endpoints,
     "",

@@ -10,7 +10,10 @@ import { FAULT_KINDS, FaultInjector, type FaultOptions } from "./faults.js";
 import type { HandlerContext } from "./handler_context.js";
 import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
 import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
-import { EmulatorConfigError, optionalNumber, requireNumber, requireRecord } from "./validate.js";
+import type { EmulatorStateSnapshot } from "./state.js";
+import { optionalDelay } from "./state_config.js";
+import type { RequestLogEntry } from "./state_records.js";
+import { EmulatorConfigError, requireNumber, requireRecord } from "./validate.js";
 
 type AdminResult = { status: number; body: unknown };
 type Route = (
@@ -54,7 +57,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
     const endpoint = state.setEndpointState(
       serviceName,
       body.state as "Pending" | "Running",
-      optionalNumber(body.readyAfterMs, "readyAfterMs", 0),
+      optionalDelay(body.readyAfterMs, "readyAfterMs"),
     );
     return endpoint ? ok(endpoint) : notFound(`No endpoint with Service-Name "${serviceName}"`);
   },
@@ -64,7 +67,11 @@ const ROUTES: Readonly<Record<string, Route>> = {
     // cheap; `continued: false` says the log restarted and the whole of it follows.
     const after = query.get("after");
     const newer = after === null ? undefined : state.requestsAfter(after);
-    return ok({ requests: newer ?? state.requests(), continued: newer !== undefined });
+    const view: RequestsView = {
+      requests: newer ?? state.requests(),
+      continued: newer !== undefined,
+    };
+    return ok(view);
   },
   "DELETE /requests": ({ state }) => {
     state.clearRequests();
@@ -96,7 +103,14 @@ export function handleAdmin(
 
 function runAdmin(context: HandlerContext, request: EmulatorRequest, path: string): AdminResult {
   const [, collection = "", ...rest] = path.split("/");
-  const param = decodeURIComponent(rest.join("/"));
+  const param = decodedSegment(rest.join("/"));
+  if (param === undefined) {
+    return adminError(
+      400,
+      "invalid_request",
+      `The admin path /_emulator${path} has a malformed percent-encoding; encode each segment with encodeURIComponent`,
+    );
+  }
   const prefix = `${request.method} /${collection}`;
   const name =
     param === "" ? prefix : Object.keys(ROUTES).find((route) => route.startsWith(`${prefix}/:`));
@@ -120,11 +134,37 @@ function runAdmin(context: HandlerContext, request: EmulatorRequest, path: strin
   }
 }
 
-function stateView({ state, faults }: HandlerContext): object {
+/** The fault injection as the admin API shows it (in the state and the reply to `PUT /faults`). */
+export interface FaultsView {
+  rate: number;
+  kinds: readonly string[];
+  retryAfterSeconds: number;
+  available: readonly string[];
+}
+
+/** `GET /_emulator/state`: the state, secrets masked, with the fault injection. */
+export type StateView = EmulatorStateSnapshot & { faults: FaultsView };
+
+/** `GET /_emulator/requests`: the log, or (`continued`) only what came after `?after=`. */
+export interface RequestsView {
+  requests: RequestLogEntry[];
+  continued: boolean;
+}
+
+/** A path segment with its percent-encoding decoded, or undefined when the encoding is malformed. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function stateView({ state, faults }: HandlerContext): StateView {
   return { ...state.snapshot(), faults: faultsView(faults) };
 }
 
-function faultsView(faults: FaultInjector): object {
+function faultsView(faults: FaultInjector): FaultsView {
   return {
     rate: faults.rate,
     kinds: faults.kinds,

@@ -29,7 +29,12 @@ export function chatCompletionBody(
     object: "chat.completion",
     created,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: output.finishReason }],
+    choices: Array.from({ length: output.n }, (_, index) => ({
+      index,
+      message,
+      logprobs: null,
+      finish_reason: output.finishReason,
+    })),
     usage: output.usage,
   };
 }

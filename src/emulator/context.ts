@@ -1,6 +1,7 @@
 /** @module The retrieval rule of the deterministic model: answer with the context sentence closest to the question. */
 
-import { keywords, overlap, sentences } from "./text.js";
+import { keywords, overlap } from "./terms.js";
+import { sentences } from "./text.js";
 
 // "Context:", "Documents:", "Sources:"... the labels RAG prompt templates put before passages.
 const CONTEXT_MARKER = /\b(?:context|documents?|sources?|passages?)\s*:/i;

@@ -46,6 +46,12 @@ export const OPENED_THINK_TAGS_MODEL = "emulator-think-open";
 export const DEFAULT_EMBEDDING_MODEL = "emulator-embedding";
 /** Length of `emulator-embedding`'s vectors, unless a request asks for fewer (`dimensions`). */
 export const DEFAULT_EMBEDDING_DIMENSIONS = 256;
+/**
+ * Hosted rerank model, served at `/rerank`: scores each document's relevance to a query by the
+ * topic words they share (BM25 over stemmed words, see `rerank.ts`), so the document that answers
+ * a plain question comes first.
+ */
+export const DEFAULT_RERANK_MODEL = "emulator-rerank";
 
 /**
  * What every demo model does: call tools (also when forced), answer `response_format`
@@ -126,6 +132,13 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
       prices: { input: 0.02, output: 0 },
       profile: { maxInputTokens: 8_192 },
       embedding: { dimensions: DEFAULT_EMBEDDING_DIMENSIONS },
+    },
+    {
+      id: DEFAULT_RERANK_MODEL,
+      // A reranker reads the query with each document and writes no tokens.
+      prices: { input: 0.02, output: 0 },
+      profile: { maxInputTokens: 8_192 },
+      rerank: true,
     },
   ],
   credit: DEFAULT_CREDIT,

@@ -149,23 +149,24 @@ export function modelServerBadRequest(requestId: string, message: string): Emula
 }
 
 /**
- * 400 `context_length_exceeded` for an embedding input over the model's `maxInputTokens`, as a
- * model server writes it and the gateway passes it on (its `invalid_request_error` type, `param`
- * naming the field).
+ * 400 `context_length_exceeded` for an embedding input (or a rerank document with its query) over
+ * the model's `maxInputTokens`, as a model server writes it and the gateway passes it on (its
+ * `invalid_request_error` type, `param` naming the field).
  */
 export function inputTooLong(
   requestId: string,
   limit: number,
   tokens: number,
   index: number,
+  field: "input" | "documents" = "input",
 ): EmulatorResponse {
   return jsonReply(
     400,
     {
       error: {
-        message: `This model's maximum context length is ${limit} tokens, however you requested ${tokens} tokens in input[${index}]. Please reduce the length of the input. (request id: ${requestId})`,
+        message: `This model's maximum context length is ${limit} tokens, however you requested ${tokens} tokens in ${field}[${index}]. Please reduce the length of the input. (request id: ${requestId})`,
         type: "invalid_request_error",
-        param: "input",
+        param: field,
         code: "context_length_exceeded",
       },
     },

@@ -28,7 +28,10 @@ export interface ChatSetup {
 
 export type FinishReason = "stop" | "length" | "tool_calls";
 
+/** The reply of a chat call: one choice, answered `n` times (the model is deterministic). */
 export interface ChatOutput {
+  /** How many choices the answer holds, each this same reply. */
+  n: number;
   reasoning: string | undefined;
   /** Where `reasoning` goes in the body or the stream. */
   reasoningFormat: ReasoningFormat;
@@ -58,7 +61,10 @@ function defaultSetup(request: ChatRequest): ChatSetup {
   return isReasoningModel(request.model) ? { reasoning: "reasoning_content" } : {};
 }
 
-/** The chat reply with `max_tokens` and `stop` applied (tool calls are never cut), and its usage. */
+/**
+ * The chat reply with `max_tokens` and `stop` applied (tool calls are never cut), and its usage:
+ * the prompt once, the completion once per choice (`n`), as OpenAI counts them.
+ */
 export function generateChat(
   request: ChatRequest,
   setup: ChatSetup = defaultSetup(request),
@@ -72,8 +78,9 @@ export function generateChat(
     reply.toolCalls.length > 0
       ? { reasoning: reply.reasoning, content: "", finishReason: "tool_calls" as const }
       : limitText(reply.reasoning, reply.content, request);
-  const reasoningTokens = countTokens(text.reasoning ?? "");
-  const completionTokens = reasoningTokens + countTokens(text.content) + toolTokens;
+  const { n } = request;
+  const reasoningTokens = n * countTokens(text.reasoning ?? "");
+  const completionTokens = reasoningTokens + n * (countTokens(text.content) + toolTokens);
   const parts = setup.parts ?? promptParts(request);
   const promptTokens = parts.reduce((sum, part) => sum + part.tokens, 0);
   const counted = usage(promptTokens, completionTokens);
@@ -82,6 +89,7 @@ export function generateChat(
     counted.completion_tokens_details = { reasoning_tokens: reasoningTokens };
   }
   return {
+    n,
     reasoning: text.reasoning,
     reasoningFormat: setup.reasoning ?? "reasoning_content",
     content: reply.toolCalls.length > 0 ? null : text.content,
@@ -91,16 +99,21 @@ export function generateChat(
   };
 }
 
-/** One completion per prompt (the completions API takes several), with summed usage. */
+/**
+ * `n` completions per prompt (the completions API takes several prompts), in OpenAI's order:
+ * prompt by prompt, so choice `i` answers prompt `floor(i / n)`. Usage: each prompt once, each
+ * choice's completion.
+ */
 export function generateCompletion(request: CompletionRequest): CompletionOutput {
   let promptTokens = 0;
   let completionTokens = 0;
-  const choices = request.prompts.map((prompt) => {
+  const choices: TextChoice[] = [];
+  for (const prompt of request.prompts) {
     const { content, finishReason } = limitText(undefined, completePrompt(prompt), request);
     promptTokens += countTokens(prompt);
-    completionTokens += countTokens(content);
-    return { text: content, finishReason };
-  });
+    completionTokens += request.n * countTokens(content);
+    for (let i = 0; i < request.n; i++) choices.push({ text: content, finishReason });
+  }
   return { choices, usage: usage(promptTokens, completionTokens) };
 }
 

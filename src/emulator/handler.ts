@@ -43,9 +43,12 @@ import {
   parseChatRequest,
   parseCompletionRequest,
   parseEmbeddingRequest,
+  parseRerankRequest,
 } from "./requests.js";
+import { pairTokens, rankedResults, relevanceScores, rerankBody } from "./rerank.js";
 import { chatCompletionEvents, sseEvent, textCompletionEvents } from "./sse.js";
-import type { ApiKey, EmulatorState, HostedModel, RequestLogEntry, Surface } from "./state.js";
+import type { EmulatorState } from "./state.js";
+import type { ApiKey, HostedModel, RequestLogEntry, Surface } from "./state_records.js";
 
 export type Handler = (request: EmulatorRequest) => EmulatorReply;
 
@@ -54,6 +57,7 @@ const CHAT_PATH = `${API_PREFIX}/chat/completions`;
 const COMPLETIONS_PATH = `${API_PREFIX}/completions`;
 const MODELS_PATH = `${API_PREFIX}/models`;
 const EMBEDDINGS_PATH = `${API_PREFIX}/embeddings`;
+const RERANK_PATH = `${API_PREFIX}/rerank`;
 const ADMIN_PREFIX = "/_emulator";
 
 /** The request handler; synchronous, so both transports can call it without extra awaits. */
@@ -89,6 +93,7 @@ function route(
       if (path === CHAT_PATH) return hosted(context, request, requestId);
       if (path === COMPLETIONS_PATH) return dedicated(context, request, requestId);
       if (path === EMBEDDINGS_PATH) return embeddings(context, request, requestId);
+      if (path === RERANK_PATH) return rerank(context, request, requestId);
     }
     if (request.method === "GET" && path === MODELS_PATH) {
       return listModels(context.state, request, requestId, startedAt);
@@ -100,8 +105,12 @@ function route(
   return consolePage(requestId);
 }
 
+/** What a hosted route serves: chat models, embedding models or rerank models. */
+type ModelKind = "chat" | "embedding" | "rerank";
+
 /**
- * Hosted surface (docs/service-contract.md#hosted-models). Order: key (401) → faults → body (400) → model (503) → credit (403).
+ * Hosted surface (docs/service-contract.md#hosted-models). Order: key (401) → faults → body (400) → model (503) → credit (403)
+ * → a model of another kind than the route serves (400).
  * The model comes before the credit, as on a gateway that must know a model's price before it
  * can reserve credit for the call; docs/service-contract.md#errors does not order the two.
  * Returns the call, its body and its model, or the reply that ends it.
@@ -111,6 +120,7 @@ function openHosted<T extends { model: string; stream?: boolean }>(
   request: EmulatorRequest,
   requestId: string,
   parser: (body: string) => T,
+  kind: ModelKind,
 ): { call: Call; body: T; model: HostedModel } | { reply: EmulatorReply } {
   const { state } = context;
   const call = new Call(context, request, requestId, "hosted");
@@ -126,24 +136,32 @@ function openHosted<T extends { model: string; stream?: boolean }>(
   if (!model) return { reply: call.finish(modelNotFound(requestId, body.model)) };
   // docs/service-contract.md#errors: credit must be above zero; a call may still run it below zero, the next one gets 403.
   if (state.credit <= 0) return { reply: call.finish(insufficientQuota(requestId, state.credit)) };
+  const wrongKind = kindProblem(model, kind);
+  if (wrongKind) return { reply: call.finish(badRequest(requestId, wrongKind)) };
   return { call, body, model };
 }
 
-/** `POST /chat/completions` (docs/service-contract.md#hosted-models); an embedding model is refused with 400. */
+/** Why `model` cannot serve a route for `kind` models, or undefined when it can. */
+function kindProblem(model: HostedModel, kind: ModelKind): string | undefined {
+  const own: ModelKind = model.embedding ? "embedding" : model.rerank ? "rerank" : "chat";
+  if (own === kind) return undefined;
+  if (kind === "embedding") return `model ${model.id} does not support embeddings`;
+  if (kind === "rerank") return `model ${model.id} does not support rerank`;
+  return own === "embedding"
+    ? `model ${model.id} is an embedding model; call /embeddings`
+    : `model ${model.id} is a rerank model; call /rerank`;
+}
+
+/** `POST /chat/completions` (docs/service-contract.md#hosted-models); an embedding or rerank model is refused with 400. */
 function hosted(
   context: HandlerContext,
   request: EmulatorRequest,
   requestId: string,
 ): EmulatorReply {
-  const opened = openHosted(context, request, requestId, parseChatRequest);
+  const opened = openHosted(context, request, requestId, parseChatRequest, "chat");
   if ("reply" in opened) return opened.reply;
   const { call, body, model } = opened;
   const { state } = context;
-  if (model.embedding) {
-    return call.finish(
-      badRequest(requestId, `model ${body.model} is an embedding model; call /embeddings`),
-    );
-  }
   // The model server's own checks, which the gateway relays: the reasoning sent back.
   const reasoning = reasoningFormatFor(model, body);
   const problem = reasoningInputProblem(model, body, reasoning !== undefined);
@@ -183,13 +201,10 @@ function embeddings(
   request: EmulatorRequest,
   requestId: string,
 ): EmulatorReply {
-  const opened = openHosted(context, request, requestId, parseEmbeddingRequest);
+  const opened = openHosted(context, request, requestId, parseEmbeddingRequest, "embedding");
   if ("reply" in opened) return opened.reply;
   const { call, body, model } = opened;
-  if (!model.embedding) {
-    return call.finish(badRequest(requestId, `model ${body.model} does not support embeddings`));
-  }
-  const native = model.embedding.dimensions;
+  const native = model.embedding!.dimensions;
   const dimensions = body.dimensions ?? native;
   if (dimensions > native) {
     return call.finish(
@@ -197,11 +212,8 @@ function embeddings(
     );
   }
   const tokens = inputTokens(body.inputs);
-  const limit = model.profile?.maxInputTokens;
-  const tooLong = limit === undefined ? -1 : tokens.findIndex((count) => count > limit);
-  if (tooLong >= 0) {
-    return call.finish(inputTooLong(requestId, limit!, tokens[tooLong]!, tooLong));
-  }
+  const tooLong = overInputLimit(model, tokens, "input", requestId);
+  if (tooLong) return call.finish(tooLong);
   const vectors = body.inputs.map((input) => {
     const vector = embed(input, dimensions);
     return body.encodingFormat === "base64" ? toBase64(vector) : vector;
@@ -214,6 +226,57 @@ function embeddings(
     embeddingListBody(body.model, vectors, promptTokens, order),
     requestId,
   );
+  return deliverPromptOnly(call, reply, model, promptTokens);
+}
+
+/**
+ * `POST /rerank` on the hosted surface, the Jina and Cohere shape (the service contract does not
+ * show this route; the gateway relays it), checked in the chat route's order; then a model that
+ * is not a rerank model, or a document that with the query passes the model's `maxInputTokens`,
+ * is a 400. The results come best first (see `rerank.ts`); metered and debited like a chat call,
+ * prompt tokens only.
+ */
+function rerank(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+): EmulatorReply {
+  const opened = openHosted(context, request, requestId, parseRerankRequest, "rerank");
+  if ("reply" in opened) return opened.reply;
+  const { call, body, model } = opened;
+  const tokens = pairTokens(body.query, body.documents);
+  const tooLong = overInputLimit(model, tokens, "documents", requestId);
+  if (tooLong) return call.finish(tooLong);
+  const scores = relevanceScores(body.query, body.documents);
+  const results = rankedResults(scores, body.documents, body.topN, body.returnDocuments);
+  const promptTokens = tokens.reduce((sum, n) => sum + n, 0);
+  const { id } = call.identity("rerank", body.model);
+  const reply = jsonReply(200, rerankBody(id, body.model, results, promptTokens), requestId);
+  return deliverPromptOnly(call, reply, model, promptTokens);
+}
+
+/**
+ * The 400 `context_length_exceeded` for the first text (an input, or a document with its query)
+ * over the model's `maxInputTokens`; undefined when all fit or the model sets no limit.
+ */
+function overInputLimit(
+  model: HostedModel,
+  tokens: readonly number[],
+  field: "input" | "documents",
+  requestId: string,
+): EmulatorResponse | undefined {
+  const limit = model.profile?.maxInputTokens;
+  const at = limit === undefined ? -1 : tokens.findIndex((count) => count > limit);
+  return at < 0 ? undefined : inputTooLong(requestId, limit!, tokens[at]!, at, field);
+}
+
+/** Delivers the answer of a call that reads tokens and writes none (embeddings, rerank). */
+function deliverPromptOnly(
+  call: Call,
+  reply: EmulatorResponse,
+  model: HostedModel,
+  promptTokens: number,
+): EmulatorReply {
   const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
   return call.deliver(reply, usage, callCost(model.prices, usage));
 }

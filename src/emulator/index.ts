@@ -8,6 +8,7 @@ export {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MODEL,
+  DEFAULT_RERANK_MODEL,
   DEFAULT_SERVICE_NAME,
   DEFAULT_STATE,
   DEFAULT_TENANT_ID,
@@ -47,15 +48,17 @@ export type {
 } from "./options.js";
 export { REQUEST_ID_HEADER } from "./reply.js";
 export {
-  type ApiKey,
   EmulatorState,
   type EmulatorStateOptions,
   type EmulatorStateSnapshot,
-  type Endpoint,
-  type HostedModel,
-  type KeyDescription,
-  type RequestLogEntry,
-  type Surface,
-  type Tenant,
 } from "./state.js";
+export type {
+  ApiKey,
+  Endpoint,
+  HostedModel,
+  KeyDescription,
+  RequestLogEntry,
+  Surface,
+  Tenant,
+} from "./state_records.js";
 export { EmulatorConfigError } from "./validate.js";

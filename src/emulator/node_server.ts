@@ -1,8 +1,8 @@
 /** @module The emulator over real HTTP: a `node:http` server on loopback that speaks the handler's replies. */
 
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createCore } from "./core.js";
+import { createCore, type EmulatorCore } from "./core.js";
 import type { StartEmulatorOptions } from "./options.js";
 import type { EmulatorReply, EmulatorResponse } from "./reply.js";
 import type { EmulatorState } from "./state.js";
@@ -35,32 +35,43 @@ export interface RunningEmulator {
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const { port = 0, host = "127.0.0.1" } = options;
   const core = createCore({ ...options, host });
-  const limit = core.context.maxBodyBytes;
   // The tokenizer takes most of a second to build: pay it before the first request, not during.
   warmUpTokenizer();
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (ms: number, run: () => void) => {
+  const timers = new Timers();
+  const server = createServer(requestListener(core, timers));
+  await listen(server, port, host);
+  return running(server, host, core, timers);
+}
+
+/** The timers of delayed replies and streamed chunks, all cleared when the server closes. */
+class Timers {
+  readonly #pending = new Set<NodeJS.Timeout>();
+
+  /** Runs `run` after `ms`, unless the server closes first. */
+  later(ms: number, run: () => void): void {
     const timer = setTimeout(() => {
-      timers.delete(timer);
+      this.#pending.delete(timer);
       run();
     }, ms);
-    timers.add(timer);
-  };
+    this.#pending.add(timer);
+  }
 
-  const send = (reply: EmulatorReply, request: IncomingMessage, response: ServerResponse) => {
-    if (reply.kind === "drop") {
-      // docs/service-contract.md#endpoint-states Pending: an orderly close with nothing written is "an empty response"; the reset
-      // fault sends RST instead, like a crashed upstream.
-      if (reply.reset) request.socket.resetAndDestroy();
-      else request.socket.destroy();
-      return;
-    }
-    writeReply(reply, response, core.streamChunkDelayMs, later);
-  };
+  clear(): void {
+    for (const timer of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
+  }
+}
 
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+/**
+ * Reads each request's body up to the core's limit (a larger one gets 413 without being read),
+ * hands it to the handler, and writes the reply after its delay.
+ */
+function requestListener(
+  core: EmulatorCore,
+  timers: Timers,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const limit = core.context.maxBodyBytes;
+  return (request, response) => {
     const answer = (body: string, bodyTooLarge: boolean) => {
       const reply = core.handle({
         method: request.method ?? "GET",
@@ -69,57 +80,96 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
         body,
         bodyTooLarge,
       });
-      if (reply.delayMs > 0) later(reply.delayMs, () => send(reply, request, response));
-      else send(reply, request, response);
+      const send = () => sendReply(reply, request, response, core.streamChunkDelayMs, timers);
+      if (reply.delayMs > 0) timers.later(reply.delayMs, send);
+      else send();
     };
-    const tooLarge = () => {
-      // Stop reading: the rest of the body is never buffered, and the socket closes once the
-      // 413 is out (its `Connection: close` says so to the client).
-      request.removeListener("data", onData);
-      request.removeListener("end", onEnd);
-      request.pause();
-      response.once("finish", () => request.socket.destroySoon());
-      answer("", true);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) tooLarge();
-      else chunks.push(chunk);
-    };
-    const onEnd = () =>
-      answer(
-        chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-        false,
-      );
     // A client that hangs up mid-request is its own business; it must not crash the server.
     request.on("error", ignore);
-    if (Number(request.headers["content-length"] ?? 0) > limit) {
-      tooLarge();
-      return;
-    }
-    request.on("data", onData);
-    request.on("end", onEnd);
-  });
+    readBody(request, response, limit, answer);
+  };
+}
 
-  await new Promise<void>((resolve, reject) => {
+/** Calls `answer` with the body, or with `bodyTooLarge` as soon as it passes `limit` bytes. */
+function readBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limit: number,
+  answer: (body: string, bodyTooLarge: boolean) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const tooLarge = () => {
+    // Stop reading: the rest of the body is never buffered, and the socket closes once the
+    // 413 is out (its `Connection: close` says so to the client).
+    request.removeListener("data", onData);
+    request.removeListener("end", onEnd);
+    request.pause();
+    response.once("finish", () => request.socket.destroySoon());
+    answer("", true);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) tooLarge();
+    else chunks.push(chunk);
+  };
+  const onEnd = () =>
+    answer(
+      chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+      false,
+    );
+  if (Number(request.headers["content-length"] ?? 0) > limit) {
+    tooLarge();
+    return;
+  }
+  request.on("data", onData);
+  request.on("end", onEnd);
+}
+
+function sendReply(
+  reply: EmulatorReply,
+  request: IncomingMessage,
+  response: ServerResponse,
+  chunkDelayMs: number,
+  timers: Timers,
+): void {
+  if (reply.kind === "drop") {
+    // docs/service-contract.md#endpoint-states Pending: an orderly close with nothing written is "an empty response"; the reset
+    // fault sends RST instead, like a crashed upstream.
+    if (reply.reset) request.socket.resetAndDestroy();
+    else request.socket.destroy();
+    return;
+  }
+  writeReply(reply, response, chunkDelayMs, timers);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);
       resolve();
     });
   });
-  const actualPort = (server.address() as AddressInfo).port;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
+}
 
+/** The handle of a listening server: its URLs, key and state, and how to stop it. */
+function running(
+  server: Server,
+  host: string,
+  core: EmulatorCore,
+  timers: Timers,
+): RunningEmulator {
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
     baseURL: `${url}/inference/v1`,
     url,
-    port: actualPort,
+    port,
     apiKey: core.apiKey,
     state: core.context.state,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolve());
         // Keep-alive sockets would hold the server (and the process) open until they time out.
@@ -132,7 +182,7 @@ function writeReply(
   reply: EmulatorResponse,
   response: ServerResponse,
   delayMs: number,
-  later: (ms: number, run: () => void) => void,
+  timers: Timers,
 ): void {
   if (response.destroyed) return;
   const { status, headers, body, abort, stall } = reply;
@@ -173,7 +223,7 @@ function writeReply(
   const writeNext = () => {
     if (response.destroyed) return;
     write(next++);
-    if (next < chunks.length) later(delayMs, writeNext);
+    if (next < chunks.length) timers.later(delayMs, writeNext);
   };
   writeNext();
 }

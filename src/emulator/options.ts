@@ -107,6 +107,11 @@ export interface ModelConfig {
    * enforced on each input. Default none: a chat model.
    */
   embedding?: EmbeddingModelConfig;
+  /**
+   * Makes it a rerank model, served at `/rerank` (and refused at `/chat/completions`): it scores
+   * each document's relevance to a query. Default false: a chat model.
+   */
+  rerank?: boolean;
 }
 
 /** What makes a model an embedding model. */

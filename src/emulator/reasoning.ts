@@ -7,7 +7,7 @@
 import { isReasoningModel } from "./model.js";
 import type { ReasoningFormat } from "./options.js";
 import type { ChatRequest } from "./requests.js";
-import type { HostedModel } from "./state.js";
+import type { HostedModel } from "./state_records.js";
 
 /** DeepSeek's thinking mode, to a tool call of the current turn sent back without its reasoning. */
 export const REASONING_REQUIRED =

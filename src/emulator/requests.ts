@@ -1,4 +1,4 @@
-/** @module Reading the JSON bodies of the two inference routes into the fields the emulator uses. */
+/** @module Reading the JSON bodies of the inference routes into the fields the emulator uses. */
 
 import type { ToolSpec } from "./tools.js";
 import { isRecord } from "./validate.js";
@@ -46,7 +46,12 @@ export interface GenerationOptions {
   stream: boolean;
   /** `stream_options.include_usage`; the emulator sends the usage chunk unless this is `false`. */
   includeUsage: boolean;
+  /** `n`: how many choices to answer with (per prompt on the completions route). Default 1. */
+  n: number;
 }
+
+/** The most choices a request may ask for (`n`), as OpenAI's API allows. */
+export const MAX_CHOICES = 128;
 
 export interface ChatRequest extends GenerationOptions {
   model: string;
@@ -138,6 +143,10 @@ function parseGenerationOptions(json: Record<string, unknown>): GenerationOption
     throw new InvalidBodyError("max_tokens must be a positive integer");
   }
   const { stop } = json;
+  const n = json.n ?? 1;
+  if (!(Number.isInteger(n) && (n as number) >= 1 && (n as number) <= MAX_CHOICES)) {
+    throw new InvalidBodyError(`n must be a whole number from 1 to ${MAX_CHOICES}`, "n");
+  }
   return {
     maxTokens: maxTokens == null ? undefined : (maxTokens as number),
     stop:
@@ -148,6 +157,7 @@ function parseGenerationOptions(json: Record<string, unknown>): GenerationOption
           : [],
     stream: json.stream === true,
     includeUsage: !(isRecord(json.stream_options) && json.stream_options.include_usage === false),
+    n: n as number,
   };
 }
 
@@ -242,11 +252,23 @@ export interface EmbeddingRequest {
   dimensions: number | undefined;
 }
 
-/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of strings. */
+/**
+ * Texts one embeddings request may hold, as OpenAI's API allows: the work of a call (texts ×
+ * dimensions) stays bounded, whatever the body limit lets through.
+ */
+export const MAX_EMBEDDING_INPUTS = 2048;
+
+/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of at most 2048 strings. */
 export function parseEmbeddingRequest(body: string): EmbeddingRequest {
   const json = parseObject(body);
   if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
   const inputs = stringOrStrings(json.input, "input");
+  if (inputs.length > MAX_EMBEDDING_INPUTS) {
+    throw new InvalidBodyError(
+      `input must hold at most ${MAX_EMBEDDING_INPUTS} texts; send the others in further requests`,
+      "input",
+    );
+  }
   const format = json.encoding_format ?? "float";
   if (format !== "float" && format !== "base64") {
     throw new InvalidBodyError('encoding_format must be "float" or "base64"');
@@ -260,5 +282,55 @@ export function parseEmbeddingRequest(body: string): EmbeddingRequest {
     inputs,
     encodingFormat: format,
     dimensions: dimensions == null ? undefined : (dimensions as number),
+  };
+}
+
+/** A `POST /rerank` body (the Jina and Cohere shape the gateway relays). */
+export interface RerankRequest {
+  model: string;
+  query: string;
+  /** The documents' texts, in the order sent (given as strings or `{ text }` objects). */
+  documents: string[];
+  /** `top_n`: how many results to answer with, the best first; undefined for all of them. */
+  topN: number | undefined;
+  /** `return_documents`: whether each result carries its document's text. Default false. */
+  returnDocuments: boolean;
+}
+
+/**
+ * Reads a `POST /rerank` body: `query` a non-empty string, `documents` a non-empty array of
+ * strings or `{ text }` objects, `top_n` a whole number ≥ 1, `return_documents` a boolean.
+ */
+export function parseRerankRequest(body: string): RerankRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  if (typeof json.query !== "string" || json.query === "") {
+    throw new InvalidBodyError("query must be a non-empty string", "query");
+  }
+  if (!Array.isArray(json.documents) || json.documents.length === 0) {
+    throw new InvalidBodyError("documents must be a non-empty array", "documents");
+  }
+  const documents = json.documents.map((document: unknown, i) => {
+    if (typeof document === "string") return document;
+    if (isRecord(document) && typeof document.text === "string") return document.text;
+    throw new InvalidBodyError(
+      `documents[${i}] must be a string or an object with a string "text"`,
+      "documents",
+    );
+  });
+  const topN = json.top_n ?? undefined;
+  if (topN !== undefined && !(Number.isInteger(topN) && (topN as number) >= 1)) {
+    throw new InvalidBodyError("top_n must be a whole number ≥ 1", "top_n");
+  }
+  const returnDocuments = json.return_documents ?? false;
+  if (typeof returnDocuments !== "boolean") {
+    throw new InvalidBodyError("return_documents must be true or false", "return_documents");
+  }
+  return {
+    model: json.model,
+    query: json.query,
+    documents,
+    topN: topN as number | undefined,
+    returnDocuments,
   };
 }

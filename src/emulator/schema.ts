@@ -1,6 +1,7 @@
 /** @module Builds a valid instance of a JSON schema, filled with values the message mentions. */
 
-import { extractValues, isStopword, type MessageValues, words } from "./text.js";
+import { isStopword, words } from "./terms.js";
+import { extractValues, type MessageValues } from "./text.js";
 import { isRecord } from "./validate.js";
 
 type Schema = Record<string, unknown>;

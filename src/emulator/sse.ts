@@ -12,9 +12,11 @@ export function sseEvent(data: unknown): string {
 }
 
 /**
- * `chat.completion.chunk` events: the role, reasoning pieces (in their field, or as tags in the
- * content), content pieces (about one token each), each tool call (id and name, then its arguments in pieces), the finish reason, the usage
- * chunk (`choices: []`) unless `includeUsage` is false, and `[DONE]`.
+ * `chat.completion.chunk` events: for each choice the role, reasoning pieces (in their field, or
+ * as tags in the content), content pieces (about one token each), each tool call (id and name,
+ * then its arguments in pieces) and the finish reason, the choices' events taking turns as a
+ * server streams them; then the usage chunk (`choices: []`) unless `includeUsage` is false, and
+ * `[DONE]`.
  */
 export function chatCompletionEvents(
   identity: CompletionIdentity,
@@ -27,32 +29,45 @@ export function chatCompletionEvents(
     created: identity.created,
     model: identity.model,
   };
-  const chunk = (delta: object, finishReason: string | null = null) =>
-    sseEvent({
-      ...head,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-    });
-  const events = [chunk({ role: "assistant", content: "" })];
+  const deltas = chatDeltas(output);
+  const perChoice = Array.from({ length: output.n }, (_, index) =>
+    deltas.map(({ delta, finishReason }) =>
+      sseEvent({
+        ...head,
+        choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
+      }),
+    ),
+  );
+  return finish(takingTurns(perChoice), head, output.usage, includeUsage);
+}
+
+/** The deltas of one choice of a streamed chat reply, in order, the last with its finish reason. */
+function chatDeltas(output: ChatOutput): Array<{ delta: object; finishReason: string | null }> {
+  const deltas: object[] = [{ role: "assistant", content: "" }];
   const placed = placeReasoning(output.reasoningFormat, output.reasoning, output.content);
   const field = placed.field;
   if (field)
-    for (const piece of tokenPieces(placed.reasoning ?? "")) events.push(chunk({ [field]: piece }));
-  for (const piece of tokenPieces(placed.content ?? "")) events.push(chunk({ content: piece }));
+    for (const piece of tokenPieces(placed.reasoning ?? "")) deltas.push({ [field]: piece });
+  for (const piece of tokenPieces(placed.content ?? "")) deltas.push({ content: piece });
   output.toolCalls.forEach((call, index) => {
     const { name, arguments: args } = call.function;
-    events.push(
-      chunk({
-        tool_calls: [{ index, id: call.id, type: "function", function: { name, arguments: "" } }],
-      }),
-    );
-    for (const piece of tokenPieces(args))
-      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    deltas.push({
+      tool_calls: [{ index, id: call.id, type: "function", function: { name, arguments: "" } }],
+    });
+    for (const piece of tokenPieces(args)) {
+      deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
   });
-  events.push(chunk({}, output.finishReason));
-  return finish(events, head, output.usage, includeUsage);
+  return [
+    ...deltas.map((delta) => ({ delta, finishReason: null })),
+    { delta: {}, finishReason: output.finishReason },
+  ];
 }
 
-/** `text_completion` events: text pieces per prompt, a final chunk per prompt, usage, `[DONE]`. */
+/**
+ * `text_completion` events: each choice's text pieces and its final chunk, the choices taking
+ * turns; then usage and `[DONE]`.
+ */
 export function textCompletionEvents(
   identity: CompletionIdentity,
   output: CompletionOutput,
@@ -66,14 +81,22 @@ export function textCompletionEvents(
   };
   const chunk = (index: number, text: string, finishReason: string | null = null) =>
     sseEvent({ ...head, choices: [{ index, text, logprobs: null, finish_reason: finishReason }] });
+  const perChoice = output.choices.map((choice, index) => [
+    ...tokenPieces(choice.text).map((piece) => chunk(index, piece)),
+    chunk(index, "", choice.finishReason),
+  ]);
+  return finish(takingTurns(perChoice), head, output.usage, includeUsage);
+}
+
+/** One event of each list in turn (a, b, a, b, …), the longer lists going on alone at the end. */
+function takingTurns(lists: readonly string[][]): string[] {
+  if (lists.length === 1) return lists[0]!;
   const events: string[] = [];
-  output.choices.forEach((choice, index) => {
-    for (const piece of tokenPieces(choice.text)) events.push(chunk(index, piece));
-  });
-  output.choices.forEach((choice, index) => {
-    events.push(chunk(index, "", choice.finishReason));
-  });
-  return finish(events, head, output.usage, includeUsage);
+  const longest = lists.reduce((max, list) => Math.max(max, list.length), 0);
+  for (let i = 0; i < longest; i++) {
+    for (const list of lists) if (i < list.length) events.push(list[i]!);
+  }
+  return events;
 }
 
 function finish(events: string[], head: object, usage: Usage, includeUsage: boolean): string[] {

@@ -1,116 +1,35 @@
 /** @module The emulator's mutable world: keys, tenants, endpoints, models, credit and the request log. */
 
-import {
-  expectedOfProfileField,
-  type InferenceModelProfile,
-  modelProfileSchema,
-  PROFILE_FIELDS,
-} from "../config/profiles.js";
-import {
-  DEFAULT_EMBEDDING_DIMENSIONS,
-  DEFAULT_STATE,
-  INFERENCE_SERVICE_PERMISSION,
-} from "./defaults.js";
+import type { InferenceModelProfile } from "../config/profiles.js";
 import type {
   ApiKeyConfig,
   EmulatorStateConfig,
   EndpointConfig,
   EndpointState,
   ModelConfig,
-  ModelPrices,
-  ModelReasoningConfig,
   TenantConfig,
 } from "./options.js";
 import { PromptCache, type PromptPart } from "./prompt_cache.js";
 import {
-  EmulatorConfigError,
-  optionalArray,
-  optionalNumber,
-  optionalString,
-  requireNumber,
-  requireRecord,
-  requireString,
-  requireStringArray,
-} from "./validate.js";
-
-/** The two call surfaces of docs/service-contract.md#the-two-surfaces. */
-export type Surface = "hosted" | "dedicated";
-
-/** An API key as stored. */
-export interface ApiKey {
-  readonly id: string;
-  readonly name: string;
-  readonly secret: string;
-  readonly permissions: readonly string[];
-  /** Epoch milliseconds, or undefined for a key that never expires. */
-  readonly expiresAt: number | undefined;
-}
-
-export interface Tenant {
-  readonly id: string;
-  readonly name: string;
-}
-
-/** A dedicated endpoint as reported by {@link EmulatorState.endpoint} and the admin API. */
-export interface Endpoint {
-  /** `<TENANT_ID>.<JOB_ALIAS_NAME>`, the value of the Service-Name header (docs/service-contract.md#dedicated-endpoints). */
-  readonly serviceName: string;
-  readonly tenantId: string;
-  readonly jobAlias: string;
-  readonly replicas: number;
-  readonly state: EndpointState;
-  /** `<running_replicas>/<total_replicas>` (docs/service-contract.md#resources): every replica runs when Running, none when Pending. */
-  readonly scaling: string;
-  /** When a Pending endpoint with `readyAfterMs` turns Running (ISO date). */
-  readonly readyAt?: string;
-}
-
-export interface HostedModel {
-  readonly id: string;
-  readonly prices: Readonly<ModelPrices>;
-  readonly profile?: Readonly<InferenceModelProfile>;
-  readonly reasoning?: Readonly<ModelReasoningConfig>;
-  readonly promptCache?: boolean;
-  /** Set for an embedding model: served at `/embeddings`, refused at `/chat/completions`. */
-  readonly embedding?: Readonly<{ dimensions: number }>;
-}
-
-/** One call to either inference route, successful or not. */
-export interface RequestLogEntry {
-  /** The value sent in `X-Gateway-Request-Id`. */
-  requestId: string;
-  /** ISO date of arrival. */
-  time: string;
-  surface: Surface;
-  /** Hosted surface: the requested model ID, when the body named one. */
-  model?: string;
-  /** Dedicated surface: the Service-Name header, when sent. */
-  serviceName?: string;
-  /** ID of the API key used, when it was valid. */
-  keyId?: string;
-  stream: boolean;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  /** Credit debited (hosted surface, complete responses only). */
-  cost: number;
-  /** HTTP status sent, or 0 when the connection was closed with no response. */
-  status: number;
-  /** The injected fault, if any (`"429"`, `"reset"`, `"truncate"`, ...). */
-  fault?: string;
-}
-
-/** An API key as the admin API shows it. */
-export interface KeyDescription {
-  id: string;
-  name: string;
-  /** Masked (`****demo`) except in the reply that creates the key. */
-  secret: string;
-  permissions: string[];
-  /** ISO date. */
-  expiresAt?: string;
-  expired: boolean;
-}
+  checkEndpoint,
+  checkKey,
+  checkModel,
+  checkTenant,
+  initialState,
+  MAX_CREDIT,
+  optionalDelay,
+  requireCredit,
+  requireEndpointState,
+} from "./state_config.js";
+import type {
+  ApiKey,
+  Endpoint,
+  HostedModel,
+  KeyDescription,
+  RequestLogEntry,
+  Tenant,
+} from "./state_records.js";
+import { EmulatorConfigError, optionalNumber, requireNumber } from "./validate.js";
 
 /** How the state behaves, as opposed to what it holds. */
 export interface EmulatorStateOptions {
@@ -138,12 +57,6 @@ interface EndpointRecord {
   readyAt: number | undefined;
 }
 
-const DEFAULT_PRICES: Readonly<ModelPrices> = Object.freeze({ input: 1, output: 1 });
-/**
- * The most (and, negated, the least) a Wallet holds: far beyond any test, and small enough that
- * sums stay finite and exact to a millionth, as the gateway prints a balance.
- */
-export const MAX_CREDIT = 1e12;
 const DEFAULT_LOG_LIMIT = 1000;
 
 /**
@@ -158,7 +71,10 @@ export class EmulatorState {
   readonly #initial: Required<EmulatorStateConfig>;
   readonly #clock: () => number;
   readonly #logLimit: number;
+  /** By secret, as calls find them. */
   #keys = new Map<string, ApiKey>();
+  /** The same keys by ID, so adding one checks its ID in constant time. */
+  #keyIds = new Map<string, ApiKey>();
   #tenants = new Map<string, Tenant>();
   #endpoints = new Map<string, EndpointRecord>();
   #models = new Map<string, HostedModel>();
@@ -168,27 +84,17 @@ export class EmulatorState {
   #nextKeyNumber = 1;
 
   constructor(config: EmulatorStateConfig = {}, options: EmulatorStateOptions = {}) {
-    requireRecord(config, "emulator state");
+    this.#initial = initialState(config);
     this.#clock = options.clock ?? Date.now;
     this.#logLimit =
       optionalNumber(options.requestLogLimit, "requestLogLimit", 1) ?? DEFAULT_LOG_LIMIT;
-    // Each collection given replaces its default, so `{ models: [...] }` keeps the demo keys.
-    // Copies, so that changing the options object later cannot change what reset() restores.
-    this.#initial = {
-      keys: configured<ApiKeyConfig>(config.keys, "keys") ?? DEFAULT_STATE.keys,
-      tenants: configured<TenantConfig>(config.tenants, "tenants") ?? DEFAULT_STATE.tenants,
-      endpoints:
-        configured<EndpointConfig>(config.endpoints, "endpoints") ?? DEFAULT_STATE.endpoints,
-      models: configured<ModelConfig>(config.models, "models") ?? DEFAULT_STATE.models,
-      credit:
-        config.credit === undefined ? DEFAULT_STATE.credit : requireCredit(config.credit, "credit"),
-    };
     this.reset();
   }
 
   /** Back to the configuration: keys, tenants, endpoints (delays restart), models, credit; empty log. */
   reset(): void {
     this.#keys.clear();
+    this.#keyIds.clear();
     this.#tenants.clear();
     this.#endpoints.clear();
     this.#models.clear();
@@ -255,7 +161,10 @@ export class EmulatorState {
     if (matches.length > 1 && !exact) {
       throw new EmulatorConfigError(`key reference "${ref}" matches ${matches.length} keys`);
     }
-    if (match) this.#keys.delete(match.secret);
+    if (match) {
+      this.#keys.delete(match.secret);
+      this.#keyIds.delete(match.id);
+    }
     return match;
   }
 
@@ -301,7 +210,7 @@ export class EmulatorState {
   ): Endpoint | undefined {
     const record = this.#endpoints.get(serviceName);
     if (!record) return undefined;
-    const delay = optionalNumber(readyAfterMs, "readyAfterMs", 0);
+    const delay = optionalDelay(readyAfterMs, "readyAfterMs");
     record.state = delay === undefined ? requireEndpointState(state, "state") : "Pending";
     record.readyAt = delay === undefined ? undefined : this.#clock() + delay;
     return this.#view(serviceName, record);
@@ -366,7 +275,7 @@ export class EmulatorState {
 
   /** Appends to the request log, keeping the newest `requestLogLimit` entries. */
   record(entry: RequestLogEntry): void {
-    this.#log.push(entry);
+    this.#log.push(withLoggedText(entry));
     // Trim in batches so the hot path stays O(1) amortised.
     if (this.#log.length >= this.#logLimit * 2) this.#log = this.#log.slice(-this.#logLimit);
   }
@@ -426,57 +335,41 @@ export class EmulatorState {
   // ---- internals ----------------------------------------------------------------------------
 
   #addKey(input: ApiKeyConfig, field: string): ApiKey {
-    const config = requireRecord(input, field);
-    const secret = requireString(config.secret, `${field}.secret`);
-    if (this.#keys.has(secret)) throw new EmulatorConfigError(`${field}.secret is already in use`);
-    const id = optionalString(config.id, `${field}.id`) ?? this.#freshKeyId();
-    if (this.listKeys().some((key) => key.id === id)) {
+    const checked = checkKey(input, field);
+    if (this.#keys.has(checked.secret)) {
+      throw new EmulatorConfigError(`${field}.secret is already in use`);
+    }
+    const id = checked.id ?? this.#freshKeyId();
+    if (this.#keyIds.has(id)) {
       throw new EmulatorConfigError(`${field}.id "${id}" is already in use`);
     }
-    const key: ApiKey = Object.freeze({
-      id,
-      name: optionalString(config.name, `${field}.name`) ?? id,
-      secret,
-      permissions: Object.freeze(
-        config.permissions === undefined
-          ? [INFERENCE_SERVICE_PERMISSION]
-          : requireStringArray(config.permissions, `${field}.permissions`),
-      ),
-      expiresAt: parseExpiry(config.expiresAt, `${field}.expiresAt`),
-    });
+    const { secret, name = id, permissions, expiresAt } = checked;
+    const key: ApiKey = Object.freeze({ id, name, secret, permissions, expiresAt });
     this.#keys.set(secret, key);
+    this.#keyIds.set(id, key);
     return key;
   }
 
   #freshKeyId(): string {
-    const taken = new Set(this.listKeys().map((key) => key.id));
-    while (taken.has(`key-${this.#nextKeyNumber}`)) this.#nextKeyNumber++;
+    while (this.#keyIds.has(`key-${this.#nextKeyNumber}`)) this.#nextKeyNumber++;
     return `key-${this.#nextKeyNumber++}`;
   }
 
   #addTenant(input: TenantConfig, field: string): Tenant {
-    const config = requireRecord(input, field);
-    const id = requireString(config.id, `${field}.id`);
-    const tenant = Object.freeze({ id, name: optionalString(config.name, `${field}.name`) ?? id });
-    this.#tenants.set(id, tenant);
+    const tenant = checkTenant(input, field);
+    this.#tenants.set(tenant.id, tenant);
     return tenant;
   }
 
   #addEndpoint(input: EndpointConfig, field: string): Endpoint {
-    const config = requireRecord(input, field);
-    const tenantId = requireServiceNamePart(config.tenantId, `${field}.tenantId`);
-    const jobAlias = requireServiceNamePart(config.jobAlias, `${field}.jobAlias`);
-    const replicas = optionalNumber(config.replicas, `${field}.replicas`, 1) ?? 1;
-    const delay = optionalNumber(config.readyAfterMs, `${field}.readyAfterMs`, 0);
-    const state =
-      config.state === undefined ? "Running" : requireEndpointState(config.state, `${field}.state`);
+    const { tenantId, jobAlias, replicas, state, readyAfterMs } = checkEndpoint(input, field);
     if (!this.#tenants.has(tenantId)) this.#addTenant({ id: tenantId }, field);
     const record: EndpointRecord = {
       tenantId,
       jobAlias,
-      replicas: Math.floor(replicas),
-      state: delay === undefined ? state : "Pending",
-      readyAt: delay === undefined ? undefined : this.#clock() + delay,
+      replicas,
+      state,
+      readyAt: readyAfterMs === undefined ? undefined : this.#clock() + readyAfterMs,
     };
     const serviceName = `${tenantId}.${jobAlias}`;
     this.#endpoints.set(serviceName, record);
@@ -484,41 +377,8 @@ export class EmulatorState {
   }
 
   #addModel(input: ModelConfig, field: string): HostedModel {
-    const config = requireRecord(input, field);
-    const id = requireString(config.id, `${field}.id`);
-    let prices = DEFAULT_PRICES;
-    if (config.prices !== undefined) {
-      const given = requireRecord(config.prices, `${field}.prices`);
-      const cachedInput =
-        given.cachedInput === undefined
-          ? undefined
-          : requirePrice(given.cachedInput, `${field}.prices.cachedInput`);
-      prices = Object.freeze({
-        input: requirePrice(given.input, `${field}.prices.input`),
-        output: requirePrice(given.output, `${field}.prices.output`),
-        ...(cachedInput === undefined ? {} : { cachedInput }),
-      });
-    }
-    const profile =
-      config.profile === undefined ? undefined : requireProfile(config.profile, `${field}.profile`);
-    const reasoning =
-      config.reasoning === undefined
-        ? undefined
-        : requireReasoning(config.reasoning, `${field}.reasoning`);
-    if (config.promptCache !== undefined && typeof config.promptCache !== "boolean") {
-      throw new EmulatorConfigError(`${field}.promptCache must be true or false`);
-    }
-    const embedding =
-      config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
-    const model = Object.freeze({
-      id,
-      prices,
-      ...(profile ? { profile } : {}),
-      ...(reasoning ? { reasoning } : {}),
-      ...(config.promptCache ? { promptCache: true } : {}),
-      ...(embedding ? { embedding } : {}),
-    });
-    this.#models.set(id, model);
+    const model = checkModel(input, field);
+    this.#models.set(model.id, model);
     return model;
   }
 
@@ -545,103 +405,32 @@ export class EmulatorState {
   }
 }
 
-/** A credit within ±{@link MAX_CREDIT}. */
-function requireCredit(value: unknown, field: string): number {
-  const credit = requireNumber(value, field);
-  if (Math.abs(credit) > MAX_CREDIT) {
-    throw new EmulatorConfigError(
-      `${field} must be between -${MAX_CREDIT} and ${MAX_CREDIT}, the most the emulator's Wallet holds`,
-    );
-  }
-  return credit;
-}
+/**
+ * Characters the request log keeps of each text a caller chose (model ID, Service-Name, fault
+ * header): enough to read any real one, while a 2 MiB model ID cannot make every poll of the
+ * console carry megabytes.
+ */
+export const LOGGED_TEXT_LIMIT = 256;
 
-/** A price per million tokens, from 0 to {@link MAX_CREDIT}: a call's cost then stays finite. */
-function requirePrice(value: unknown, field: string): number {
-  const price = requireNumber(value, field, 0);
-  if (price > MAX_CREDIT) {
-    throw new EmulatorConfigError(`${field} must be at most ${MAX_CREDIT} per million tokens`);
+/** The entry with each caller-chosen text cut to {@link LOGGED_TEXT_LIMIT} characters and "…". */
+function withLoggedText(entry: RequestLogEntry): RequestLogEntry {
+  const cut = (text: string | undefined) =>
+    text === undefined || text.length <= LOGGED_TEXT_LIMIT
+      ? text
+      : `${text.slice(0, LOGGED_TEXT_LIMIT)}…`;
+  const { model, serviceName, fault } = entry;
+  if (cut(model) === model && cut(serviceName) === serviceName && cut(fault) === fault) {
+    return entry;
   }
-  return price;
+  return {
+    ...entry,
+    ...(model === undefined ? {} : { model: cut(model) }),
+    ...(serviceName === undefined ? {} : { serviceName: cut(serviceName) }),
+    ...(fault === undefined ? {} : { fault: cut(fault) }),
+  };
 }
 
 /** `sk-emulator-demo` → `****demo`: enough to tell keys apart, as a console would show them. */
 export function maskSecret(secret: string): string {
   return `****${secret.slice(-4)}`;
-}
-
-/** A copy of a configured collection, or undefined when the config leaves it out. */
-function configured<T>(value: unknown, field: string): T[] | undefined {
-  const items = optionalArray(value, field);
-  return items && (structuredClone(items) as T[]);
-}
-
-const REASONING_FORMATS = ["reasoning_content", "reasoning", "tags", "opened-tags"];
-const REASONING_INPUTS = ["ignore", "require", "refuse"];
-
-/** How a model thinks: a known format and, if given, a known input rule; frozen. */
-function requireReasoning(value: unknown, field: string): Readonly<ModelReasoningConfig> {
-  const { format, input, ...unknown } = requireRecord(value, field);
-  const extra = Object.keys(unknown)[0];
-  if (extra !== undefined) {
-    throw new EmulatorConfigError(`${field}.${extra} is not a field; reasoning has format, input`);
-  }
-  if (typeof format !== "string" || !REASONING_FORMATS.includes(format)) {
-    throw new EmulatorConfigError(`${field}.format must be one of ${REASONING_FORMATS.join(", ")}`);
-  }
-  if (input !== undefined && (typeof input !== "string" || !REASONING_INPUTS.includes(input))) {
-    throw new EmulatorConfigError(`${field}.input must be one of ${REASONING_INPUTS.join(", ")}`);
-  }
-  return Object.freeze({ ...(value as ModelReasoningConfig) });
-}
-
-/** A model profile with known fields of the right types (the shape `profiles` takes), frozen. */
-function requireProfile(value: unknown, field: string): Readonly<InferenceModelProfile> {
-  const result = modelProfileSchema.safeParse(requireRecord(value, field));
-  if (result.success) return Object.freeze({ ...(result.data as InferenceModelProfile) });
-  const issue = result.error.issues[0]!;
-  if (issue.code === "unrecognized_keys") {
-    throw new EmulatorConfigError(
-      `${field}.${issue.keys[0]} is not a profile field; a profile has ${PROFILE_FIELDS.join(", ")}`,
-    );
-  }
-  const name = String(issue.path[0]);
-  throw new EmulatorConfigError(`${field}.${name} must be ${expectedOfProfileField(name)}`);
-}
-
-/** An embedding model's settings, with the default vector length. */
-function requireEmbedding(value: unknown, field: string): Readonly<{ dimensions: number }> {
-  const config = requireRecord(value, `${field}.embedding`);
-  const dimensions =
-    optionalNumber(config.dimensions, `${field}.embedding.dimensions`, 1) ??
-    DEFAULT_EMBEDDING_DIMENSIONS;
-  if (!Number.isInteger(dimensions)) {
-    throw new EmulatorConfigError(`${field}.embedding.dimensions must be a whole number >= 1`);
-  }
-  return Object.freeze({ dimensions });
-}
-
-function requireEndpointState(value: unknown, field: string): EndpointState {
-  if (value !== "Pending" && value !== "Running") {
-    throw new EmulatorConfigError(`${field} must be "Pending" or "Running"`);
-  }
-  return value;
-}
-
-/** Each half of a Service-Name is dot-free, or the name could not be split back (docs/service-contract.md#dedicated-endpoints). */
-function requireServiceNamePart(value: unknown, field: string): string {
-  const part = requireString(value, field);
-  if (part.includes(".") || /\s/.test(part)) {
-    throw new EmulatorConfigError(`${field} must not contain dots or whitespace`);
-  }
-  return part;
-}
-
-function parseExpiry(value: unknown, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = typeof value === "string" ? Date.parse(value) : value;
-  if (typeof ms !== "number" || !Number.isFinite(ms)) {
-    throw new EmulatorConfigError(`${field} must be an ISO date or epoch milliseconds`);
-  }
-  return ms;
 }

@@ -1,15 +1,6 @@
-/** @module Word-level text helpers of the deterministic model: keywords, sentences and values found in a message. */
+/** @module Sentence-level text helpers of the deterministic model: sentences, first words and values found in a message. */
 
-// Function words and request verbs carry no topic: they must not make a tool or a sentence match.
-const STOPWORDS = new Set(
-  (
-    "a an the and or but if of to in on at by for with from into about as is are was were be been " +
-    "being do does did have has had i me my we our us you your he she it its they them their this " +
-    "that these those what which who whom whose when where why how can could would should will " +
-    "shall may might must please tell give show get let make some any all no not yes than then " +
-    "there here so such very just also want need like know s t don doesn isn what's it's i'm"
-  ).split(" "),
-);
+import { isStopword } from "./terms.js";
 
 // Request verbs that start a sentence without naming anything ("Find Paris" → "Paris").
 const LEADING_VERBS = new Set(
@@ -19,72 +10,6 @@ const LEADING_VERBS = new Set(
     "which please hi hello hey"
   ).split(" "),
 );
-
-// A few everyday synonyms, so "3 plus 4" finds an `add` tool and "forecast" a `weather` one.
-const SYNONYMS: Readonly<Record<string, string>> = {
-  plus: "add",
-  sum: "add",
-  addition: "add",
-  total: "add",
-  times: "multiply",
-  multiplied: "multiply",
-  product: "multiply",
-  minus: "subtract",
-  difference: "subtract",
-  divided: "divide",
-  quotient: "divide",
-  forecast: "weather",
-  temperature: "weather",
-  lookup: "search",
-  find: "search",
-  look: "search",
-};
-
-/** Crude English stemming: enough for "cities"/"city", "forecasts"/"forecast", "searching"/"search". */
-function stem(word: string): string {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith("ed")) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
-  return word;
-}
-
-function normalize(word: string): string {
-  const lower = word.toLowerCase();
-  const stemmed = stem(SYNONYMS[lower] ?? lower);
-  return SYNONYMS[stemmed] ?? stemmed;
-}
-
-/** Words of `text`, splitting camelCase and snake_case, in their original case. */
-export function words(text: string): string[] {
-  return text
-    .replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2")
-    .split(/[^\p{L}\p{N}']+/u)
-    .map((word) => word.replace(/^'+|'+$/g, ""))
-    .filter((word) => word.length > 0);
-}
-
-/** The topic words of `text`: normalised, without function words. */
-export function keywords(text: string): Set<string> {
-  const result = new Set<string>();
-  for (const word of words(text)) {
-    const lower = word.toLowerCase();
-    if (STOPWORDS.has(lower)) continue;
-    result.add(normalize(lower));
-  }
-  return result;
-}
-
-/** How many of `query`'s keywords occur in `candidate`. */
-export function overlap(query: ReadonlySet<string>, candidate: ReadonlySet<string>): number {
-  let score = 0;
-  for (const word of query) if (candidate.has(word)) score++;
-  return score;
-}
-
-export function isStopword(word: string): boolean {
-  return STOPWORDS.has(word.toLowerCase());
-}
 
 /** Lines and sentences of `text`, with list markers and `Label:` prefixes removed. */
 export function sentences(text: string): string[] {

@@ -98,7 +98,8 @@ export function planToolCalls(
     if (fresh.length === 0 || base.mentions.length === 0) {
       // Nothing new to look up: the ask adds detail (or its names) to the call it continues.
       if (!tool || fresh.length > 0) base.text = `${base.text} and ${ask.text}`;
-      base.mentions.push(...fresh);
+      // One by one: a spread of a message's every name could overflow the call stack.
+      for (const name of fresh) base.mentions.push(name);
       continue;
     }
     for (const name of fresh) {

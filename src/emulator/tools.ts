@@ -1,7 +1,7 @@
 /** @module Tool choice of the deterministic model: which offered tool a message asks for, and its arguments. */
 
 import { instanceOf } from "./schema.js";
-import { keywords, overlap } from "./text.js";
+import { keywords, overlap } from "./terms.js";
 import { isRecord } from "./validate.js";
 
 /** A tool as offered in the request (`tools[].function`). */

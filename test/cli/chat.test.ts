@@ -98,7 +98,7 @@ describe("inference-service chat", () => {
     expect(out).toBe("");
     expect(err).toBe(
       `✖ ModelNotFoundError: The service does not know the model "no-such-model" (the service is not down). (status 503, code model_not_found, request id ${lastRequest().requestId})\n` +
-        "  fix: Check the model ID passed as --model; retrying will not help. The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.\n",
+        "  fix: Check the model ID passed as --model; retrying will not help. The service lists 9 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding, emulator-rerank.\n",
     );
   });
 

@@ -130,6 +130,7 @@ describe("diagnose: a healthy configuration", () => {
       "emulator-think-tags",
       "emulator-think-open",
       "emulator-embedding",
+      "emulator-rerank",
     ]);
 
     const checks = checksOf(diagnosis);
@@ -502,7 +503,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
       status: "fail",
       detail:
         '"emulator-caht" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
-      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
+      fix: 'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 9 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding, emulator-rerank.',
       requestId: requestId(2),
       error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
     });
@@ -533,7 +534,7 @@ describe("diagnose: key, model and credit (hosted surface)", () => {
   it("names the listed models when the model check is skipped for want of a model ID", async () => {
     const { run } = setup();
     expect(checksOf(await run()).model.detail).toBe(
-      "Skipped: no model ID given (`model`). The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.",
+      "Skipped: no model ID given (`model`). The service lists 9 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding, emulator-rerank.",
     );
   });
 

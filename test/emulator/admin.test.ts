@@ -31,6 +31,10 @@ async function admin(
   };
 }
 
+function errorMessage(body: Record<string, unknown>): unknown {
+  return (body.error as { message?: unknown } | undefined)?.message;
+}
+
 describe("the admin API", () => {
   const emulator = inProcess();
   afterEach(() => emulator.state.reset());
@@ -107,6 +111,12 @@ describe("the admin API", () => {
           prices: { input: 0.02, output: 0 },
           profile: { maxInputTokens: 8_192 },
           embedding: { dimensions: 256 },
+        },
+        {
+          id: "emulator-rerank",
+          prices: { input: 0.02, output: 0 },
+          profile: { maxInputTokens: 8_192 },
+          rerank: true,
         },
       ],
       requestCount: 0,
@@ -208,6 +218,25 @@ describe("the admin API", () => {
     expect(emulator.state.requests()).toEqual([]);
   });
 
+  it("keeps a short request log whatever model ID and Service-Name callers send", async () => {
+    const long = "x".repeat(2 * 1024 * 1024);
+    expect((await post(emulator, CHAT, chatBody("hi", { model: long }))).status).toBe(503);
+    const dedicated = await post(
+      emulator,
+      COMPLETIONS,
+      { prompt: "hi" },
+      { ...bearer(), "service-name": long },
+    );
+    expect(dedicated.status).toBe(404);
+    const response = await emulator.fetch(`${emulator.url}/_emulator/requests`);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(2_000);
+    expect(JSON.parse(text).requests).toEqual([
+      expect.objectContaining({ model: `${"x".repeat(256)}…`, status: 503 }),
+      expect.objectContaining({ serviceName: `${"x".repeat(256)}…`, status: 404 }),
+    ]);
+  });
+
   it("returns only the entries after a request ID, or the whole log once that entry is gone", async () => {
     await post(emulator, CHAT, chatBody("one"));
     const first = emulator.state.lastRequest()!.requestId;
@@ -301,6 +330,56 @@ describe("the admin API", () => {
     expect(await admin(emulator, method, path, body)).toMatchObject({
       status: 400,
       body: { error: { code: "invalid_request", message, type: "emulator_admin_error" } },
+    });
+  });
+
+  it("refuses dates and delays past the Date range with a 400, and the state stays readable", async () => {
+    const refusals = [
+      await admin(emulator, "POST", "/keys", { expiresAt: 1e20 }),
+      await admin(emulator, "POST", "/keys", { expiresAt: -1e20 }),
+      await admin(emulator, "POST", "/endpoints", {
+        tenantId: "acme",
+        jobAlias: "slow",
+        readyAfterMs: 1e20,
+      }),
+      await admin(emulator, "PATCH", `/endpoints/${DEFAULT_SERVICE_NAME}`, { readyAfterMs: 1e20 }),
+    ];
+    expect(refusals.map(({ status, body }) => [status, errorMessage(body)])).toEqual([
+      [400, expect.stringMatching(/^key\.expiresAt must be a date JavaScript can hold/)],
+      [400, expect.stringMatching(/^key\.expiresAt must be a date JavaScript can hold/)],
+      [400, "endpoint.readyAfterMs must be at most 2147483647 (about 24.8 days)"],
+      [400, "readyAfterMs must be at most 2147483647 (about 24.8 days)"],
+    ]);
+    const state = await admin(emulator, "GET", "/state");
+    expect(state.status).toBe(200);
+    expect(state.body.keys).toHaveLength(3);
+    expect(state.body.endpoints).toHaveLength(2);
+  });
+
+  it("refuses an embedding model whose vectors are too long to serve", async () => {
+    const refused = await admin(emulator, "POST", "/models", {
+      id: "huge",
+      embedding: { dimensions: 200_000_000 },
+    });
+    expect([refused.status, errorMessage(refused.body)]).toEqual([
+      400,
+      "model.embedding.dimensions must be a whole number from 1 to 8192",
+    ]);
+    expect(emulator.state.model("huge")).toBeUndefined();
+  });
+
+  it.each([
+    ["DELETE", "/keys/%E0%A4%A"],
+    ["PATCH", "/endpoints/%zz"],
+  ])("answers %s %s, a malformed percent-encoding, with 400", async (method, path) => {
+    expect(await admin(emulator, method, path, {})).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: `The admin path /_emulator${path} has a malformed percent-encoding; encode each segment with encodeURIComponent`,
+        },
+      },
     });
   });
 

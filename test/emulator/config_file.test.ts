@@ -34,4 +34,21 @@ describe("loadEmulatorConfig", () => {
       `emulator config ${file}: clock cannot be set from JSON`,
     );
   });
+
+  it("refuses dates and delays past the Date range in the file, naming the field", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "emulator-config-"));
+    const cases: Array<[object, string]> = [
+      [{ keys: [{ secret: "sk-far", expiresAt: 1e20 }] }, "keys[0].expiresAt must be a date"],
+      [
+        { endpoints: [{ tenantId: "t", jobAlias: "a", readyAfterMs: 1e20 }] },
+        "endpoints[0].readyAfterMs must be at most 2147483647",
+      ],
+    ];
+    for (const [config, message] of cases) {
+      const file = join(dir, "far.json");
+      await writeFile(file, JSON.stringify(config));
+      const options = await loadEmulatorConfig(file);
+      expect(() => createEmulator(options)).toThrow(message);
+    }
+  });
 });

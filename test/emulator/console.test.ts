@@ -104,6 +104,40 @@ describe.skipIf(!available)("the console page in Chromium", () => {
     expect(await page.textContent("#base-url")).toBe(emulator.baseURL);
   });
 
+  it("wraps the sidebar's base URL only after a slash, never inside a word", async () => {
+    await expect.poll(() => page.textContent("#base-url")).toBe(emulator.baseURL);
+    // The text of each line the browser laid out, read character by character.
+    const lines = await page.$eval("#base-url", (code) => {
+      const byTop = new Map<number, string>();
+      const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? "";
+        for (let i = 0; i < text.length; i++) {
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const top = Math.round(range.getBoundingClientRect().top);
+          byTop.set(top, (byTop.get(top) ?? "") + text[i]);
+        }
+      }
+      return [...byTop.entries()].sort(([a], [b]) => a - b).map(([, line]) => line);
+    });
+    expect(lines.join("")).toBe(emulator.baseURL);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines.slice(0, -1)) expect(line).toMatch(/\/$/);
+  });
+
+  it("fits the Wallet card to what it shows, with no large blank area", async () => {
+    const blank = await page.$eval("#wallet", (card) => {
+      const bottom = Math.max(
+        ...[...card.children].map((child) => child.getBoundingClientRect().bottom),
+      );
+      return card.getBoundingClientRect().bottom - bottom;
+    });
+    // The card's padding and border, no more (it used to stretch to the fault switches' height).
+    expect(blank).toBeLessThan(24);
+  });
+
   it("creates a key, shows its secret once, and the secret works", async () => {
     await page.fill("#key-name", "browser key");
     await page.selectOption("#key-expiry", "24");

@@ -10,10 +10,13 @@ import {
   DEFAULT_MODEL,
   FAULT_HEADER,
 } from "../../src/emulator/index.js";
+import { keywords } from "../../src/emulator/terms.js";
 import {
   bearer,
   CHAT,
   chatBody,
+  expectHostedRefusals,
+  expectPromptOnlyMetering,
   inProcess,
   post,
   REQUEST_ID,
@@ -36,6 +39,24 @@ const DOCS = [
   "An unknown model ID receives 503 with code model_not_found. The service is not down; retrying does not help.",
   "A base URL missing /v1 returns an HTML page with status 200. Set the base URL to the host root or /inference/v1.",
 ];
+
+/** Documents, and questions that share only forms of their words with the one they ask about. */
+const WORD_FORM_DOCS = [
+  "Volcanic eruptions released lava, ash and gases over the island.",
+  "A cat purrs when it is content and rubs against people it trusts.",
+  "Photosynthesis lets a plant turn sunlight, water and carbon dioxide into sugar.",
+  "The government of Rome ruled each city through appointed governors.",
+  "Dogs bark at strangers to warn the household.",
+  "Economic growth depends on investment, trade and productivity.",
+];
+const WORD_FORM_QUESTIONS = [
+  ["What do volcanoes release?", 0],
+  ["Why do cats purr?", 1],
+  ["How do plants photosynthesise?", 2],
+  ["Who governed the Roman cities?", 3],
+  ["Which dog barked?", 4],
+  ["What makes an economy grow?", 5],
+] as const;
 
 describe("the emulator's vectors", () => {
   it("are unit vectors, the same for the same text, of the length asked for", () => {
@@ -62,11 +83,52 @@ describe("the emulator's vectors", () => {
     }
   });
 
+  it("put the right document first for questions that share only word forms with it", () => {
+    const docs = WORD_FORM_DOCS.map((doc) => embed(doc, DEFAULT_EMBEDDING_DIMENSIONS));
+    for (const [question, expected] of WORD_FORM_QUESTIONS) {
+      const q = embed(question, DEFAULT_EMBEDDING_DIMENSIONS);
+      const scores = docs.map((doc) => dot(q, doc));
+      const [best, runnerUp] = [...scores].sort((a, b) => b - a);
+      expect(scores.indexOf(best!), question).toBe(expected);
+      expect(best! - runnerUp!, question).toBeGreaterThan(0.1);
+    }
+  });
+
+  it("keep unrelated texts apart: no two documents sharing no topic word look alike", () => {
+    const all = [...DOCS, ...WORD_FORM_DOCS];
+    const vectors = all.map((doc) => embed(doc, DEFAULT_EMBEDDING_DIMENSIONS));
+    const pairs: number[] = [];
+    for (let i = 0; i < all.length; i++) {
+      for (let j = i + 1; j < all.length; j++) {
+        const shared = [...keywords(all[i]!)].some((word) => keywords(all[j]!).has(word));
+        if (!shared) pairs.push(Math.abs(dot(vectors[i]!, vectors[j]!)));
+      }
+    }
+    expect(pairs.length).toBeGreaterThan(30);
+    expect(Math.max(...pairs)).toBeLessThan(0.2);
+  });
+
+  it("let related word forms meet: one stem, one vector; a shared start, a partial match", () => {
+    const dims = DEFAULT_EMBEDDING_DIMENSIONS;
+    expect(embed("volcanoes", dims)).toEqual(embed("volcanic", dims));
+    expect(embed("Cities governed", dims)).toEqual(embed("city government", dims));
+    // Forms the stemmer leaves apart still share their first five letters.
+    expect(dot(embed("photosynthesis", dims), embed("photosynthetic", dims))).toBeGreaterThan(0.1);
+    expect(dot(embed("energetic", dims), embed("energy", dims))).toBeGreaterThan(0.1);
+  });
+
   it("read words as the chat model does: stems and case do not matter, function words do not count", () => {
     const dims = DEFAULT_EMBEDDING_DIMENSIONS;
     expect(embed("The CITIES of Europe", dims)).toEqual(embed("city europe", dims));
     // No topic word at all: one vector for every such text.
     expect(embed("", dims)).toEqual(embed("what is the", dims));
+  });
+
+  it("normalise a vector of any length without spreading it into one call", () => {
+    // Math.hypot(...vector) overflowed the call stack from about 125,000 coordinates.
+    const v = embed("Cities and their weather", 200_000);
+    expect(v).toHaveLength(200_000);
+    expect(v.reduce((sum, x) => sum + x * x, 0)).toBeCloseTo(1, 10);
   });
 
   it("shuffle moves at least one item whenever there are two, and is a permutation", () => {
@@ -115,20 +177,7 @@ describe.each(TRANSPORTS)("POST /inference/v1/embeddings over the %s", (_name, m
   });
 
   it("debits the credit for the prompt tokens and logs the call", async () => {
-    const before = emulator.state.credit;
-    const response = await post(emulator, EMBEDDINGS, body(DOCS));
-    const { usage } = await response.json();
-    const entry = emulator.state.lastRequest()!;
-    expect(entry).toMatchObject({
-      surface: "hosted",
-      model: DEFAULT_EMBEDDING_MODEL,
-      status: 200,
-      promptTokens: usage.prompt_tokens,
-      completionTokens: 0,
-      totalTokens: usage.prompt_tokens,
-      cost: (usage.prompt_tokens * 0.02) / 1e6,
-    });
-    expect(before - emulator.state.credit).toBeCloseTo(entry.cost, 12);
+    await expectPromptOnlyMetering(emulator, EMBEDDINGS, body(DOCS), 0.02);
   });
 
   it("lists the items out of order, each keeping its index, with X-Emulator-Fault: shuffle", async () => {
@@ -148,16 +197,7 @@ describe.each(TRANSPORTS)("POST /inference/v1/embeddings over the %s", (_name, m
   });
 
   it("answers an unknown model with 503 model_not_found, a bad key with 401, no credit with 403", async () => {
-    const unknown = await post(emulator, EMBEDDINGS, body("x", { model: "emulator-embeding" }));
-    expect(unknown.status).toBe(503);
-    expect((await unknown.json()).error.code).toBe("model_not_found");
-    const noKey = await post(emulator, EMBEDDINGS, body("x"), bearer("sk-wrong"));
-    expect(noKey.status).toBe(401);
-    expect((await noKey.json()).error.message).toMatch(/^Invalid token \(request id: \d{32}\)$/);
-    emulator.state.setCredit(0);
-    const broke = await post(emulator, EMBEDDINGS, body("x"));
-    expect(broke.status).toBe(403);
-    expect((await broke.json()).error.code).toBe("insufficient_user_quota");
+    await expectHostedRefusals(emulator, EMBEDDINGS, body("x"));
   });
 
   it("injects faults as on the chat surface", async () => {
@@ -202,6 +242,31 @@ describe.each(TRANSPORTS)("POST /inference/v1/embeddings over the %s", (_name, m
       expect(response.status, JSON.stringify(bad)).toBe(400);
       expect((await response.json()).error.code).toBe("invalid_request");
     }
+  });
+
+  it("refuses more than 2048 inputs in one request with 400 naming input", async () => {
+    const ok = await post(emulator, EMBEDDINGS, body(Array.from({ length: 2048 }, () => "a")));
+    expect(ok.status).toBe(200);
+    const response = await post(
+      emulator,
+      EMBEDDINGS,
+      body(Array.from({ length: 2049 }, () => "a")),
+    );
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({
+      code: "invalid_request",
+      param: "input",
+      message: expect.stringMatching(/^input must hold at most 2048 texts; send the others in/),
+    });
+    expect(emulator.state.lastRequest()).toMatchObject({ status: 400, cost: 0 });
+  });
+
+  it("embeds a text naming Object's own members (constructor) like any other", async () => {
+    const response = await post(emulator, EMBEDDINGS, body(["What does a constructor do?"]));
+    expect(response.status).toBe(200);
+    expect((await response.json()).data[0].embedding).toEqual(
+      embed("What does a constructor do?", 256),
+    );
   });
 
   it("lists the embedding model in /models", async () => {

@@ -17,6 +17,7 @@ import {
   COMPLETIONS,
   chatBody,
   inProcess,
+  parseSse,
   post,
   REQUEST_ID,
   TRANSPORTS,
@@ -255,6 +256,7 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
         THINK_TAGS_MODEL,
         OPENED_THINK_TAGS_MODEL,
         "emulator-embedding",
+        "emulator-rerank",
         "extra-model",
       ].map((id) => ({
         id,
@@ -405,10 +407,123 @@ describe("hosted chat completions", () => {
       finish_reason: "stop",
     });
   });
+});
 
-  it("returns one choice whatever n asks for", async () => {
+type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+
+/** Each choice's streamed text (content for chat, text for completions), by index. */
+function streamedTexts(events: ReturnType<typeof parseSse>): Record<number, string> {
+  const texts: Record<number, string> = {};
+  for (const event of events) {
+    if (event === "[DONE]") continue;
+    for (const choice of event.choices as Array<Record<string, unknown>>) {
+      const index = choice.index as number;
+      const delta = choice.delta as { content?: string } | undefined;
+      texts[index] = (texts[index] ?? "") + (delta?.content ?? (choice.text as string) ?? "");
+    }
+  }
+  return texts;
+}
+
+describe("n choices", () => {
+  const emulator = inProcess();
+  afterEach(() => emulator.state.reset());
+
+  it("answers n chat choices, indexed, with the completion counted once per choice", async () => {
+    const one = (await (await post(emulator, CHAT, chatBody("Hello there"))).json()) as {
+      choices: Array<{ message: { content: string } }>;
+      usage: Usage;
+    };
     const response = await post(emulator, CHAT, chatBody("Hello there", { n: 3 }));
-    expect(((await response.json()) as { choices: unknown[] }).choices).toHaveLength(1);
+    const three = (await response.json()) as {
+      choices: Array<{ index: number; message: { content: string }; finish_reason: string }>;
+      usage: Usage;
+    };
+    expect(three.choices.map((choice) => [choice.index, choice.message.content])).toEqual(
+      [0, 1, 2].map((index) => [index, one.choices[0]!.message.content]),
+    );
+    expect(three.usage).toEqual({
+      prompt_tokens: one.usage.prompt_tokens,
+      completion_tokens: 3 * one.usage.completion_tokens,
+      total_tokens: one.usage.prompt_tokens + 3 * one.usage.completion_tokens,
+    });
+    expect(emulator.state.lastRequest()).toMatchObject({
+      completionTokens: 3 * one.usage.completion_tokens,
+      cost: (one.usage.prompt_tokens * 0.5 + 3 * one.usage.completion_tokens * 1.5) / 1e6,
+    });
+  });
+
+  it("streams n chat choices taking turns, each whole, with the usage of all of them", async () => {
+    const plain = (await (await post(emulator, CHAT, chatBody("Tell me a story"))).json()) as {
+      choices: Array<{ message: { content: string } }>;
+      usage: Usage;
+    };
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Tell me a story", { n: 2, stream: true }),
+    );
+    const events = parseSse(await response.text());
+    const indexes = events.flatMap((event) =>
+      event === "[DONE]" ? [] : (event.choices as Array<{ index: number }>).map((c) => c.index),
+    );
+    // Taking turns: 0, 1, 0, 1, … — a client that reads choices[0] alone would mix them up.
+    expect(indexes.slice(0, 4)).toEqual([0, 1, 0, 1]);
+    const content = plain.choices[0]!.message.content;
+    expect(streamedTexts(events)).toEqual({ 0: content, 1: content });
+    const finishes = events.flatMap((event) =>
+      event === "[DONE]"
+        ? []
+        : (event.choices as Array<{ index: number; finish_reason: string | null }>).filter(
+            (choice) => choice.finish_reason !== null,
+          ),
+    );
+    expect(finishes.map((choice) => [choice.index, choice.finish_reason])).toEqual([
+      [0, "stop"],
+      [1, "stop"],
+    ]);
+    const usage = events.at(-2) as { choices: unknown[]; usage: Usage };
+    expect(usage.choices).toEqual([]);
+    expect(usage.usage.completion_tokens).toBe(2 * plain.usage.completion_tokens);
+  });
+
+  it("answers n completions per prompt, prompt by prompt, streamed or not", async () => {
+    const headers = { ...bearer(), "service-name": DEFAULT_SERVICE_NAME };
+    const body = { prompt: ["Once upon a time", "Roses are red"], n: 2 };
+    const json = (await (await post(emulator, COMPLETIONS, body, headers)).json()) as {
+      choices: Array<{ index: number; text: string }>;
+      usage: Usage;
+    };
+    const once = 'Emulated completion of: "Once upon a time"';
+    const roses = 'Emulated completion of: "Roses are red"';
+    expect(json.choices.map((choice) => [choice.index, choice.text])).toEqual([
+      [0, once],
+      [1, once],
+      [2, roses],
+      [3, roses],
+    ]);
+    const single = (await (
+      await post(emulator, COMPLETIONS, { ...body, n: 1 }, headers)
+    ).json()) as { usage: Usage };
+    expect(json.usage.prompt_tokens).toBe(single.usage.prompt_tokens);
+    expect(json.usage.completion_tokens).toBe(2 * single.usage.completion_tokens);
+    const streamed = await post(emulator, COMPLETIONS, { ...body, stream: true }, headers);
+    expect(streamedTexts(parseSse(await streamed.text()))).toEqual({
+      0: once,
+      1: once,
+      2: roses,
+      3: roses,
+    });
+  });
+
+  it.each([0, 129, 1.5, "2"])("refuses n = %j with 400 naming n", async (n) => {
+    const response = await post(emulator, CHAT, chatBody("Hi", { n }));
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toMatchObject({
+      code: "invalid_request",
+      param: "n",
+      message: expect.stringMatching(/^n must be a whole number from 1 to 128/),
+    });
   });
 });
 

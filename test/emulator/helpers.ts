@@ -1,6 +1,6 @@
 /** @module Shared wire helpers of the emulator tests: posting, reading SSE, and both transports. */
 
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import {
   createEmulator,
   DEFAULT_API_KEY,
@@ -141,3 +141,50 @@ export async function readUntilEnd(response: Response): Promise<{ text: string; 
 
 /** A request ID as the emulator makes them: 32 digits. */
 export const REQUEST_ID = /^\d{32}$/;
+
+/**
+ * A hosted route's checks before its own (embeddings, rerank): an unknown model gets 503
+ * model_not_found, a bad key 401, no credit 403. Leaves the credit at 0.
+ */
+export async function expectHostedRefusals(
+  emulator: TestEmulator,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<void> {
+  const unknown = await post(emulator, path, { ...body, model: `${String(body.model)}-typo` });
+  expect(unknown.status).toBe(503);
+  expect((await unknown.json()).error.code).toBe("model_not_found");
+  const noKey = await post(emulator, path, body, bearer("sk-wrong"));
+  expect(noKey.status).toBe(401);
+  expect((await noKey.json()).error.message).toMatch(/^Invalid token \(request id: \d{32}\)$/);
+  emulator.state.setCredit(0);
+  const broke = await post(emulator, path, body);
+  expect(broke.status).toBe(403);
+  expect((await broke.json()).error.code).toBe("insufficient_user_quota");
+}
+
+/**
+ * A call that reads tokens and writes none (embeddings, rerank) is logged with its usage and
+ * debits `prompt_tokens × inputPrice / 1e6`.
+ */
+export async function expectPromptOnlyMetering(
+  emulator: TestEmulator,
+  path: string,
+  body: Record<string, unknown>,
+  inputPrice: number,
+): Promise<void> {
+  const before = emulator.state.credit;
+  const response = await post(emulator, path, body);
+  const { usage } = (await response.json()) as { usage: { prompt_tokens: number } };
+  const entry = emulator.state.lastRequest()!;
+  expect(entry).toMatchObject({
+    surface: "hosted",
+    model: body.model,
+    status: 200,
+    promptTokens: usage.prompt_tokens,
+    completionTokens: 0,
+    totalTokens: usage.prompt_tokens,
+    cost: (usage.prompt_tokens * inputPrice) / 1e6,
+  });
+  expect(before - emulator.state.credit).toBeCloseTo(entry.cost, 12);
+}

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PROFILE_FIELDS } from "../../src/config/profiles.js";
 import {
   createEmulator,
@@ -6,7 +6,7 @@ import {
   EmulatorConfigError,
   EmulatorState,
 } from "../../src/emulator/index.js";
-import { MAX_CREDIT } from "../../src/emulator/state.js";
+import { MAX_CREDIT } from "../../src/emulator/state_config.js";
 
 /** The demo models, in the order the state lists them. */
 const DEMO_MODELS = [
@@ -18,6 +18,7 @@ const DEMO_MODELS = [
   "emulator-think-tags",
   "emulator-think-open",
   "emulator-embedding",
+  "emulator-rerank",
 ];
 
 describe("EmulatorState", () => {
@@ -90,6 +91,45 @@ describe("EmulatorState", () => {
     expect(state.isExpired(key)).toBe(false);
     now = 100;
     expect(state.isExpired(key)).toBe(true);
+  });
+
+  it("adds a key without reading the keys it already holds, so each key costs the same", () => {
+    const state = new EmulatorState({ keys: [{ secret: "sk-0", id: "key-2" }] });
+    const listKeys = vi.spyOn(state, "listKeys");
+    for (let i = 1; i <= 100; i++) state.addKey({ secret: `sk-${i}` });
+    expect(listKeys).not.toHaveBeenCalled();
+    // Fresh IDs still skip the ones taken, and a taken ID is still refused.
+    expect(state.findKey("sk-1")?.id).toBe("key-1");
+    expect(state.findKey("sk-2")?.id).toBe("key-3");
+    expect(() => state.addKey({ secret: "sk-x", id: "key-3" })).toThrow(
+      'key.id "key-3" is already in use',
+    );
+    state.removeKey("key-3");
+    expect(state.addKey({ secret: "sk-y", id: "key-3" }).id).toBe("key-3");
+  });
+
+  it("keeps at most 256 characters of each text a caller chose in the request log", () => {
+    const state = new EmulatorState();
+    const long = "m".repeat(2 * 1024 * 1024);
+    state.record({
+      requestId: "1",
+      time: "",
+      surface: "hosted",
+      model: long,
+      serviceName: long,
+      fault: long,
+      stream: false,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      cost: 0,
+      status: 503,
+    });
+    const entry = state.lastRequest()!;
+    for (const text of [entry.model, entry.serviceName, entry.fault]) {
+      expect(text).toBe(`${"m".repeat(256)}…`);
+    }
+    expect(JSON.stringify(state.requests()).length).toBeLessThan(2_000);
   });
 
   it("refuses a key reference that matches several keys", () => {
@@ -198,6 +238,18 @@ describe("EmulatorState", () => {
     [
       { models: [{ id: "m", profile: { toolCalling: "yes" } }] },
       "models[0].profile.toolCalling must be true or false",
+    ],
+    [
+      { keys: [{ secret: "a", expiresAt: 1e20 }] },
+      "keys[0].expiresAt must be a date JavaScript can hold: epoch milliseconds from -8640000000000000 to 8640000000000000",
+    ],
+    [
+      { endpoints: [{ tenantId: "t", jobAlias: "a", readyAfterMs: 1e20 }] },
+      "endpoints[0].readyAfterMs must be at most 2147483647 (about 24.8 days)",
+    ],
+    [
+      { models: [{ id: "e", embedding: { dimensions: 300_000 } }] },
+      "models[0].embedding.dimensions must be a whole number from 1 to 8192",
     ],
     [{ tenants: "all" }, "tenants must be an array"],
     [{ credit: Number.NaN }, "credit must be a finite number"],

@@ -27,6 +27,18 @@ const plan = (tools: ToolSpec[], message: string, parallel = true) =>
   ]);
 
 describe("planToolCalls: one call per thing the message asks for", () => {
+  it("gathers the names of a very long ask without spreading them into one call", () => {
+    // The first ask calls the tool and names nothing; the next names 150,000 places, which join
+    // that call: spread into one push(), they overflowed the call stack.
+    const message = `What's the weather and in ${"Paris / ".repeat(150_000)}?`;
+    const calls = planToolCalls([WEATHER], message, {
+      parallel: false,
+      mustCall: false,
+      seed: "s",
+    });
+    expect(calls.map((call) => call.function.name)).toEqual(["get_weather"]);
+  });
+
   it("calls the same tool once per place named: weather in Paris and Tokyo", () => {
     expect(plan([WEATHER, TIME], "What's the weather in Paris and Tokyo?")).toEqual([
       ["get_weather", { city: "Paris" }],

@@ -6,7 +6,9 @@
 
 import { createHash } from "node:crypto";
 import { type EmulatorResponse, REQUEST_ID_HEADER } from "../reply.js";
-import { CONSOLE_SCRIPT } from "./script.js";
+// Bundled from browser/ by `npm run build:console` (see test/emulator/console_bundle.ts): one
+// committed module, so vitest, tsx and tsup all inline the same script.
+import { CONSOLE_SCRIPT } from "./script.generated.js";
 import { CONSOLE_STYLE } from "./style.js";
 
 const BODY = `
@@ -27,8 +29,8 @@ const BODY = `
     <a href="#models">Models</a>
     <a href="#faults">Fault injection</a>
   </nav>
-  <p class="hint">This is the console page of the local emulator, not the API. API clients use the
-  base URL <code id="base-url">…/inference/v1</code>.</p>
+  <p class="hint">This is the console page of the local emulator, not the API. API clients use this
+  base URL: <code id="base-url">…/inference/v1</code></p>
 </aside>
 <main>
   <header class="top">
@@ -37,17 +39,19 @@ const BODY = `
     <button id="reset" type="button" title="Back to the configured keys, endpoints, models and credit">Reset emulator</button>
   </header>
 
-  <section id="wallet">
+  <section id="wallet" class="wide">
     <h3>Wallet</h3>
-    <div class="wallet"><span class="amount" id="wallet-credit">…</span><span class="muted">credit</span></div>
-    <p class="muted">Hosted calls need credit above zero; at zero they get 403 insufficient_user_quota.</p>
-    <form class="inline" id="topup-form">
-      <input id="topup-amount" type="number" min="0.000001" step="any" value="10" aria-label="Top-up amount">
-      <button class="primary" type="submit" id="topup">Top up</button>
-    </form>
+    <div class="wallet-row">
+      <div class="wallet"><span class="amount" id="wallet-credit">…</span><span class="muted">credit</span></div>
+      <p class="muted">Hosted calls need credit above zero; at zero they get 403 insufficient_user_quota.</p>
+      <form class="inline" id="topup-form">
+        <input id="topup-amount" type="number" min="0.000001" step="any" value="10" aria-label="Top-up amount">
+        <button class="primary" type="submit" id="topup">Top up</button>
+      </form>
+    </div>
   </section>
 
-  <section id="faults">
+  <section id="faults" class="wide">
     <h3>Fault injection</h3>
     <!-- One switch per fault kind, built by the script from the admin API's list. -->
     <div id="fault-switches"></div>

@@ -9,7 +9,8 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
   color: var(--ink); background: var(--bg); display: grid; grid-template-columns: 232px 1fr;
   min-height: 100vh; }
 aside { background: var(--side); color: #d0d5dd; padding: 20px 16px; min-width: 0; }
-aside code { word-break: break-all; }
+aside code { overflow-wrap: anywhere; }
+#base-url { display: block; margin-top: 4px; }
 aside h1 { font-size: 16px; color: #fff; margin: 0 0 2px; }
 aside .tag { display: inline-block; font-size: 11px; background: #3b5bdb; color: #fff;
   border-radius: 10px; padding: 1px 8px; }
@@ -54,6 +55,9 @@ button.danger:hover { border-color: var(--bad); color: var(--bad); }
 input, select { font: inherit; border: 1px solid var(--line); border-radius: 6px; padding: 4px 8px;
   background: #fff; color: var(--ink); }
 form.inline { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-top: 10px; }
+.wallet-row { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 28px; }
+.wallet-row p { margin: 0; flex: 1 1 220px; }
+.wallet-row form.inline { margin-top: 0; }
 .wallet { display: flex; align-items: baseline; gap: 10px; }
 .wallet .amount { font-size: 28px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .wallet .amount.empty { color: var(--bad); }

@@ -329,7 +329,7 @@ describe("ChatInferenceService on the wire", () => {
     const error = await chat.invoke("hi").catch((e: unknown) => e);
     expect(ModelNotFoundError.isInstance(error)).toBe(true);
     expect((error as ModelNotFoundError).hint).toContain(
-      'Did you mean "emulator-chat"? The service lists 8 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding.',
+      'Did you mean "emulator-chat"? The service lists 9 models: emulator-chat, emulator-reasoner, emulator-thinker, emulator-r1, emulator-vllm, emulator-think-tags, emulator-think-open, emulator-embedding, emulator-rerank.',
     );
     expect(sent).toEqual(["POST /inference/v1/chat/completions", "GET /inference/v1/models"]);
   });
