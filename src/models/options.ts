@@ -286,7 +286,10 @@ const dedicatedEndpointLLMShape = {
   ),
   /** Stream (SSE) inside `invoke`/`generate` too, so callbacks get each token. @default false */
   streaming: serialised(z.boolean().describe("true or false").default(false)),
-  /** Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not `prompt`/`stream`. @default `{}` */
+  /**
+   * Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not
+   * `prompt`/`stream`. An `n` above 1 is refused on a streamed call. @default `{}`
+   */
   modelKwargs: serialised(
     // Any non-array object, as the body spreads it (a class instance too).
     z
@@ -324,7 +327,24 @@ const DEDICATED_SPEC = { owner: "DedicatedEndpointLLM", schema: dedicatedEndpoin
 export function validateDedicatedEndpointOptions(
   fields: unknown,
 ): z.output<typeof dedicatedEndpointLLMOptions> {
-  return parseOptions(DEDICATED_SPEC, fields);
+  const options = parseOptions(DEDICATED_SPEC, fields);
+  if (options.streaming) checkStreamedChoices(options.modelKwargs);
+  return options;
+}
+
+/**
+ * A streamed dedicated call asks for one choice: LangChain's LLM stream is a stream of strings,
+ * and core joins a streamed call's chunks into one generation (`stream()`, and `invoke` under a
+ * handler that prefers streaming), so the choices of `n > 1` would interleave into one text.
+ * `modelKwargs.n` above 1 is a `ConfigurationError` on a stream, before any request.
+ */
+export function checkStreamedChoices(modelKwargs: Record<string, unknown>): void {
+  const { n } = modelKwargs;
+  if (typeof n !== "number" || !(n > 1)) return;
+  throw new ConfigurationError(
+    "modelKwargs.n",
+    `\`modelKwargs.n\` is ${n}, but a streamed call (\`stream()\`, or \`streaming: true\`) returns one text per prompt: its ${n} choices would interleave. Call \`generate()\` without \`streaming\` for one generation per choice, or leave out \`n\`.`,
+  );
 }
 
 /** The values of `options` a model serialises, for its fields. */
