@@ -184,7 +184,8 @@ export const chatInferenceServiceOptions = optionsSchema({
    * `reasoning_effort` for every hosted model (`ChatOpenAI` sends it only for the model names it
    * knows as OpenAI's reasoning models). A call's `reasoning` (or `reasoningEffort`) overrides
    * it. Provider switches that turn thinking on or off (`thinking`, `enable_thinking`,
-   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. @default none
+   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. A `summary` is a
+   * `ConfigurationError`: only OpenAI's Responses API writes one. @default none
    */
   reasoning: serialised(
     z
@@ -195,10 +196,37 @@ export const chatInferenceServiceOptions = optionsSchema({
           !Array.isArray(value) &&
           isEffort((value as { effort?: unknown }).effort),
       )
+      // `ChatOpenAI` sends a reasoning summary through the Responses API (see `useResponsesApi`).
+      .refine((value) => !asksForSummary(value), {
+        error:
+          "an object without `summary`: summaries come from OpenAI's Responses API, which the service does not have (the model's own reasoning arrives as `reasoning_content`)",
+      })
       .describe('an object such as { effort: "low" } (effort a non-empty string)')
       .optional(),
   ),
+  /**
+   * `ChatOpenAI`'s switch to OpenAI's Responses API (`POST …/responses`). This model calls the
+   * service's Chat Completions API, the only one the service has, so `true` is a
+   * `ConfigurationError` rather than silently ignored; `false` changes nothing. Features that
+   * make `ChatOpenAI` switch on its own are refused the same way (`reasoning.summary`).
+   * @default false
+   */
+  useResponsesApi: unserialised(
+    z
+      .literal(false)
+      .describe(
+        "false or left out: the service has no Responses API, and this model calls its Chat Completions API (…/chat/completions)",
+      )
+      .optional(),
+  ),
 });
+
+/** Whether a `reasoning` option asks for a summary, which only the Responses API writes. */
+function asksForSummary(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const { summary, generate_summary } = value as Record<string, unknown>;
+  return summary != null || generate_summary != null;
+}
 
 /** A reasoning effort as a provider may name it ("low", "high", …), or none. */
 function isEffort(effort: unknown): boolean {
