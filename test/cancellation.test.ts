@@ -14,8 +14,8 @@ import {
   RateLimiter,
   ServiceTimeoutError,
   ServiceUnavailableError,
-  UsageTracker,
   type UsageStore,
+  UsageTracker,
 } from "langchain-inference-service";
 import {
   createEmulator,
@@ -157,14 +157,22 @@ function busyLimiter(onWait: () => void): RateLimiter {
   return new RateLimiter({ requestsPerMinute: 1, burst: 1, store });
 }
 
-const caught = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e);
+const caught = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 /** Every way a call of a model surface can end. */
 const ENDINGS: Record<string, Ending> = {
   "resolved (invoke)": (surface, usage) =>
     caught(SURFACES[surface]({}).invoke("hi", { callbacks: [usage] })),
   "resolved (stream)": (surface, usage) =>
-    caught(SURFACES[surface]({}).stream("hi", { callbacks: [usage] }).then(drain)),
+    caught(
+      SURFACES[surface]({})
+        .stream("hi", { callbacks: [usage] })
+        .then(drain),
+    ),
   "failed (503, not retried)": (surface, usage) =>
     caught(SURFACES[surface]({ fault: "503" }).invoke("hi", { callbacks: [usage] })),
   "timed out (a stalled stream)": (surface, usage) =>
@@ -203,9 +211,7 @@ const ENDINGS: Record<string, Ending> = {
     const tokens = {
       handleLLMNewToken: () => controller.abort(),
     };
-    return caught(
-      model.invoke("hi", { callbacks: [usage, tokens], signal: controller.signal }),
-    );
+    return caught(model.invoke("hi", { callbacks: [usage, tokens], signal: controller.signal }));
   },
   "aborted in the middle of a stream, the reader waiting": async (surface, usage) => {
     const controller = new AbortController();

@@ -17,7 +17,7 @@ import { type CallMeter, tokenCountOf } from "../spend/call_meter.js";
 import { estimateEmbeddingRequest, estimateTokens } from "../spend/estimate.js";
 import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
-import { readEmbeddings } from "../transport/answer.js";
+import { readEmbeddings, type VectorLength } from "../transport/answer.js";
 import { ServiceChannel } from "../transport/channel.js";
 import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
 import { endUnstartedRun, runIdOf } from "./run_start.js";
@@ -33,14 +33,17 @@ const SERIALIZED: Serialized = {
 };
 
 /**
- * One `embedDocuments` or `embedQuery` call: its meter, and what stops its batches. Each batch
- * gets a signal of its own (one shared signal would collect a listener per queued batch, and
- * Node warns past ten); `stop` aborts them all and every batch after.
+ * One `embedDocuments` or `embedQuery` call: its meter, what stops its batches, and the length
+ * all its vectors share. Each batch gets a signal of its own (one shared signal would collect a
+ * listener per queued batch, and Node warns past ten); `stop` aborts them all and every batch
+ * after.
  */
 interface Call {
   meter?: CallMeter;
   signals: Set<AbortController>;
   stopped: boolean;
+  /** `dimensions` when asked, else the length of the first batch read: every vector's length. */
+  length?: VectorLength;
 }
 
 function batchSignal(call: Call): { signal: AbortSignal; done: () => void } {
@@ -196,6 +199,9 @@ export class InferenceServiceEmbeddings extends Embeddings {
       meter: this.#channel.meter(run),
       signals: new Set(),
       stopped: false,
+      ...(this.dimensions === undefined
+        ? {}
+        : { length: { length: this.dimensions, source: "`dimensions` asked for" } }),
     };
     try {
       const batches: Batch[] = await Promise.all(
@@ -282,7 +288,9 @@ export class InferenceServiceEmbeddings extends Embeddings {
     };
     try {
       return await this.#channel.request(request, async ({ data, response }, ctx, attempt) => {
-        const vectors = readEmbeddings(data, response.headers, ctx, texts.length);
+        const vectors = readEmbeddings(data, response.headers, ctx, texts.length, call.length);
+        // Batches are read one at a time: the first sets the length the others must have.
+        call.length ??= { length: vectors[0]!.length, source: "the call's earlier vectors have" };
         const usage = tokenUsageFromWire((data as { usage?: unknown }).usage);
         // An embedding model writes nothing: the prompt is the whole cost.
         await attempt?.settle(tokenCountOf(usage), 0);
@@ -305,8 +313,7 @@ export class InferenceServiceEmbeddings extends Embeddings {
    * as a whole was too long and its own error is thrown.
    */
   async #locate(texts: string[], first: number, call: Call, refusal: unknown): Promise<unknown> {
-    const sizes = texts.map(estimateTokens);
-    const longest = sizes.indexOf(Math.max(...sizes));
+    const longest = indexOfLargest(texts.map(estimateTokens));
     try {
       await this.#embedBatch([texts[longest]!], first + longest, call);
     } catch (alone) {
@@ -341,4 +348,14 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const pieces: T[][] = [];
   for (let i = 0; i < items.length; i += size) pieces.push(items.slice(i, i + size));
   return pieces;
+}
+
+/**
+ * The position of the largest of `values` (the first of equals); a loop, not `Math.max(...values)`,
+ * which overflows the stack past about 125,000 values.
+ */
+function indexOfLargest(values: readonly number[]): number {
+  let best = 0;
+  for (let i = 1; i < values.length; i++) if (values[i]! > values[best]!) best = i;
+  return best;
 }

@@ -17,6 +17,7 @@ import {
 } from "../config/profiles.js";
 import { resolveServiceName, validateServiceName } from "../config/service_name.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME, SERVICE_NAME_HEADER } from "../constants.js";
+import { toServiceError } from "../errors/mapper.js";
 import { type CallMeter, tokenCountOf } from "../spend/call_meter.js";
 import {
   estimateCompletionRequest,
@@ -31,6 +32,7 @@ import { abortError } from "../utils/sleep.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
 import {
+  checkStreamedChoices,
   DEDICATED_SERIALISED,
   type DedicatedEndpointLLMOptions,
   type DedicatedEndpointLLMSettings,
@@ -122,6 +124,8 @@ export interface DedicatedEndpointLLM
  * for await (const token of await llm.stream("Tell me a story")) process.stdout.write(token);
  * // Once upon a time…
  * ```
+ * A stream carries one choice: `modelKwargs: { n: 2 }` on a streamed call is a
+ * `ConfigurationError` (`generate()` without `streaming` returns one generation per choice).
  *
  * ## Batch
  * One request per prompt; at most `maxConcurrency` requests are waiting for a response at once.
@@ -373,6 +377,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   #body(prompt: string, options: this["ParsedCallOptions"], stream: boolean) {
     const params = this.invocationParams(options);
+    if (stream) checkStreamedChoices(params);
     return {
       ...params,
       prompt,
@@ -435,10 +440,17 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     call: Call,
   ): AsyncGenerator<GenerationChunk> {
     const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
-    const { events, requestId, attempt } = await this.#channel.stream<OpenAI.Completion>(
+    const opened = await this.#channel.stream<OpenAI.Completion>(
       this.#request(options, call, body),
     );
-    const chunks = this.#chunksOf(events, requestId, index, call.runManager);
+    const { events, requestId, attempt, response } = opened;
+    // One choice was asked for (see checkStreamedChoices): another one is the server's fault.
+    const secondChoice = (detail: string): never => {
+      const ctx = { ...this.#channel.context, serviceName: call.serviceName };
+      const { headers, status } = response;
+      throw toServiceError({ kind: "malformed", detail, headers, status }, ctx);
+    };
+    const chunks = this.#chunksOf(events, requestId, index, call.runManager, secondChoice);
     const { signal } = options;
     yield* call.meter ? call.meter.meterStream(chunks, countChunk, () => attempt, signal) : chunks;
     if (signal?.aborted) throw abortError(signal);
@@ -449,10 +461,15 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     requestId: string | undefined,
     index: number,
     runManager: CallbackManagerForLLMRun | undefined,
+    secondChoice: (detail: string) => never,
   ): AsyncGenerator<GenerationChunk> {
     let info: Record<string, unknown> = requestId !== undefined ? { requestId } : {};
     for await (const event of events) {
-      const choice = event.choices?.[0] as RawChoice | undefined;
+      const choice = event.choices?.[0] as (RawChoice & { index?: unknown }) | undefined;
+      const other = event.choices?.length > 1 ? 1 : choice?.index;
+      if (typeof other === "number" && other !== 0) {
+        secondChoice(`the stream carries a choice of index ${other}, but one choice was asked for`);
+      }
       const tokenUsage = tokenUsageFromWire((event as { usage?: unknown }).usage);
       if (choice === undefined && tokenUsage === undefined) continue;
       const finishReason = choice?.finish_reason ?? undefined;

@@ -184,7 +184,8 @@ export const chatInferenceServiceOptions = optionsSchema({
    * `reasoning_effort` for every hosted model (`ChatOpenAI` sends it only for the model names it
    * knows as OpenAI's reasoning models). A call's `reasoning` (or `reasoningEffort`) overrides
    * it. Provider switches that turn thinking on or off (`thinking`, `enable_thinking`,
-   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. @default none
+   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. A `summary` is a
+   * `ConfigurationError`: only OpenAI's Responses API writes one. @default none
    */
   reasoning: serialised(
     z
@@ -195,10 +196,37 @@ export const chatInferenceServiceOptions = optionsSchema({
           !Array.isArray(value) &&
           isEffort((value as { effort?: unknown }).effort),
       )
+      // `ChatOpenAI` sends a reasoning summary through the Responses API (see `useResponsesApi`).
+      .refine((value) => !asksForSummary(value), {
+        error:
+          "an object without `summary`: summaries come from OpenAI's Responses API, which the service does not have (the model's own reasoning arrives as `reasoning_content`)",
+      })
       .describe('an object such as { effort: "low" } (effort a non-empty string)')
       .optional(),
   ),
+  /**
+   * `ChatOpenAI`'s switch to OpenAI's Responses API (`POST …/responses`). This model calls the
+   * service's Chat Completions API, the only one the service has, so `true` is a
+   * `ConfigurationError` rather than silently ignored; `false` changes nothing. Features that
+   * make `ChatOpenAI` switch on its own are refused the same way (`reasoning.summary`).
+   * @default false
+   */
+  useResponsesApi: unserialised(
+    z
+      .literal(false)
+      .describe(
+        "false or left out: the service has no Responses API, and this model calls its Chat Completions API (…/chat/completions)",
+      )
+      .optional(),
+  ),
 });
+
+/** Whether a `reasoning` option asks for a summary, which only the Responses API writes. */
+function asksForSummary(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const { summary, generate_summary } = value as Record<string, unknown>;
+  return summary != null || generate_summary != null;
+}
 
 /** A reasoning effort as a provider may name it ("low", "high", …), or none. */
 function isEffort(effort: unknown): boolean {
@@ -286,7 +314,10 @@ const dedicatedEndpointLLMShape = {
   ),
   /** Stream (SSE) inside `invoke`/`generate` too, so callbacks get each token. @default false */
   streaming: serialised(z.boolean().describe("true or false").default(false)),
-  /** Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not `prompt`/`stream`. @default `{}` */
+  /**
+   * Extra body fields (`top_p`, `model`, `n`, …); they override the fields above, not
+   * `prompt`/`stream`. An `n` above 1 is refused on a streamed call. @default `{}`
+   */
   modelKwargs: serialised(
     // Any non-array object, as the body spreads it (a class instance too).
     z
@@ -324,7 +355,24 @@ const DEDICATED_SPEC = { owner: "DedicatedEndpointLLM", schema: dedicatedEndpoin
 export function validateDedicatedEndpointOptions(
   fields: unknown,
 ): z.output<typeof dedicatedEndpointLLMOptions> {
-  return parseOptions(DEDICATED_SPEC, fields);
+  const options = parseOptions(DEDICATED_SPEC, fields);
+  if (options.streaming) checkStreamedChoices(options.modelKwargs);
+  return options;
+}
+
+/**
+ * A streamed dedicated call asks for one choice: LangChain's LLM stream is a stream of strings,
+ * and core joins a streamed call's chunks into one generation (`stream()`, and `invoke` under a
+ * handler that prefers streaming), so the choices of `n > 1` would interleave into one text.
+ * `modelKwargs.n` above 1 is a `ConfigurationError` on a stream, before any request.
+ */
+export function checkStreamedChoices(modelKwargs: Record<string, unknown>): void {
+  const { n } = modelKwargs;
+  if (typeof n !== "number" || !(n > 1)) return;
+  throw new ConfigurationError(
+    "modelKwargs.n",
+    `\`modelKwargs.n\` is ${n}, but a streamed call (\`stream()\`, or \`streaming: true\`) returns one text per prompt: its ${n} choices would interleave. Call \`generate()\` without \`streaming\` for one generation per choice, or leave out \`n\`.`,
+  );
 }
 
 /** The values of `options` a model serialises, for its fields. */

@@ -681,28 +681,30 @@ describe("diagnose: an embedding model (a route the service contract does not sh
     });
   });
 
-  it("fails with 'no embeddings at this URL' where the deployment answers the route with 404", async () => {
-    const { run } = setup(
+  /** An emulator whose `/embeddings` answers `status` and `body` instead, with the request ID `rid`. */
+  const answeringEmbeddings = (status: number, body: unknown, rid: string) =>
+    setup(
       undefined,
       (inner) => async (input, init) =>
         String(input).endsWith("/embeddings")
-          ? new Response(
-              JSON.stringify({
-                error: {
-                  message: "Invalid URL (POST /v1/embeddings)",
-                  type: "invalid_request_error",
-                  code: "",
-                },
-              }),
-              {
-                status: 404,
-                headers: {
-                  "content-type": "application/json",
-                  "x-gateway-request-id": "2026112400000000000000000000abcd",
-                },
-              },
-            )
+          ? new Response(JSON.stringify(body), {
+              status,
+              headers: { "content-type": "application/json", "x-gateway-request-id": rid },
+            })
           : inner(input, init),
+    );
+
+  it("fails with 'no embeddings at this URL' where the deployment answers the route with 404", async () => {
+    const { run } = answeringEmbeddings(
+      404,
+      {
+        error: {
+          message: "Invalid URL (POST /v1/embeddings)",
+          type: "invalid_request_error",
+          code: "",
+        },
+      },
+      "2026112400000000000000000000abcd",
     );
     const diagnosis = await run({ embeddingModel: "emulator-embedding" });
     expect(checksOf(diagnosis).embeddings).toMatchObject({
@@ -713,6 +715,26 @@ describe("diagnose: an embedding model (a route the service contract does not sh
       fix: expect.stringContaining("does not serve /embeddings"),
       requestId: "2026112400000000000000000000abcd",
       error: { name: "InvalidURLError", status: 404 },
+    });
+  });
+
+  it.each([
+    ["an empty vector", []],
+    ["a base64 vector holding NaN", "AADAfw=="],
+  ])("fails on an answer with %s, as the embeddings class refuses it", async (_name, embedding) => {
+    const { run } = answeringEmbeddings(
+      200,
+      { data: [{ index: 0, embedding }] },
+      "2026112400000000000000000000abce",
+    );
+    const diagnosis = await run({ embeddingModel: "emulator-embedding" });
+    expect(checksOf(diagnosis).embeddings).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(
+        /^"emulator-embedding" answered: The service's answer is not usable: `data\[0\]\.embedding` (is empty|holds NaN or ±Infinity)/,
+      ),
+      requestId: "2026112400000000000000000000abce",
+      error: { name: "MalformedResponseError", status: 200 },
     });
   });
 

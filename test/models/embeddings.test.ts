@@ -119,7 +119,12 @@ describe("the request", () => {
   });
 
   it("sends dimensions and the float encoding when asked", async () => {
-    const seen = intercept(PATH, [200, answer(["a", "b"]), JSON_HEADERS]);
+    const vector = new Array(64).fill(0.125);
+    const seen = intercept(PATH, [
+      200,
+      { data: [0, 1].map((index) => ({ index, embedding: vector })) },
+      JSON_HEADERS,
+    ]);
     await embeddings({ dimensions: 64, encodingFormat: "float" }).embedDocuments(["a", "b"]);
     expect(seen[0]!.body).toEqual({
       model: "embed-m",
@@ -294,6 +299,107 @@ describe("reading the answer", () => {
   );
 });
 
+describe("every vector checked the same way, all of one length", () => {
+  it.each([
+    ["a base64 vector holding NaN", base64Of([0.5, Number.NaN])],
+    ["a base64 vector holding +Infinity", base64Of([0.5, Number.POSITIVE_INFINITY])],
+    ["a base64 vector holding -Infinity", base64Of([0.5, Number.NEGATIVE_INFINITY])],
+    // JSON has no NaN or Infinity, but a number beyond float64 parses as ±Infinity.
+    ["floats beyond float64 (±Infinity)", "FLOATS"],
+  ])("refuses %s after one request, as it refuses the same floats", async (_name, embedding) => {
+    const body =
+      embedding === "FLOATS"
+        ? '{"data":[{"index":0,"embedding":[0.5,1e999]},{"index":1,"embedding":[0.5,-1e999]}]}'
+        : { data: ["a", "b"].map((_, index) => ({ index, embedding })) };
+    const seen = intercept(PATH, [200, body, JSON_HEADERS]);
+    const error = await caught(() => embeddings().embedDocuments(["a", "b"]));
+    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: RID, retryable: false });
+    expect((error as MalformedResponseError).summary).toMatch(
+      /`data\[0\]\.embedding` holds NaN or ±Infinity/,
+    );
+    expect(seen).toHaveLength(1);
+  });
+
+  it.each([
+    ["an empty base64 string", ""],
+    ["an empty array", []],
+  ])("refuses %s as a vector instead of returning a zero-length one", async (_name, embedding) => {
+    const seen = intercept(PATH, [200, { data: [{ index: 0, embedding }] }, JSON_HEADERS]);
+    const error = await caught(() => embeddings().embedQuery("x"));
+    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: RID, retryable: false });
+    expect((error as MalformedResponseError).summary).toMatch(/`data\[0\]\.embedding` is empty/);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("refuses a call whose batches answer vectors of different lengths, naming the batch's request ID", async () => {
+    let n = 0;
+    const seen = service((input) => {
+      n += 1;
+      const length = n === 1 ? 3 : 2;
+      return [
+        200,
+        { data: input.map((_, index) => ({ index, embedding: new Array(length).fill(0.5) })) },
+        { ...JSON_HEADERS, "X-Gateway-Request-Id": `rid-${n}` },
+      ];
+    });
+    const error = await caught(() =>
+      embeddings({ batchSize: 2, maxConcurrency: 1 }).embedDocuments(["a", "b", "c", "d"]),
+    );
+    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: "rid-2", retryable: false });
+    expect((error as MalformedResponseError).summary).toMatch(
+      /`data\[0\]\.embedding` has 2 dimensions where the call's earlier vectors have 3/,
+    );
+    expect(seen).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+    ]);
+  });
+
+  it("refuses vectors of another length than the dimensions asked for, after one request", async () => {
+    const seen = intercept(PATH, [
+      200,
+      { data: [{ index: 0, embedding: base64Of([0.5, 0.25]) }] },
+      JSON_HEADERS,
+    ]);
+    const error = await caught(() => embeddings({ dimensions: 3 }).embedQuery("x"));
+    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ status: 200, requestId: RID, retryable: false });
+    expect((error as MalformedResponseError).summary).toMatch(
+      /`data\[0\]\.embedding` has 2 dimensions where `dimensions` asked for 3/,
+    );
+    expect(seen.map(({ body }) => body.dimensions)).toEqual([3]);
+  });
+
+  it("returns vectors of the dimensions asked for, across batches, in either encoding", async () => {
+    let n = 0;
+    service((input) => {
+      n += 1;
+      return [
+        200,
+        {
+          data: input.map((_, index) => ({
+            index,
+            embedding: n === 1 ? [0.5, 0.25] : base64Of([0.5, 0.25]),
+          })),
+        },
+        JSON_HEADERS,
+      ];
+    });
+    const vectors = await embeddings({
+      dimensions: 2,
+      batchSize: 1,
+      maxConcurrency: 1,
+    }).embedDocuments(["a", "b"]);
+    expect(vectors).toEqual([
+      [0.5, 0.25],
+      [0.5, 0.25],
+    ]);
+  });
+});
+
 describe("typed errors", () => {
   it("names the listed models in a ModelNotFoundError, after one GET /models with the same key", async () => {
     const seen = intercept(PATH, [503, bodies.modelNotFound, JSON_HEADERS]);
@@ -397,6 +503,30 @@ describe("typed errors", () => {
     expect(e.hint).toMatch(/^Split the text into smaller pieces/);
     expect(e.toJSON()).toMatchObject({ inputIndex: 4 });
     expect(seen).toEqual([["a", "b", "c"], ["d", long, "f"], [long]]);
+  });
+
+  it("names the longest input of a batch of 200,000 texts too (no spread over the batch, which overflows the stack)", async () => {
+    const count = 200_000;
+    const texts = Array.from({ length: count }, (_, i) =>
+      i === count - 2 ? "long ".repeat(20) : "a",
+    );
+    const seen: number[] = [];
+    nock(BASE)
+      .post(PATH)
+      .times(2)
+      .reply((_uri, body) => {
+        const { input } = body as { input: string[] };
+        seen.push(input.length);
+        return [
+          400,
+          { error: { code: "context_length_exceeded", message: "too many tokens" } },
+          JSON_HEADERS,
+        ];
+      });
+    const error = await caught(() => embeddings({ batchSize: count }).embedDocuments(texts));
+    expect(ContextLengthExceededError.isInstance(error), String(error)).toBe(true);
+    expect((error as ContextLengthExceededError).inputIndex).toBe(count - 2);
+    expect(seen).toEqual([count, 1]);
   });
 
   it("throws the batch's own refusal when its longest input passes alone (a limit on the request's total)", async () => {

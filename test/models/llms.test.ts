@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { load } from "@langchain/core/load";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createEmulator, DEFAULT_SERVICE_NAME } from "../../src/emulator/index.js";
 import {
   AuthenticationError,
   BaseURLError,
@@ -687,6 +688,101 @@ describe("streaming (SSE)", () => {
       surface: "dedicated",
     });
     expect(requests).toHaveLength(1);
+  });
+});
+
+describe("several choices (n > 1) are kept apart, never interleaved", () => {
+  const refusal = expect.objectContaining({
+    name: "ConfigurationError",
+    option: "modelKwargs.n",
+    message: expect.stringMatching(
+      /^`modelKwargs.n` is 2, but a streamed call .* its 2 choices would interleave\. Call `generate\(\)` without `streaming`/,
+    ),
+  });
+
+  it("refuses n > 1 on stream() before any request", async () => {
+    const { scope, requests } = service();
+    scope.post(PATH).reply(200, sse([]), SSE_HEADERS);
+    const model = llm({ modelKwargs: { n: 2 } });
+    await expect(drain(model.stream("x"))).rejects.toThrow(refusal);
+    expect(requests).toHaveLength(0);
+  });
+
+  it("refuses n > 1 with streaming: true at construction, and n: 1 streams as before", async () => {
+    expect(() => llm({ streaming: true, modelKwargs: { n: 2 } })).toThrow(refusal);
+    const { scope, requests } = service();
+    scope
+      .post(PATH)
+      .reply(
+        200,
+        sse([{ choices: [{ index: 0, text: "a", finish_reason: "stop" }] }]),
+        SSE_HEADERS,
+      );
+    expect(await llm({ streaming: true, modelKwargs: { n: 1 } }).invoke("x")).toBe("a");
+    expect(requests[0]?.body).toMatchObject({ n: 1, stream: true });
+  });
+
+  it.each([
+    [
+      "an event of index 1",
+      [
+        { choices: [{ index: 0, text: "a", finish_reason: null }] },
+        { choices: [{ index: 1, text: "b", finish_reason: null }] },
+      ],
+    ],
+    [
+      "an event of two choices",
+      [
+        {
+          choices: [
+            { index: 0, text: "a", finish_reason: null },
+            { index: 1, text: "b", finish_reason: null },
+          ],
+        },
+      ],
+    ],
+  ])(
+    "refuses a stream that carries a second choice unasked (%s) instead of joining it to the first",
+    async (_name, events) => {
+      const { scope, requests } = service();
+      scope.post(PATH).reply(200, sse(events), SSE_HEADERS);
+      const out: string[] = [];
+      const error = await caught(
+        (async () => {
+          for await (const text of await llm().stream("x")) out.push(text);
+        })(),
+      );
+      expect(error).toBeInstanceOf(MalformedResponseError);
+      expect(error).toMatchObject({
+        status: 200,
+        requestId: "req-stream-1",
+        retryable: false,
+        surface: "dedicated",
+      });
+      expect(error.message).toMatch(
+        /the stream carries a choice of index 1, but one choice was asked for/,
+      );
+      expect(out.join("")).not.toContain("b");
+      expect(requests).toHaveLength(1);
+    },
+  );
+
+  it("against the emulator: n: 2 streamed never reaches it, n: 2 invoked does, as one request", async () => {
+    const emulator = createEmulator();
+    const model = (fields: DedicatedEndpointLLMFields = {}) =>
+      new DedicatedEndpointLLM({
+        serviceName: DEFAULT_SERVICE_NAME,
+        apiKey: emulator.apiKey,
+        baseURL: emulator.baseURL,
+        fetch: emulator.fetch,
+        ...fields,
+      });
+    await expect(drain(model({ modelKwargs: { n: 2 } }).stream("x"))).rejects.toThrow(refusal);
+    expect(() => model({ streaming: true, modelKwargs: { n: 2 } })).toThrow(refusal);
+    expect(emulator.state.requests()).toHaveLength(0);
+    const result = await model({ modelKwargs: { n: 2 } }).generate(["Hello"]);
+    expect(result.generations[0]?.length).toBeGreaterThanOrEqual(1);
+    expect(emulator.state.requests()).toHaveLength(1);
   });
 });
 

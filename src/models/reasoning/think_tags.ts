@@ -7,6 +7,14 @@
 const OPEN = "<think>";
 const CLOSE = "</think>";
 
+/**
+ * The most whitespace a `<think>` that opens the answer may follow (templates write a newline or
+ * two, if any). Past it no tag can open the answer, so the whitespace is known to be the answer's
+ * own and goes out at once, and what a split holds back stays bounded: a long run of whitespace
+ * is read once, never again with each piece that follows.
+ */
+export const MAX_SPACE_BEFORE_TAG = 32;
+
 /** Where tags are read: a `<think>…</think>` that opens the answer, or an answer that starts inside one. */
 export type TagMode = "leading" | "opened";
 
@@ -24,9 +32,10 @@ type State = "start" | "reasoning" | "closed" | "answer";
 
 /**
  * Splits one answer, piece by piece, into reasoning and text. Tags are read only where they
- * cannot be text: at the very start of the answer (after whitespace), and the first `</think>`
- * after it; a `<think>` written later is text. What is held back between pieces is at most a
- * prefix of a tag (and the whitespace before the answer's first tag): `"<thi"`, `"</thin"`.
+ * cannot be text: at the very start of the answer (after at most {@link MAX_SPACE_BEFORE_TAG}
+ * whitespace characters), and the first `</think>` after it; a `<think>` written later is text.
+ * What is held back between pieces is at most a prefix of a tag (and the whitespace before the
+ * answer's first tag): `"<thi"`, `"</thin"`.
  *
  * @example
  * const split = new ThinkTagSplitter("leading");
@@ -69,9 +78,12 @@ export class ThinkTagSplitter {
         break;
       }
       if (this.#state === "start") {
-        const lead = leadingSpace(rest);
+        const lead = leadingSpace(rest, MAX_SPACE_BEFORE_TAG + 1);
         const after = rest.slice(lead);
-        if (after.startsWith(OPEN)) {
+        if (lead > MAX_SPACE_BEFORE_TAG) {
+          // Too far from the start for a tag: the answer (or, opened, the reasoning) begins.
+          this.#state = this.#mode === "opened" ? "reasoning" : "answer";
+        } else if (after.startsWith(OPEN)) {
           this.#state = "reasoning";
           rest = after.slice(OPEN.length);
         } else if (OPEN.startsWith(after)) {
@@ -141,7 +153,8 @@ export class ThinkTagSplitter {
 export function splitThinkTags(text: string, mode: TagMode): SplitText {
   // Most answers have no tag: in "leading" mode only one at the start counts, so the answer is
   // known at once, without a splitter or a copy of the text (a call pays for this on every reply).
-  if (mode === "leading" && !text.startsWith(OPEN, leadingSpace(text))) {
+  const lead = leadingSpace(text, MAX_SPACE_BEFORE_TAG + 1);
+  if (mode === "leading" && (lead > MAX_SPACE_BEFORE_TAG || !text.startsWith(OPEN, lead))) {
     return { reasoning: "", text };
   }
   const split = new ThinkTagSplitter(mode);
@@ -150,10 +163,11 @@ export function splitThinkTags(text: string, mode: TagMode): SplitText {
   return { reasoning: first.reasoning + last.reasoning, text: first.text + last.text };
 }
 
-/** How many whitespace characters `text` starts with. */
-function leadingSpace(text: string): number {
+/** How many whitespace characters `text` starts with, counted up to `most`. */
+function leadingSpace(text: string, most = text.length): number {
+  const end = Math.min(most, text.length);
   let i = 0;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  while (i < end && isSpace(text.charCodeAt(i))) i++;
   return i;
 }
 

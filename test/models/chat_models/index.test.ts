@@ -19,6 +19,7 @@ import {
   type ChatInferenceServiceFields,
 } from "../../../src/models/chat_models/index.js";
 import { estimateTokens } from "../../../src/spend/estimate.js";
+import { configurationError } from "../../helpers/errors.js";
 import {
   BASE,
   chatChunk,
@@ -143,6 +144,51 @@ describe("ChatInferenceService configuration", () => {
     ],
   ])("rejects bad option %j naming it", (fields, message) => {
     expect(() => model(fields as never)).toThrow(message);
+  });
+});
+
+describe("ChatOpenAI options that would change the API", () => {
+  it.each([
+    [
+      "useResponsesApi: true",
+      { useResponsesApi: true },
+      "useResponsesApi",
+      /^`useResponsesApi` must be false or left out: the service has no Responses API, and this model calls its Chat Completions API \(…\/chat\/completions\); got true\.$/,
+    ],
+    [
+      "a reasoning summary",
+      { reasoning: { effort: "low", summary: "auto" } },
+      "reasoning",
+      /^`reasoning` must be an object without `summary`: summaries come from OpenAI's Responses API, which the service does not have/,
+    ],
+    [
+      "a reasoning summary by its older name",
+      { reasoning: { generate_summary: "concise" } },
+      "reasoning",
+      /^`reasoning` must be an object without `summary`/,
+    ],
+  ])(
+    "refuses %s at construction, saying why, before any request",
+    (_name, fields, option, message) => {
+      const seen = intercept(CHAT, [200, chatCompletion({ content: "ok" }), JSON_HEADERS]);
+      const error = configurationError(() => model(fields as never));
+      expect(error.option).toBe(option);
+      expect(error.message).toMatch(message);
+      expect(seen).toHaveLength(0);
+    },
+  );
+
+  it("accepts the options that keep the route: useResponsesApi: false, zdrEnabled, service_tier", async () => {
+    const seen = intercept(CHAT, [200, chatCompletion({ content: "ok" }), JSON_HEADERS]);
+    const chat = model({
+      useResponsesApi: false,
+      zdrEnabled: true,
+      service_tier: "flex",
+      reasoning: { effort: "low", summary: null },
+    } as never);
+    await chat.invoke("hi");
+    expect(seen.map((request) => request.path)).toEqual([CHAT]);
+    expect(seen[0]?.body).toMatchObject({ service_tier: "flex", reasoning_effort: "low" });
   });
 });
 

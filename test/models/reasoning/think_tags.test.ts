@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  MAX_SPACE_BEFORE_TAG,
   type SplitText,
   splitThinkTags,
   type TagMode,
@@ -129,10 +130,49 @@ describe("ThinkTagSplitter, streamed", () => {
     expect(split.push("think>Yes")).toEqual({ reasoning: "", text: "Yes" });
   });
 
+  it("streams leading whitespace as text before the first visible character once no tag can follow it", () => {
+    const split = new ThinkTagSplitter("leading");
+    const outs = Array.from({ length: MAX_SPACE_BEFORE_TAG + 1 }, () => split.push(" "));
+    // Within reach of a tag, whitespace is held (a `<think>` after it drops it); one more, and
+    // it is the answer's own.
+    expect(outs.slice(0, MAX_SPACE_BEFORE_TAG).every((out) => out.text === "")).toBe(true);
+    expect(outs.at(-1)).toEqual({ reasoning: "", text: " ".repeat(MAX_SPACE_BEFORE_TAG + 1) });
+    expect(split.held).toBe(0);
+    expect(split.settled).toBe(true);
+    expect(split.push("\n")).toEqual({ reasoning: "", text: "\n" });
+    expect(split.push("<think>x</think>y")).toEqual({ reasoning: "", text: "<think>x</think>y" });
+  });
+
+  it("never holds more than the whitespace a tag may follow, however long the run", () => {
+    for (const mode of ["leading", "opened"] as const) {
+      const split = new ThinkTagSplitter(mode);
+      for (let i = 0; i < 10_000; i++) {
+        split.push(i % 2 ? " " : "\n");
+        expect(split.held).toBeLessThanOrEqual(MAX_SPACE_BEFORE_TAG);
+      }
+    }
+  });
+
+  it.each<[TagMode, SplitText]>([
+    ["leading", { reasoning: "", text: `${" ".repeat(40)}<think>x</think>y` }],
+    ["opened", { reasoning: "<think>x", text: "y" }],
+  ])(
+    "reads a <think> after more whitespace than a tag may follow as %s mode reads a later one",
+    (mode, expected) => {
+      const answer = `${" ".repeat(40)}<think>x</think>y`;
+      expect(splitThinkTags(answer, mode)).toEqual(expected);
+      expect(streamed([...answer], mode)).toMatchObject(expected);
+    },
+  );
+
   const answers = fc.oneof(
     fc
       .tuple(
-        fc.string({ maxLength: 3, unit: fc.constantFrom(" ", "\n") }),
+        fc.oneof(
+          fc.string({ maxLength: 3, unit: fc.constantFrom(" ", "\n") }),
+          // Around the most whitespace a tag may follow.
+          fc.string({ minLength: 30, maxLength: 36, unit: fc.constantFrom(" ", "\n") }),
+        ),
         fc.string(),
         fc.string(),
       )
