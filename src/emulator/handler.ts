@@ -46,7 +46,7 @@ import {
   parseRerankRequest,
 } from "./requests.js";
 import { pairTokens, rankedResults, relevanceScores, rerankBody } from "./rerank.js";
-import { chatCompletionEvents, sseEvent, textCompletionEvents } from "./sse.js";
+import { chatCompletionEvents, relayedTokens, sseEvent, textCompletionEvents } from "./sse.js";
 import type { EmulatorState } from "./state.js";
 import type { ApiKey, HostedModel, RequestLogEntry, Surface } from "./state_records.js";
 
@@ -173,7 +173,7 @@ function hosted(
   const reply = body.stream
     ? streamReply(chatCompletionEvents(identity, output, body.includeUsage), requestId)
     : jsonReply(200, chatCompletionBody(identity, output), requestId);
-  return call.deliver(reply, output.usage, callCost(model.prices, output.usage));
+  return call.deliver(reply, output.usage, model.prices);
 }
 
 /**
@@ -278,7 +278,7 @@ function deliverPromptOnly(
   promptTokens: number,
 ): EmulatorReply {
   const usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
-  return call.deliver(reply, usage, callCost(model.prices, usage));
+  return call.deliver(reply, usage, model.prices);
 }
 
 /**
@@ -316,7 +316,8 @@ function dedicated(
   const reply = body.stream
     ? streamReply(textCompletionEvents(identity, output, body.includeUsage), requestId)
     : jsonReply(200, textCompletionBody(identity, output), requestId);
-  return call.deliver(reply, output.usage, 0);
+  // Not paid per token (docs/service-contract.md#the-two-surfaces): metered, never debited.
+  return call.deliver(reply, output.usage, undefined);
 }
 
 /**
@@ -446,17 +447,35 @@ class Call {
     };
   }
 
-  /** Sends a success, damaged by a `truncate` or `stream-error` fault; only an intact one is metered. */
-  deliver(reply: EmulatorResponse, usage: Usage, cost: number): EmulatorReply {
+  /**
+   * Sends a success, damaged by a `truncate` or `stream-error` fault; only an intact one is
+   * metered, and debited at `prices` (none: not debited). A non-streamed answer is billed at
+   * once; a stream by what reached the client, once the transport says how far it went.
+   */
+  deliver(reply: EmulatorResponse, usage: Usage, prices: ModelPrices | undefined): EmulatorReply {
     const damaged = damage(reply, this.#plan?.fault, this.#requestId);
     if (damaged === reply) {
-      this.entry.promptTokens = usage.prompt_tokens;
-      this.entry.completionTokens = usage.completion_tokens;
-      this.entry.totalTokens = usage.total_tokens;
-      this.entry.cost = cost;
-      if (cost !== 0) this.#context.state.debit(cost);
+      const { body } = reply;
+      if (typeof body === "string") this.#bill(usage, prices);
+      else {
+        let billed = false;
+        reply.delivered = (items) => {
+          if (billed) return;
+          billed = true;
+          this.#bill(items >= body.length ? usage : relayedUsage(usage, body, items), prices);
+        };
+      }
     }
     return this.finish(damaged);
+  }
+
+  #bill(usage: Usage, prices: ModelPrices | undefined): void {
+    const cost = prices ? callCost(prices, usage) : 0;
+    this.entry.promptTokens = usage.prompt_tokens;
+    this.entry.completionTokens = usage.completion_tokens;
+    this.entry.totalTokens = usage.total_tokens;
+    this.entry.cost = cost;
+    if (cost !== 0) this.#context.state.debit(cost);
   }
 
   finish(reply: EmulatorReply): EmulatorReply {
@@ -465,6 +484,20 @@ class Call {
     this.#context.state.record(this.entry);
     return reply;
   }
+}
+
+/**
+ * The usage of a stream the client left after `items` of its events: the whole prompt, and the
+ * tokens of the output those events carried.
+ */
+function relayedUsage(usage: Usage, events: readonly string[], items: number): Usage {
+  const completion = relayedTokens(events.slice(0, items));
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: completion,
+    total_tokens: usage.prompt_tokens + completion,
+    ...(usage.prompt_tokens_details ? { prompt_tokens_details: usage.prompt_tokens_details } : {}),
+  };
 }
 
 /**

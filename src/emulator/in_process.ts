@@ -105,28 +105,45 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
   const chunks = (typeof body === "string" ? [body] : body).filter((chunk) => chunk !== "");
   const encoder = new TextEncoder();
   let next = 0;
+  // Billed by what the reader took: all of it at the end, as far as it went when it left.
+  const delivered = (items: number) => reply.delivered?.(items);
   // Pull-driven, one chunk per read: an error raised after the last chunk must not discard
   // chunks the reader has not taken yet, as erroring a stream with a queue would.
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const chunk = chunks[next];
-      if (chunk !== undefined) {
-        if (next > 0 && delayMs > 0) await sleep(delayMs, signal);
-        next++;
-        controller.enqueue(encoder.encode(chunk));
-      } else if (abort) {
-        // A cut connection surfaces in the body, as undici reports it: TypeError("terminated").
-        controller.error(new TypeError("terminated", { cause: connectionReset() }));
-      } else if (stall) {
-        // Nothing more, ever: the read waits until the client cancels the body or aborts.
-        await new Promise<never>((_resolve, reject) => {
-          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-        });
-      } else {
-        controller.close();
-      }
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const chunk = chunks[next];
+        if (chunk !== undefined) {
+          if (next > 0 && delayMs > 0) {
+            try {
+              await sleep(delayMs, signal);
+            } catch (error) {
+              delivered(next);
+              throw error;
+            }
+          }
+          next++;
+          controller.enqueue(encoder.encode(chunk));
+          if (next === chunks.length && !abort && !stall) delivered(chunks.length);
+        } else if (abort) {
+          // A cut connection surfaces in the body, as undici reports it: TypeError("terminated").
+          controller.error(new TypeError("terminated", { cause: connectionReset() }));
+        } else if (stall) {
+          // Nothing more, ever: the read waits until the client cancels the body or aborts.
+          await new Promise<never>((_resolve, reject) => {
+            signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+          });
+        } else {
+          controller.close();
+        }
+      },
+      cancel() {
+        delivered(next);
+      },
+      // Nothing is handed out before the reader asks: what it took is what was delivered.
     },
-  });
+    { highWaterMark: 0 },
+  );
   return new Response(stream, { status, headers });
 }
 

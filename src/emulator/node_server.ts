@@ -213,17 +213,19 @@ function writeReply(
     else response.write(chunk);
     if (!abort && index === chunks.length - 1) response.end();
   };
+  // Billed by what was written: all of it at the end, as far as it went when the client left.
+  let written = 0;
+  response.once("close", () => reply.delivered?.(written));
   if (delayMs === 0) {
     response.socket?.cork();
-    for (let i = 0; i < chunks.length; i++) write(i);
+    for (; written < chunks.length; written++) write(written);
     response.socket?.uncork();
     return;
   }
-  let next = 0;
   const writeNext = () => {
     if (response.destroyed) return;
-    write(next++);
-    if (next < chunks.length) timers.later(delayMs, writeNext);
+    write(written++);
+    if (written < chunks.length) timers.later(delayMs, writeNext);
   };
   writeNext();
 }

@@ -24,6 +24,12 @@ export interface EmulatorResponse {
   stall?: boolean;
   /** Wait this long before answering (latency fault). */
   delayMs: number;
+  /**
+   * A stream is billed by what reached the client, as a gateway counts the text it relayed: the
+   * transport calls this once, with how many items of `body` it wrote — all of them when the
+   * stream ran to its end, fewer when the client went away first.
+   */
+  delivered?: (items: number) => void;
 }
 
 /** Close the connection without any response (docs/service-contract.md#endpoint-states Pending endpoint, reset fault). */

@@ -3,7 +3,7 @@
 import type { CompletionIdentity } from "./completions.js";
 import type { ChatOutput, CompletionOutput, Usage } from "./generate.js";
 import { placeReasoning } from "./reasoning.js";
-import { tokenPieces } from "./tokens.js";
+import { countTokens, tokenPieces } from "./tokens.js";
 
 export const SSE_DONE = "data: [DONE]\n\n";
 
@@ -103,4 +103,33 @@ function finish(events: string[], head: object, usage: Usage, includeUsage: bool
   if (includeUsage) events.push(sseEvent({ ...head, choices: [], usage }));
   events.push(SSE_DONE);
   return events;
+}
+
+/** The text a chat or completions chunk carries: content, reasoning, tool-call arguments, text. */
+function chunkText(chunk: unknown): string {
+  const choices = (chunk as { choices?: unknown } | null)?.choices;
+  if (!Array.isArray(choices)) return "";
+  let text = "";
+  for (const choice of choices as Array<Record<string, unknown>>) {
+    if (typeof choice.text === "string") text += choice.text;
+    const delta = choice.delta as Record<string, unknown> | undefined;
+    if (!delta) continue;
+    for (const field of ["reasoning_content", "reasoning", "content"]) {
+      if (typeof delta[field] === "string") text += delta[field];
+    }
+    for (const call of (delta.tool_calls ?? []) as Array<{ function?: { arguments?: unknown } }>) {
+      if (typeof call.function?.arguments === "string") text += call.function.arguments;
+    }
+  }
+  return text;
+}
+
+/** The output tokens `events` carried, as a gateway counts the text it relayed of a stream. */
+export function relayedTokens(events: readonly string[]): number {
+  let text = "";
+  for (const event of events) {
+    if (!event.startsWith("data: {")) continue;
+    text += chunkText(JSON.parse(event.slice("data: ".length)));
+  }
+  return countTokens(text);
 }

@@ -38,6 +38,12 @@ export function worstCaseOutputTokens(
 
 /** Tokens counted for each chat message's framing (role, separators). */
 const PER_MESSAGE = 4;
+/**
+ * Tokens counted once per chat request: the framing that primes the reply (`<|start|>assistant
+ * <|message|>` in OpenAI's accounting, which the gateway's counts follow). Without it a short
+ * prompt's estimate falls below what the service bills for it.
+ */
+const PER_CHAT_REQUEST = 3;
 /** Tokens counted for an image or audio part, whose size the request does not show. */
 const PER_MEDIA_PART = 1000;
 
@@ -134,7 +140,7 @@ function choicesOf(body: Record<string, unknown>): number {
 
 /** The estimate of a `/chat/completions` body (docs/service-contract.md#hosted-models): messages (reasoning sent back included), tools and response format. */
 export function estimateChatRequest(body: Record<string, unknown>, model: string): RequestEstimate {
-  let inputTokens = 0;
+  let inputTokens = PER_CHAT_REQUEST;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (const message of messages as Array<Record<string, unknown>>) {
     inputTokens +=

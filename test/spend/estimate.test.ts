@@ -47,8 +47,9 @@ describe("estimateChatRequest", () => {
       },
       "m",
     );
-    // 3 × 4 framing + "abcdef" 2 + ("abc" 1 + an image 1000) + tool calls 4 (12 bytes of JSON) + tools 7 (21)
-    expect(estimate).toEqual({ model: "m", inputTokens: 1026, maxOutputTokens: 50, choices: 2 });
+    // 3 reply priming + 3 × 4 framing + "abcdef" 2 + ("abc" 1 + an image 1000) + tool calls 4
+    // (12 bytes of JSON) + tools 7 (21)
+    expect(estimate).toEqual({ model: "m", inputTokens: 1029, maxOutputTokens: 50, choices: 2 });
   });
 
   it("prefers max_completion_tokens and leaves the reply size open when neither is set", () => {
@@ -56,9 +57,10 @@ describe("estimateChatRequest", () => {
       estimateChatRequest({ messages: [], max_completion_tokens: 7, max_tokens: 9 }, "m")
         .maxOutputTokens,
     ).toBe(7);
+    // Even no message costs the framing that primes the reply.
     expect(estimateChatRequest({ messages: [] }, "m")).toEqual({
       model: "m",
-      inputTokens: 0,
+      inputTokens: 3,
       choices: 1,
     });
   });

@@ -1025,8 +1025,9 @@ describe("UsageTracker with cached prompt tokens", () => {
 
   it("reserves the worst case (every prompt token uncached) and settles to the cached cost", async () => {
     intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS]);
-    // The prompt of "hi" is estimated at 5 tokens (4 of framing); 100 reply tokens at most.
-    const worst = (5 * 2 + 100 * 8) / 1e6;
+    // The prompt of "hi" is estimated at 8 tokens (3 to prime the reply, 4 of the message's
+    // framing, 1 of text); 100 reply tokens at most.
+    const worst = (8 * 2 + 100 * 8) / 1e6;
     const usage = new UsageTracker({ prices: CACHED_PRICES, budget: worst });
     const reserved: number[] = [];
     const reserve = usage.store.reserve.bind(usage.store);
