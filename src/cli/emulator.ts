@@ -27,7 +27,7 @@ export interface EmulatorCommandIO extends CommandIO {
   signal?: AbortSignal;
 }
 
-const USAGE = `Usage: inference-service emulator [--port N] [--config file.json] [--env | --json]
+const USAGE = `Usage: inference-service emulator [--port N] [--config file.json] [--replay cassette.har] [--env | --json]
 
 Runs a local emulator of the inference service (both surfaces, the service's errors, faults, admin API)
 with a web console at its root URL.
@@ -35,6 +35,7 @@ with a web console at its root URL.
 Options:
   -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
   -c, --config FILE     JSON file with emulator options (keys, tenants, endpoints, models, credit, faults)
+  -r, --replay FILE     answer every call from a cassette that \`inference-service record\` wrote (any key)
       --env             print only the export lines, for a script to source
       --json            print one JSON line (base URL, key, variables, keys, models, endpoints)
   -h, --help            show this help
@@ -68,6 +69,7 @@ export function runEmulatorCommand(argv: string[], io: EmulatorCommandIO = {}): 
     flags: {
       port: { type: "string", short: "p" },
       config: { type: "string", short: "c" },
+      replay: { type: "string", short: "r" },
       env: { type: "boolean" },
       json: { type: "boolean" },
     },
@@ -98,7 +100,7 @@ async function serve(
       ? `${exportLines(emulatorEnv(emulator)).join("\n")}\n`
       : output === "json"
         ? `${JSON.stringify(describe(emulator))}\n`
-        : banner(emulator),
+        : `${replayNote(options)}${banner(emulator)}`,
   );
   await stopRequested(signal);
   await emulator.close();
@@ -120,7 +122,8 @@ async function readOptions({ values }: CommandLine): Promise<StartEmulatorOption
     (n) => Number.isInteger(n) && n >= 0 && n <= 65_535,
     "an integer from 0 to 65535",
   );
-  const options = typeof values.config === "string" ? await loadConfig(values.config) : {};
+  const loaded = typeof values.config === "string" ? await loadConfig(values.config) : {};
+  const options = typeof values.replay === "string" ? { ...loaded, replay: values.replay } : loaded;
   return port === undefined ? options : { ...options, port };
 }
 
@@ -165,6 +168,13 @@ function describe(emulator: RunningEmulator) {
     models: state.listModels(),
     endpoints: state.listEndpoints(),
   };
+}
+
+/** The banner's first line when replaying: where the answers come from. */
+function replayNote({ replay }: StartEmulatorOptions): string {
+  if (replay === undefined) return "";
+  const file = typeof replay === "string" ? replay : replay.cassette;
+  return `Replaying cassette ${file}: every call under the base URL gets its recorded answer (any key); an unrecorded call gets 400 not_in_cassette.\n`;
 }
 
 /** What a user needs to point an app at the emulator, ending with lines to paste into a shell. */
@@ -251,7 +261,7 @@ function thinkingNote(model: HostedModel): string {
 }
 
 /** Resolves on SIGINT, SIGTERM or the abort of `signal`, removing its listeners. */
-function stopRequested(signal: AbortSignal | undefined): Promise<void> {
+export function stopRequested(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);

@@ -111,7 +111,8 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
     async pull(controller) {
       const chunk = chunks[next];
       if (chunk !== undefined) {
-        if (next > 0 && delayMs > 0) await sleep(delayMs, signal);
+        const wait = reply.chunkDelaysMs?.[next] ?? (next > 0 ? delayMs : 0);
+        if (wait > 0) await sleep(wait, signal);
         next++;
         controller.enqueue(encoder.encode(chunk));
       } else if (abort) {

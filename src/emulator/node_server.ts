@@ -128,7 +128,8 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
   };
 }
 
-function writeReply(
+/** Writes a reply to `response` (exported for the recording proxy, which replays through it). */
+export function writeReply(
   reply: EmulatorResponse,
   response: ServerResponse,
   delayMs: number,
@@ -163,7 +164,8 @@ function writeReply(
     else response.write(chunk);
     if (!abort && index === chunks.length - 1) response.end();
   };
-  if (delayMs === 0) {
+  const delays = reply.chunkDelaysMs;
+  if (delayMs === 0 && delays === undefined) {
     response.socket?.cork();
     for (let i = 0; i < chunks.length; i++) write(i);
     response.socket?.uncork();
@@ -173,9 +175,13 @@ function writeReply(
   const writeNext = () => {
     if (response.destroyed) return;
     write(next++);
-    if (next < chunks.length) later(delayMs, writeNext);
+    if (next < chunks.length) later(delays?.[next] ?? delayMs, writeNext);
   };
-  writeNext();
+  if ((delays?.[0] ?? 0) > 0) {
+    // Replay with recorded timing: the headers now, the first event when it came.
+    response.flushHeaders();
+    later(delays![0]!, writeNext);
+  } else writeNext();
 }
 
 function ignore(): void {}

@@ -24,6 +24,8 @@ export interface EmulatorResponse {
   stall?: boolean;
   /** Wait this long before answering (latency fault). */
   delayMs: number;
+  /** Replay with recorded timing: the wait before each item of a stream body (default: the stream delay). */
+  chunkDelaysMs?: readonly number[];
 }
 
 /** Close the connection without any response (docs/service-contract.md#endpoint-states Pending endpoint, reset fault). */
