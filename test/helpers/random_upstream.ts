@@ -48,8 +48,9 @@ export async function startRandomUpstream(options: EmulatorOptions = {}): Promis
       const vary = (text: string) =>
         text
           .replaceAll(original, id)
-          .replaceAll("Emulated reply", `Emulated ${nonce} reply`)
-          .replaceAll("Thinking about", `Thinking ${nonce} about`);
+          // Every piece of text and reasoning, streamed token by token or whole, starts with it.
+          .replaceAll('"content":"', `"content":"${nonce} `)
+          .replaceAll('"reasoning_content":"', `"reasoning_content":"${nonce} `);
       const out: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
         if (name !== "content-length") out[name] = name === "x-gateway-request-id" ? id : value;
