@@ -136,7 +136,10 @@ export class Replayer {
     const serviceName = Array.isArray(header) ? header[0] : header;
     const secrets = secretsOf(request.headers, this.#redact);
     const body = request.encoding === "base64" ? request.body : scrub(request.body, secrets);
-    return matchKey({ ...request, body, serviceName }, this.#ignore);
+    return matchKey(
+      { ...request, path: scrub(request.path, secrets), body, serviceName },
+      this.#ignore,
+    );
   }
 
   #answerOf({ entry, index }: Recorded): RecordedAnswer {
