@@ -62,7 +62,10 @@ export async function startRandomUpstream(options: EmulatorOptions = {}): Promis
       }
       const decoder = new TextDecoder();
       try {
-        for await (const chunk of answer.body) response.write(vary(decoder.decode(chunk)));
+        const reader = answer.body.getReader();
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          response.write(vary(decoder.decode(read.value)));
+        }
         response.end();
       } catch {
         response.destroy();

@@ -90,9 +90,9 @@ async function run(baseURL: string, apiKey: string) {
   const agentView = turn2.messages.map((message) => ({
     type: message.type,
     text: message.text,
-    toolCalls: "tool_calls" in message ? message.tool_calls : undefined,
+    toolCalls: "tool_calls" in message ? (message.tool_calls as unknown[]) : undefined,
     usage: "usage_metadata" in message ? message.usage_metadata : undefined,
-    requestId: message.response_metadata?.requestId,
+    requestId: (message.response_metadata as { requestId?: string } | undefined)?.requestId,
   }));
 
   const vectors = await new InferenceServiceEmbeddings(DEFAULT_EMBEDDING_MODEL, {

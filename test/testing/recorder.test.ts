@@ -22,7 +22,11 @@ afterAll(() => upstream.close());
 const chatBody = (content: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: "emulator-chat", messages: [{ role: "user", content }], ...extra });
 
-function post(baseURL: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
+function post(
+  baseURL: string,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: Record<string, string> = {},
+) {
   return fetch(`${baseURL}/chat/completions`, {
     method: "POST",
     headers: {
