@@ -261,8 +261,8 @@ function checkEntry(entry: unknown, index: number, file: string, text: string): 
 function lineOfEntry(text: string, index: number): string {
   const start = text.indexOf('"entries"');
   if (start < 0) return "";
-  // Entries of a written cassette open at four spaces of indentation.
-  const opening = /\n {4}\{/g;
+  // Entries of a written cassette open at six spaces of indentation.
+  const opening = /\n {6}\{/g;
   opening.lastIndex = start;
   let match: RegExpExecArray | null = null;
   for (let i = 0; i <= index; i++) {
