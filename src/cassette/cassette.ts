@@ -29,6 +29,8 @@ export interface StreamEvent {
 
 /** A recorded request. */
 export interface CassetteRequest {
+  /** Custom fields of other HAR tools survive a rewrite. */
+  [custom: `_${string}`]: unknown;
   method: string;
   /** Absolute: the upstream's `…/inference/v1` followed by the path called. */
   url: string;
@@ -49,6 +51,7 @@ export interface CassetteRequest {
 
 /** A recorded response. */
 export interface CassetteResponse {
+  [custom: `_${string}`]: unknown;
   /** 0 when no response came: the connection failed (see `_error`). */
   status: number;
   statusText: string;
@@ -56,6 +59,7 @@ export interface CassetteResponse {
   cookies: NameValue[];
   headers: NameValue[];
   content: {
+    [custom: `_${string}`]: unknown;
     size: number;
     mimeType: string;
     /** The whole body (for a stream, its events joined: what other HAR tools show). */
@@ -77,6 +81,7 @@ export interface CassetteResponse {
 
 /** One recorded exchange. */
 export interface CassetteEntry {
+  [custom: `_${string}`]: unknown;
   startedDateTime: string;
   /** Milliseconds from the request to the end of the response. */
   time: number;
@@ -89,6 +94,7 @@ export interface CassetteEntry {
 /** A whole cassette: a HAR 1.2 log. */
 export interface Cassette {
   log: {
+    [custom: `_${string}`]: unknown;
     version: "1.2";
     creator: { name: string; version: string };
     _cassetteVersion: number;
