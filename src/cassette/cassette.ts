@@ -221,7 +221,7 @@ export function parseCassette(text: string, file: string): Cassette {
     throw new CassetteError(
       file,
       version === undefined
-        ? `has no "_cassetteVersion" in its log: it was not written by ${CASSETTE_CREATOR}'s recorder. Record it again, or add "_cassetteVersion": ${CASSETTE_VERSION} if its entries follow docs/testing.md`
+        ? `has no "_cassetteVersion" in its log: it was not written by ${CASSETTE_CREATOR}'s recorder. Record it again, or add "_cassetteVersion": ${CASSETTE_VERSION} if its entries are in this package's format`
         : `is of cassette version ${JSON.stringify(version)}, which this version of ${CASSETTE_CREATOR} (${VERSION}) does not know (it reads version ${CASSETTE_VERSION}); update the package or record the cassette again`,
     );
   }
