@@ -8,11 +8,19 @@ import { rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Cassette, type CassetteEntry, CassetteError, serializeCassette } from "./cassette.js";
 
+/** Where the entries go in the text of the cassette without them (an impossible entry). */
+const SLOT = "\u0000entries\u0000";
+/** Each entry opens at six spaces: inside `{ "log": { "entries": [`. */
+const ENTRY_INDENT = "      ";
+
 /** Appends entries to a cassette file, rewriting it atomically after each. */
 export class CassetteWriter {
   readonly file: string;
   readonly #cassette: Cassette;
   readonly #temporary: string;
+  /** The cassette's text around its entries, and each entry's text: written once, joined each time. */
+  readonly #frame: [string, string];
+  readonly #entries: string[];
   #writing: Promise<void> | undefined;
   #dirty = false;
   #failure: Error | undefined;
@@ -22,6 +30,14 @@ export class CassetteWriter {
     this.file = file;
     this.#cassette = cassette;
     this.#temporary = `${file}.${process.pid}.tmp`;
+    const frame = serializeCassette({
+      ...cassette,
+      log: { ...cassette.log, entries: [SLOT as never] },
+    });
+    const slot = `[\n${ENTRY_INDENT}${JSON.stringify(SLOT)}\n    ]`;
+    const at = frame.indexOf(slot);
+    this.#frame = [frame.slice(0, at), frame.slice(at + slot.length)];
+    this.#entries = cassette.log.entries.map(entryText);
     try {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(this.#temporary, serializeCassette(cassette));
@@ -39,6 +55,7 @@ export class CassetteWriter {
   /** Adds a finished exchange; the file is rewritten soon after (see `flush`). */
   add(entry: CassetteEntry): void {
     this.#cassette.log.entries.push(entry);
+    this.#entries.push(entryText(entry));
     this.#dirty = true;
     this.#writing ??= this.#drain();
   }
@@ -49,11 +66,25 @@ export class CassetteWriter {
     if (this.#failure) throw this.#failure;
   }
 
+  /**
+   * `serializeCassette(cassette)`, without serialising again the entries already written: a
+   * long recording rewrites its file after every exchange, and this keeps each rewrite cheap.
+   */
+  #text(): string {
+    const [before, after] = this.#frame;
+    const entries = this.#entries;
+    const list =
+      entries.length === 0
+        ? "[]"
+        : `[\n${ENTRY_INDENT}${entries.join(`,\n${ENTRY_INDENT}`)}\n    ]`;
+    return before + list + after;
+  }
+
   async #drain(): Promise<void> {
     try {
       while (this.#dirty) {
         this.#dirty = false;
-        await writeFile(this.#temporary, serializeCassette(this.#cassette));
+        await writeFile(this.#temporary, this.#text());
         await rename(this.#temporary, this.file);
       }
     } catch (error) {
@@ -65,4 +96,10 @@ export class CassetteWriter {
       this.#writing = undefined;
     }
   }
+}
+
+/** An entry's text as it stands in the cassette, indented to its place. */
+function entryText(entry: CassetteEntry): string {
+  // Strings escape their line breaks: every raw one is the layout's.
+  return JSON.stringify(entry, null, 2).replaceAll("\n", `\n${ENTRY_INDENT}`);
 }

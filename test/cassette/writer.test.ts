@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { emptyCassette, readCassette } from "../../src/cassette/cassette.js";
+import { emptyCassette, readCassette, serializeCassette } from "../../src/cassette/cassette.js";
 import { entryOf } from "../../src/cassette/entry.js";
 import { CassetteWriter } from "../../src/cassette/writer.js";
 
@@ -38,6 +38,10 @@ describe("CassetteWriter", () => {
       Array.from({ length: 50 }, (_, n) => `?n=${n}`),
     );
     expect(readdirSync(folder)).toEqual(["c.har"]);
+    // Entry by entry, it writes exactly what serialising the whole cassette writes.
+    const whole = emptyCassette();
+    whole.log.entries.push(...Array.from({ length: 50 }, (_, n) => entry(n)));
+    expect(readFileSync(file, "utf8")).toBe(serializeCassette(whole));
     expect(writer.size).toBe(50);
   });
 
