@@ -236,7 +236,8 @@ export function parseCassette(text: string, file: string): Cassette {
 }
 
 function checkEntry(entry: unknown, index: number, file: string, text: string): void {
-  const where = `entry ${index} (log.entries[${index}]${lineOfEntry(text, index)})`;
+  // Found only for a refusal: finding it scans the text, which for every entry would be quadratic.
+  const where = () => `entry ${index} (log.entries[${index}]${lineOfEntry(text, index)})`;
   const parsed = entrySchema.safeParse(entry);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -245,7 +246,7 @@ function checkEntry(entry: unknown, index: number, file: string, text: string): 
     );
     throw new CassetteError(
       file,
-      `${where}: ${path.join("").replace(/^\./, "")}: ${issue.message}`,
+      `${where()}: ${path.join("").replace(/^\./, "")}: ${issue.message}`,
     );
   }
   const { content } = parsed.data.response;
@@ -254,12 +255,12 @@ function checkEntry(entry: unknown, index: number, file: string, text: string): 
     if (joined !== content.text) {
       throw new CassetteError(
         file,
-        `${where}: response.content.text differs from its _events joined; replay sends the _events, so edit both alike (or delete text)`,
+        `${where()}: response.content.text differs from its _events joined; replay sends the _events, so edit both alike (or delete text)`,
       );
     }
   }
   if (content._events && content.encoding === "base64") {
-    throw new CassetteError(file, `${where}: a stream's _events are text; remove encoding`);
+    throw new CassetteError(file, `${where()}: a stream's _events are text; remove encoding`);
   }
 }
 

@@ -301,8 +301,12 @@ function forward(
       }
       response.writeHead(status, incoming.statusMessage, forwarded);
       const stream = /text\/event-stream/i.test(String(incoming.headers["content-type"] ?? ""));
-      // A stream's headers go out now: the client's first-event clock starts with the upstream's.
-      if (stream) response.flushHeaders();
+      // The headers go out with the first chunk when it came with them (one write: a separate
+      // one for the headers delays the client's first event by milliseconds), else at once, so
+      // a client sees them exactly when the upstream sent them.
+      setImmediate(() => {
+        if (!response.headersSent && !response.destroyed) response.flushHeaders();
+      });
       const splitter = stream ? new EventSplitter() : undefined;
       const whole: Buffer[] = [];
       let ended = false;
