@@ -297,7 +297,7 @@ function post(url: URL, agent: Agent, body: string): Promise<number> {
 }
 
 async function replayTable(ctx: BenchContext, dir: string): Promise<Table> {
-  const count = QUICK ? 4_000 : 40_000;
+  const count = QUICK ? 10_000 : 60_000;
   const file = join(dir, "replay.har");
   ctx.progress(`record: building a cassette of ${int(count)} calls`);
   syntheticCassette(file, count);
@@ -308,7 +308,7 @@ async function replayTable(ctx: BenchContext, dir: string): Promise<Table> {
     const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
     const url = new URL(`${server.baseURL}/chat/completions`);
     // Each recording is served once: the requests walk through the cassette.
-    const warmup = Math.round(count / 10);
+    const warmup = Math.round(count / 5);
     let next = 0;
     const drive = async (until: number, maxMs: number, latencies: number[]) => {
       const end = performance.now() + maxMs;
@@ -346,7 +346,7 @@ async function replayTable(ctx: BenchContext, dir: string): Promise<Table> {
     how:
       `\`startEmulator({ replay })\` in a child process on a cassette of ${int(count)} distinct recorded calls; ` +
       "a `node:http` keep-alive client walks through them at the given concurrency (each recording served once) " +
-      `for up to ${QUICK ? 1 : 5} s after a warm-up of a tenth of them.`,
+      `for up to ${QUICK ? 1 : 5} s after a warm-up of a fifth of them.`,
     goal: `≥ ${int(REPLAY_GOAL_RPS)} req/s on 2 cores (issue 29); last column = req/s ÷ goal, under load.`,
     headers: ["concurrency", "req/s", "p50", "p95", "requests", "× goal"],
     rows,
