@@ -4,12 +4,8 @@ import { CassetteError } from "../cassette/cassette.js";
 import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
-import {
-  type RecorderOptions,
-  type RecordMode,
-  type RunningRecorder,
-  startRecorder,
-} from "../testing/recorder.js";
+import type { RecorderOptions, RecordMode } from "../testing/options.js";
+import { type RunningRecorder, startRecorder } from "../testing/recorder.js";
 import { type CommandLine, numberFlag, runCommand, UsageError, type Writers } from "./args.js";
 import { type EmulatorCommandIO, stopRequested } from "./emulator.js";
 import { exportLines } from "./shell.js";

@@ -11,15 +11,17 @@ import { ENV } from "../constants.js";
 import { startEmulator } from "../emulator/node_server.js";
 import { ConfigurationError } from "../errors/errors.js";
 import {
+  type CassetteOptions,
   RECORD_MODES,
   type RecorderOptions,
   type RecordMode,
-  type RunningRecorder,
-  startRecorder,
-} from "./recorder.js";
+  validateCassetteOptions,
+} from "./options.js";
+import { type RunningRecorder, startRecorder } from "./recorder.js";
 
 export {
   CassetteError,
+  type CassetteOptions,
   MISS_CODE,
   RECORD_MODES,
   type RecorderOptions,
@@ -34,25 +36,6 @@ export const RECORD_ENV = "INFERENCE_SERVICE_RECORD";
 
 /** The key a replay hands out: replay accepts any key, and this one is no secret. */
 export const REPLAY_API_KEY = "sk-cassette-replay";
-
-/** Options of {@link openCassette}. */
-export interface CassetteOptions {
-  /**
-   * How to use the cassette. @default from INFERENCE_SERVICE_RECORD: `all` → `"record-all"`,
-   * `new` → `"record-new"`, unset → `"replay"`
-   */
-  mode?: RecordMode;
-  /** The real service, when recording. @default INFERENCE_SERVICE_BASE_URL */
-  baseURL?: string;
-  /** The real key, when recording (never written to the cassette). @default INFERENCE_SERVICE_API_KEY */
-  apiKey?: string;
-  /** Body fields left out when matching (`user`, `metadata.run_id`). @default [] */
-  ignore?: string[];
-  /** Values never written to the cassette, besides the key and secret headers. @default [] */
-  redact?: string[];
-  /** `"fast"`: replayed answers at once; `"recorded"`: at the recorded pace. @default "fast" */
-  timing?: ReplayTiming;
-}
 
 /** What a test builds its models with. */
 export interface CassetteSession {
@@ -85,15 +68,16 @@ export async function openCassette(
   file: string,
   options: CassetteOptions = {},
 ): Promise<CassetteSession> {
-  const mode = options.mode ?? modeFromEnv();
-  const { ignore, redact, timing } = options;
+  const checked = validateCassetteOptions(options);
+  const mode = checked.mode ?? modeFromEnv();
+  const { ignore, redact, timing } = checked;
   if (mode === "replay") {
     const emulator = await startEmulator({ replay: { cassette: file, ignore, redact, timing } });
     return session(emulator.baseURL, REPLAY_API_KEY, mode, file, () => emulator.close());
   }
-  const apiKey = options.apiKey ?? readEnv(ENV.apiKey);
-  const baseURL = options.baseURL ?? readEnv(ENV.baseURL);
-  const asked = options.mode ? `mode "${mode}"` : `${RECORD_ENV}=${readEnv(RECORD_ENV)}`;
+  const apiKey = checked.apiKey ?? readEnv(ENV.apiKey);
+  const baseURL = checked.baseURL ?? readEnv(ENV.baseURL);
+  const asked = checked.mode ? `mode "${mode}"` : `${RECORD_ENV}=${readEnv(RECORD_ENV)}`;
   if (baseURL === undefined) {
     throw new ConfigurationError(
       "baseURL",

@@ -17,7 +17,7 @@ import type { AddressInfo } from "node:net";
 import { type Cassette, CassetteError, emptyCassette, readCassette } from "../cassette/cassette.js";
 import { bodyText, EventSplitter, type Exchange, entryOf } from "../cassette/entry.js";
 import { apiPath } from "../cassette/matcher.js";
-import { Replayer, type ReplayTiming } from "../cassette/replayer.js";
+import { Replayer } from "../cassette/replayer.js";
 import { CassetteWriter } from "../cassette/writer.js";
 import { normalizeBaseURL } from "../config/base_url.js";
 import { API_PREFIX } from "../constants.js";
@@ -25,36 +25,7 @@ import { writeReply } from "../emulator/node_server.js";
 import { missReply, replyOf } from "../emulator/replay.js";
 import { type EmulatorReply, jsonReply } from "../emulator/reply.js";
 import { createRequestIdGenerator } from "../emulator/request_id.js";
-
-/**
- * How a cassette is used, as VCR users know the modes: `replay` only (the CI default: nothing
- * reaches the service), `record-all` (every call goes to the service, into a new cassette), or
- * `record-new` (replay what the cassette holds, record only what is new).
- */
-export type RecordMode = "replay" | "record-all" | "record-new";
-
-/** The modes, for messages and flag checks. */
-export const RECORD_MODES: readonly RecordMode[] = ["replay", "record-all", "record-new"];
-
-/** Options of {@link startRecorder}. */
-export interface RecorderOptions {
-  /** The cassette file; created (with its folder) when recording. */
-  cassette: string;
-  /** The real service: its host root or `…/inference/v1`. Required unless `mode` is `replay`. */
-  upstream?: string;
-  /** @default "record-all" */
-  mode?: RecordMode;
-  /** TCP port on `host`; 0 picks a free one. @default 0 */
-  port?: number;
-  /** @default "127.0.0.1" */
-  host?: string;
-  /** Body fields left out when matching recorded requests (`user`, `metadata.run_id`). @default [] */
-  ignore?: string[];
-  /** Values never written to the cassette, besides the key and secret headers. @default [] */
-  redact?: string[];
-  /** How fast recorded answers are replayed (`record-new`, `replay`). @default "fast" */
-  timing?: ReplayTiming;
-}
+import { type RecorderOptions, type RecordMode, validateRecorderOptions } from "./options.js";
 
 /** A running recording proxy. */
 export interface RunningRecorder {
@@ -99,15 +70,9 @@ const HOP_BY_HOP = new Set([
  * await recorder.close();
  */
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
-  const { cassette: file, mode = "record-all", port = 0, host = "127.0.0.1" } = options;
-  const { ignore = [], redact = [], timing = "fast" } = options;
-  if (!RECORD_MODES.includes(mode)) {
-    throw new CassetteError(
-      file,
-      `unknown mode ${JSON.stringify(mode)}; use one of ${RECORD_MODES.join(", ")}`,
-    );
-  }
-  const upstream = mode === "replay" ? undefined : upstreamOf(options.upstream, file);
+  const checked = validateRecorderOptions(options);
+  const { cassette: file, mode, port, host, ignore, redact, timing } = checked;
+  const upstream = mode === "replay" ? undefined : upstreamOf(checked.upstream, file);
   const existing: Cassette =
     mode === "record-all"
       ? emptyCassette()

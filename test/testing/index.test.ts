@@ -75,6 +75,15 @@ describe("openCassette", () => {
     );
   });
 
+  it("checks its options, naming the option", async () => {
+    await expect(openCassette(join(dir, "x.har"), { timing: "slow" as never })).rejects.toThrow(
+      '`timing` must be "fast" or "recorded"; got "slow".',
+    );
+    await expect(openCassette(join(dir, "x.har"), { ignore: "user" as never })).rejects.toThrow(
+      '`ignore` must be a list of body field paths such as ["user", "metadata.run_id"]; got "user".',
+    );
+  });
+
   it("refuses an INFERENCE_SERVICE_RECORD it does not know", async () => {
     vi.stubEnv("INFERENCE_SERVICE_RECORD", "always");
     await expect(openCassette(join(dir, "x.har"))).rejects.toThrow(

@@ -273,6 +273,15 @@ describe("startRecorder", () => {
     expect(readCassette(cassette).log.entries).toEqual([]);
   });
 
+  it("checks its options where they enter, naming the option", async () => {
+    await expect(
+      startRecorder({ cassette: join(dir, "x.har"), mode: "sometimes" as never }),
+    ).rejects.toThrow('`mode` must be "replay", "record-all" or "record-new"; got "sometimes".');
+    await expect(
+      startRecorder({ cassette: join(dir, "x.har"), upstream: upstream.baseURL, port: -1 }),
+    ).rejects.toThrow("`port` must be an integer from 0 to 65535; got -1.");
+  });
+
   it("refuses to record without an upstream, naming the cassette", async () => {
     await expect(startRecorder({ cassette: join(dir, "x.har") })).rejects.toThrow(
       /^cassette .*x\.har: recording needs the upstream/,
