@@ -97,6 +97,9 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     timers.add(timer);
   };
   const underWay = new Set<Promise<void>>();
+  // Set once closing has waited for the exchanges under way: any that end later were cut by the
+  // close itself, and are not written after the cassette was declared complete.
+  let closed = false;
 
   const replay = (reply: EmulatorReply, request: IncomingMessage, response: ServerResponse) => {
     const send = () => {
@@ -133,10 +136,9 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
         if ("hit" in answer) return replay(replyOf(answer.hit), request, response);
         if (!upstream) return replay(missReply(answer.miss, nextRequestId()), request, response);
       }
-      const exchange = forward(request, response, body, upstream!, agent!).then(
-        (seen) => writer!.add(entryOf(seen, redact)),
-        ignoreError,
-      );
+      const exchange = forward(request, response, body, upstream!, agent!).then((seen) => {
+        if (!closed) writer!.add(entryOf(seen, redact));
+      }, ignoreError);
       underWay.add(exchange);
       void exchange.finally(() => underWay.delete(exchange));
     });
@@ -162,7 +164,7 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
       return writer?.size ?? replayer?.size ?? 0;
     },
     close: async (graceMs = 5_000) => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -172,10 +174,11 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
         }),
       ]);
       clearTimeout(timer);
+      closed = true;
       for (const pending of timers) clearTimeout(pending);
       server.closeAllConnections();
       agent?.destroy();
-      await closed;
+      await stopped;
       await writer?.flush();
     },
   };
