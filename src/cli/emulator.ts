@@ -123,7 +123,18 @@ async function readOptions({ values }: CommandLine): Promise<StartEmulatorOption
     "an integer from 0 to 65535",
   );
   const loaded = typeof values.config === "string" ? await loadConfig(values.config) : {};
-  const options = typeof values.replay === "string" ? { ...loaded, replay: values.replay } : loaded;
+  // --replay names the cassette; the config file's `replay` object may add `ignore` and `timing`.
+  const { replay } = loaded;
+  const options =
+    typeof values.replay === "string"
+      ? {
+          ...loaded,
+          replay:
+            typeof replay === "object" && replay !== null
+              ? { ...replay, cassette: values.replay }
+              : values.replay,
+        }
+      : loaded;
   return port === undefined ? options : { ...options, port };
 }
 

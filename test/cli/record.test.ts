@@ -8,6 +8,7 @@ import { runEmulatorCommand } from "../../src/cli/emulator.js";
 import { main } from "../../src/cli/main.js";
 import { runRecordCommand } from "../../src/cli/record.js";
 import { createEmulator, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
+import { startRecorder } from "../../src/testing/index.js";
 import { capture } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "record-cli-"));
@@ -62,6 +63,19 @@ async function spawnRecorder(
     child.once("exit", (code) => reject(new Error(`recorder exited with ${code}`)));
   });
   return { child, baseURL, exited };
+}
+
+/** Records one chat call ("hello", with a `user`) against `upstream` into `file`; returns the answer. */
+async function runRecorderOnce(upstream: RunningEmulator, file: string): Promise<string> {
+  const recorder = await startRecorder({ upstream: upstream.baseURL, cassette: file });
+  const response = await fetch(`${recorder.baseURL}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${upstream.apiKey}` },
+    body: JSON.stringify({ ...JSON.parse(chat("hello")), user: "me" }),
+  });
+  const text = await response.text();
+  await recorder.close();
+  return text;
 }
 
 /** Waits until the cassette on disk holds `count` entries (the writer runs after each exchange). */
@@ -215,6 +229,38 @@ describe("inference-service emulator --replay", () => {
     expect(lines.join("")).toMatch(
       /^Replaying cassette .*empty\.har: every call under the base URL gets its recorded answer/,
     );
+  });
+
+  it("takes ignore and timing from the config file's replay object, the cassette from --replay", async () => {
+    const recorded = join(dir, "ignoring.har");
+    const live = await startEmulator({});
+    const recorder = await runRecorderOnce(live, recorded);
+    await live.close();
+    const config = join(dir, "replay.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ replay: { cassette: "elsewhere.har", ignore: ["user"] } }),
+    );
+    const controller = new AbortController();
+    let answer = "";
+    const code = await runEmulatorCommand(["--config", config, "--replay", recorded, "--json"], {
+      stdout: (text) => {
+        const { baseURL } = JSON.parse(text) as { baseURL: string };
+        void fetch(`${baseURL}/chat/completions`, {
+          method: "POST",
+          body: JSON.stringify({ ...JSON.parse(chat("hello")), user: "someone else" }),
+        })
+          .then((response) => response.text())
+          .then((text) => {
+            answer = text;
+            controller.abort();
+          });
+      },
+      stderr: () => {},
+      signal: controller.signal,
+    });
+    expect(code).toBe(0);
+    expect(answer).toBe(recorder);
   });
 
   it("refuses a malformed cassette at start, naming the file and the line", async () => {

@@ -132,6 +132,30 @@ describe("the emulator's replay option", () => {
     }
   });
 
+  it("sends a stream's events in-process too, at their recorded times", async () => {
+    const events = [
+      { time: 2, text: 'data: {"n":1}\n\n' },
+      { time: 4, text: "data: [DONE]\n\n" },
+    ];
+    const emulator = createEmulator({
+      replay: {
+        cassette: cassette(
+          exchange({
+            status: 200,
+            responseHeaders: { "content-type": "text/event-stream" },
+            responseBody: events,
+          }),
+        ),
+        timing: "recorded",
+      },
+    });
+    const response = await emulator.fetch(`${emulator.baseURL}/chat/completions`, {
+      method: "POST",
+      body: CHAT,
+    });
+    expect(await response.text()).toBe(events.map((event) => event.text).join(""));
+  });
+
   it("refuses a replay option that is not a file or { cassette }, and a cassette it cannot read", () => {
     expect(() => createEmulator({ replay: 42 as never })).toThrow(EmulatorConfigError);
     expect(() =>
