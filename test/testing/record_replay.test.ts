@@ -216,4 +216,27 @@ describe("record against a random upstream, replay with it gone", () => {
     );
     expect(c.sent()).toBe(1);
   });
+
+  it("fails an unrecorded dedicated completion and embedding the same way, each sent once", async () => {
+    const c = connection(replay.baseURL, "sk-any");
+    const llm = new DedicatedEndpointLLM({
+      serviceName: "tenant-demo.other-endpoint",
+      baseURL: replay.baseURL,
+      apiKey: "sk-any",
+      fetch: c.fetch,
+    });
+    const dedicated = await llm.invoke("The three primary colours are").catch((e: unknown) => e);
+    expect(BadRequestError.isInstance(dedicated)).toBe(true);
+    expect((dedicated as Error).message).toContain(
+      "Service-Name: tenant-demo.other-endpoint here, tenant-demo.demo-endpoint recorded",
+    );
+    const embedder = new InferenceServiceEmbeddings(DEFAULT_EMBEDDING_MODEL, {
+      baseURL: replay.baseURL,
+      apiKey: "sk-any",
+      fetch: c.fetch,
+    });
+    const embedded = await embedder.embedQuery("gamma").catch((e: unknown) => e);
+    expect(embedded).toMatchObject({ code: MISS_CODE, retryable: false });
+    expect(c.sent()).toBe(2);
+  });
 });
