@@ -4,7 +4,7 @@
  * every exchange that had finished. Writes that pile up while one is under way become one.
  */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
+import { open, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type Cassette, type CassetteEntry, CassetteError, serializeCassette } from "./cassette.js";
 
@@ -12,15 +12,23 @@ import { type Cassette, type CassetteEntry, CassetteError, serializeCassette } f
 const SLOT = "\u0000entries\u0000";
 /** Each entry opens at six spaces: inside `{ "log": { "entries": [`. */
 const ENTRY_INDENT = "      ";
+/** Between two entries. */
+const SEPARATOR = Buffer.from(`,\n${ENTRY_INDENT}`);
+/** Buffers per `writev` call, well under the system's limit on one call's pieces. */
+const WRITEV_BATCH = 512;
 
 /** Appends entries to a cassette file, rewriting it atomically after each. */
 export class CassetteWriter {
   readonly file: string;
   readonly #cassette: Cassette;
   readonly #temporary: string;
-  /** The cassette's text around its entries, and each entry's text: written once, joined each time. */
-  readonly #frame: [string, string];
-  readonly #entries: string[];
+  /**
+   * The cassette's bytes around its entries (with entries, and without), and each entry's bytes:
+   * encoded once, then handed to the disk as they are on every rewrite, so a long recording's
+   * rewrites cost the event loop next to nothing.
+   */
+  readonly #frame: { open: Buffer; close: Buffer; empty: Buffer };
+  readonly #entries: Buffer[];
   #writing: Promise<void> | undefined;
   #dirty = false;
   #failure: Error | undefined;
@@ -36,8 +44,13 @@ export class CassetteWriter {
     });
     const slot = `[\n${ENTRY_INDENT}${JSON.stringify(SLOT)}\n    ]`;
     const at = frame.indexOf(slot);
-    this.#frame = [frame.slice(0, at), frame.slice(at + slot.length)];
-    this.#entries = cassette.log.entries.map(entryText);
+    const [before, after] = [frame.slice(0, at), frame.slice(at + slot.length)];
+    this.#frame = {
+      open: Buffer.from(`${before}[\n${ENTRY_INDENT}`),
+      close: Buffer.from(`\n    ]${after}`),
+      empty: Buffer.from(`${before}[]${after}`),
+    };
+    this.#entries = cassette.log.entries.map(entryBytes);
     try {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(this.#temporary, serializeCassette(cassette));
@@ -55,7 +68,7 @@ export class CassetteWriter {
   /** Adds a finished exchange; the file is rewritten soon after (see `flush`). */
   add(entry: CassetteEntry): void {
     this.#cassette.log.entries.push(entry);
-    this.#entries.push(entryText(entry));
+    this.#entries.push(entryBytes(entry));
     this.#dirty = true;
     this.#writing ??= this.#drain();
   }
@@ -66,25 +79,42 @@ export class CassetteWriter {
     if (this.#failure) throw this.#failure;
   }
 
-  /**
-   * `serializeCassette(cassette)`, without serialising again the entries already written: a
-   * long recording rewrites its file after every exchange, and this keeps each rewrite cheap.
-   */
-  #text(): string {
-    const [before, after] = this.#frame;
-    const entries = this.#entries;
-    const list =
-      entries.length === 0
-        ? "[]"
-        : `[\n${ENTRY_INDENT}${entries.join(`,\n${ENTRY_INDENT}`)}\n    ]`;
-    return before + list + after;
+  /** `serializeCassette(cassette)` as pieces, without encoding again the entries already written. */
+  #pieces(): Buffer[] {
+    const { open, close, empty } = this.#frame;
+    if (this.#entries.length === 0) return [empty];
+    const pieces = [open];
+    this.#entries.forEach((entry, i) => {
+      if (i > 0) pieces.push(SEPARATOR);
+      pieces.push(entry);
+    });
+    pieces.push(close);
+    return pieces;
+  }
+
+  /** Writes the cassette to the temporary file, piece by piece. */
+  async #writeTemporary(): Promise<void> {
+    const pieces = this.#pieces();
+    const handle = await open(this.#temporary, "w");
+    try {
+      for (let i = 0; i < pieces.length; i += WRITEV_BATCH) {
+        const batch = pieces.slice(i, i + WRITEV_BATCH);
+        const expected = batch.reduce((sum, piece) => sum + piece.byteLength, 0);
+        const { bytesWritten } = await handle.writev(batch);
+        // A short write (a full disk, say): write the rest of the batch as one buffer.
+        if (bytesWritten < expected)
+          await handle.write(Buffer.concat(batch).subarray(bytesWritten));
+      }
+    } finally {
+      await handle.close();
+    }
   }
 
   async #drain(): Promise<void> {
     try {
       while (this.#dirty) {
         this.#dirty = false;
-        await writeFile(this.#temporary, this.#text());
+        await this.#writeTemporary();
         await rename(this.#temporary, this.file);
       }
     } catch (error) {
@@ -98,8 +128,8 @@ export class CassetteWriter {
   }
 }
 
-/** An entry's text as it stands in the cassette, indented to its place. */
-function entryText(entry: CassetteEntry): string {
+/** An entry's bytes as they stand in the cassette, indented to its place. */
+function entryBytes(entry: CassetteEntry): Buffer {
   // Strings escape their line breaks: every raw one is the layout's.
-  return JSON.stringify(entry, null, 2).replaceAll("\n", `\n${ENTRY_INDENT}`);
+  return Buffer.from(JSON.stringify(entry, null, 2).replaceAll("\n", `\n${ENTRY_INDENT}`));
 }
