@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^langchain-inference-service\/emulator$/, replacement: src("emulator/index.ts") },
       { find: /^langchain-inference-service\/redis$/, replacement: src("stores/redis_store.ts") },
       { find: /^langchain-inference-service\/stores$/, replacement: src("stores/index.ts") },
+      { find: /^langchain-inference-service\/testing$/, replacement: src("testing/index.ts") },
       { find: /^langchain-inference-service$/, replacement: src("index.ts") },
     ],
   },

@@ -24,6 +24,7 @@ import { int, ms, ratio } from "./lib/stats.js";
 import { perCall } from "./per_call.js";
 import { rateLimit } from "./rate_limit.js";
 import { reasoning } from "./reasoning.js";
+import { record } from "./record.js";
 import { streaming } from "./streaming.js";
 import { timeToError } from "./time_to_error.js";
 
@@ -88,6 +89,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "fleet", needsServers: false, run: fleet },
   { name: "reasoning", needsServers: true, run: reasoning },
   { name: "embeddings", needsServers: true, run: embeddings },
+  { name: "record", needsServers: true, run: record },
 ];
 
 function usage(): string {

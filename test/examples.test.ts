@@ -15,6 +15,8 @@ import { main as structuredOutput } from "../examples/structured_output.js";
 import { main as thinkingAgent } from "../examples/thinking_agent.js";
 import { main as usage } from "../examples/usage.js";
 import { REDIS_SERVER, startRedis } from "./helpers/redis.js";
+// A test as users write one, on a committed cassette: its own describe block runs in this file.
+import "../examples/cassette.test.js";
 
 // Every example runs against a real emulator on a free port, the way `npm run demo` runs them.
 let connection: Connection;

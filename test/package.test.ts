@@ -184,6 +184,16 @@ describe("the built package", () => {
     expect(info.csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
   });
 
+  it("serves the cassette helper from its own subpath, with require() too, outside the main entry", () => {
+    const out = run([
+      "-e",
+      `const { openCassette, startRecorder, REPLAY_API_KEY } = require("langchain-inference-service/testing");
+       console.log(typeof openCassette, typeof startRecorder, REPLAY_API_KEY);`,
+    ]);
+    expect(out).toBe("function function sk-cassette-replay");
+    expect(readFileSync("src/index.ts", "utf8")).not.toMatch(/testing|cassette/);
+  });
+
   it("ships type declarations for both module systems", () => {
     expect(statSync("dist/index.d.ts").size).toBeGreaterThan(0);
     expect(statSync("dist/index.d.cts").size).toBeGreaterThan(0);

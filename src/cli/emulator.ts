@@ -27,7 +27,7 @@ export interface EmulatorCommandIO extends CommandIO {
   signal?: AbortSignal;
 }
 
-const USAGE = `Usage: inference-service emulator [--port N] [--config file.json] [--env | --json]
+const USAGE = `Usage: inference-service emulator [--port N] [--config file.json] [--replay cassette.har] [--env | --json]
 
 Runs a local emulator of the inference service (both surfaces, the service's errors, faults, admin API)
 with a web console at its root URL.
@@ -35,6 +35,7 @@ with a web console at its root URL.
 Options:
   -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
   -c, --config FILE     JSON file with emulator options (keys, tenants, endpoints, models, credit, faults)
+  -r, --replay FILE     answer every call from a cassette that \`inference-service record\` wrote (any key)
       --env             print only the export lines, for a script to source
       --json            print one JSON line (base URL, key, variables, keys, models, endpoints)
   -h, --help            show this help
@@ -71,6 +72,7 @@ export function runEmulatorCommand(argv: string[], io: EmulatorCommandIO = {}): 
     flags: {
       port: { type: "string", short: "p" },
       config: { type: "string", short: "c" },
+      replay: { type: "string", short: "r" },
       env: { type: "boolean" },
       json: { type: "boolean" },
     },
@@ -101,7 +103,7 @@ async function serve(
       ? `${exportLines(emulatorEnv(emulator)).join("\n")}\n`
       : output === "json"
         ? `${JSON.stringify(describe(emulator))}\n`
-        : banner(emulator),
+        : `${replayNote(options)}${banner(emulator)}`,
   );
   await stopRequested(signal);
   await emulator.close();
@@ -118,7 +120,19 @@ async function readRequest(line: CommandLine): Promise<EmulatorRequest> {
 
 async function readOptions({ values }: CommandLine): Promise<StartEmulatorOptions> {
   const port = numberFlag(values, "port", "an integer from 0 to 65535", { min: 0, max: 65_535 });
-  const options = typeof values.config === "string" ? await loadConfig(values.config) : {};
+  const loaded = typeof values.config === "string" ? await loadConfig(values.config) : {};
+  // --replay names the cassette; the config file's `replay` object may add `ignore` and `timing`.
+  const { replay } = loaded;
+  const options =
+    typeof values.replay === "string"
+      ? {
+          ...loaded,
+          replay:
+            typeof replay === "object" && replay !== null
+              ? { ...replay, cassette: values.replay }
+              : values.replay,
+        }
+      : loaded;
   return port === undefined ? options : { ...options, port };
 }
 
@@ -163,6 +177,13 @@ function describe(emulator: RunningEmulator) {
     models: state.listModels(),
     endpoints: state.listEndpoints(),
   };
+}
+
+/** The banner's first line when replaying: where the answers come from. */
+function replayNote({ replay }: StartEmulatorOptions): string {
+  if (replay === undefined) return "";
+  const file = typeof replay === "string" ? replay : replay.cassette;
+  return `Replaying cassette ${file}: every call under the base URL gets its recorded answer (any key); an unrecorded call gets 400 not_in_cassette.\n`;
 }
 
 /** What a user needs to point an app at the emulator, ending with lines to paste into a shell. */
@@ -261,7 +282,7 @@ function thinkingNote(model: HostedModel): string {
 }
 
 /** Resolves on SIGINT, SIGTERM or the abort of `signal`, removing its listeners. */
-function stopRequested(signal: AbortSignal | undefined): Promise<void> {
+export function stopRequested(signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);

@@ -15,6 +15,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: "check URL, key, credit, model and endpoint [--model ID] [--service-name NAME]",
     load: async () => (await import("./doctor.js")).runDoctorCommand,
   },
+  record: {
+    summary:
+      "record calls to the service into a cassette: --cassette FILE [--upstream URL] [--mode all|new]",
+    load: async () => (await import("./record.js")).runRecordCommand,
+  },
   chat: {
     summary: 'send one prompt and stream the reply: --model ID "prompt" (or --service-name NAME)',
     load: async () => (await import("./chat.js")).runChatCommand,

@@ -11,6 +11,7 @@ import { FaultInjector } from "./faults.js";
 import { createHandler, type Handler } from "./handler.js";
 import type { HandlerContext } from "./handler_context.js";
 import { checkEmulatorOptions, type EmulatorOptions } from "./options.js";
+import { replayHandler } from "./replay.js";
 import { EmulatorState } from "./state.js";
 import { optionalNumber } from "./validate.js";
 
@@ -35,9 +36,10 @@ export function createCore(options: EmulatorOptions & { host?: string } = {}): E
     trustsHost: trustedHosts(options.host),
     maxBodyBytes: optionalNumber(options.maxBodyBytes, "maxBodyBytes", 1) ?? DEFAULT_MAX_BODY_BYTES,
   };
+  const handle = createHandler(context);
   return {
     context,
-    handle: createHandler(context),
+    handle: options.replay === undefined ? handle : replayHandler(options.replay, context, handle),
     // Capped where a timer overflows (about 24.8 days), which would send every chunk at once.
     streamChunkDelayMs: Math.min(
       optionalNumber(options.streamChunkDelayMs, "streamChunkDelayMs", 0) ?? 0,

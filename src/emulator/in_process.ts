@@ -114,9 +114,10 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
       async pull(controller) {
         const chunk = chunks[next];
         if (chunk !== undefined) {
-          if (next > 0 && delayMs > 0) {
+          const wait = reply.chunkDelaysMs?.[next] ?? (next > 0 ? delayMs : 0);
+          if (wait > 0) {
             try {
-              await sleep(delayMs, signal);
+              await sleep(wait, signal);
             } catch (error) {
               delivered(next);
               throw error;

@@ -1,5 +1,7 @@
 /** @module `langchain-inference-service/emulator`: the Node-only local emulator of the inference service. */
 
+export { CassetteError } from "../cassette/cassette.js";
+export type { ReplayOptions, ReplayTiming } from "../cassette/replayer.js";
 export { loadEmulatorConfig } from "./config_file.js";
 export {
   DEFAULT_API_KEY,

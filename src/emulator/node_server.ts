@@ -140,7 +140,7 @@ function sendReply(
     else request.socket.destroy();
     return;
   }
-  writeReply(reply, response, chunkDelayMs, timers);
+  writeReply(reply, response, chunkDelayMs, (ms, run) => timers.later(ms, run));
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -178,11 +178,12 @@ function running(
   };
 }
 
-function writeReply(
+/** Writes a reply to `response` (exported for the recording proxy, which replays through it). */
+export function writeReply(
   reply: EmulatorResponse,
   response: ServerResponse,
   delayMs: number,
-  timers: Timers,
+  later: (ms: number, run: () => void) => void,
 ): void {
   if (response.destroyed) return;
   const { status, headers, body, abort, stall } = reply;
@@ -216,7 +217,8 @@ function writeReply(
   // Billed by what was written: all of it at the end, as far as it went when the client left.
   let written = 0;
   response.once("close", () => reply.delivered?.(written));
-  if (delayMs === 0) {
+  const delays = reply.chunkDelaysMs;
+  if (delayMs === 0 && delays === undefined) {
     response.socket?.cork();
     for (; written < chunks.length; written++) write(written);
     response.socket?.uncork();
@@ -225,9 +227,13 @@ function writeReply(
   const writeNext = () => {
     if (response.destroyed) return;
     write(written++);
-    if (written < chunks.length) timers.later(delayMs, writeNext);
+    if (written < chunks.length) later(delays?.[written] ?? delayMs, writeNext);
   };
-  writeNext();
+  if ((delays?.[0] ?? 0) > 0) {
+    // Replay with recorded timing: the headers now, the first event when it came.
+    response.flushHeaders();
+    later(delays![0]!, writeNext);
+  } else writeNext();
 }
 
 function ignore(): void {}

@@ -3,6 +3,7 @@
  * of their top level, made where they enter; each collection is checked by the state it fills.
  */
 
+import type { ReplayOptions } from "../cassette/replayer.js";
 import type { InferenceModelProfile } from "../config/profiles.js";
 import type { FaultOptions } from "./faults.js";
 import { EmulatorConfigError } from "./validate.js";
@@ -148,6 +149,13 @@ export interface EmulatorOptions extends EmulatorStateConfig {
   maxBodyBytes?: number;
   /** Time source for key expiry, `readyAfterMs`, `created` and request IDs. Default `Date.now`. */
   clock?: () => number;
+  /**
+   * Replay a cassette (docs/testing.md): every request under `/inference/v1` gets the answer
+   * recorded for it, whatever its key; one the cassette does not hold gets a 400
+   * `not_in_cassette` at once. A file path, or `{ cassette, ignore?, timing?, redact? }`.
+   * Default: none (the emulator answers).
+   */
+  replay?: string | ReplayOptions;
 }
 
 /** Options of {@link startEmulator}. */
@@ -169,6 +177,7 @@ const KNOWN_OPTIONS = new Set([
   "streamChunkDelayMs",
   "maxBodyBytes",
   "clock",
+  "replay",
   "port",
   "host",
 ]);

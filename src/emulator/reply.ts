@@ -30,6 +30,8 @@ export interface EmulatorResponse {
    * stream ran to its end, fewer when the client went away first.
    */
   delivered?: (items: number) => void;
+  /** Replay with recorded timing: the wait before each item of a stream body (default: the stream delay). */
+  chunkDelaysMs?: readonly number[];
 }
 
 /** Close the connection without any response (docs/service-contract.md#endpoint-states Pending endpoint, reset fault). */

@@ -1,0 +1,339 @@
+/**
+ * @module The recording proxy: a `node:http` server on loopback that forwards every call under
+ * `/inference/v1` to the real service and streams each answer back as its bytes arrive, while
+ * writing the exchange to a cassette once it has finished. In `record-new` mode it first replays
+ * what the cassette holds; in `replay` mode it only replays.
+ */
+import {
+  type Agent,
+  createServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { AddressInfo } from "node:net";
+import { type Cassette, CassetteError, emptyCassette, readCassette } from "../cassette/cassette.js";
+import { bodyText, EventSplitter, type Exchange, entryOf } from "../cassette/entry.js";
+import { apiPath } from "../cassette/matcher.js";
+import { Replayer } from "../cassette/replayer.js";
+import { CassetteWriter } from "../cassette/writer.js";
+import { normalizeBaseURL } from "../config/base_url.js";
+import { API_PREFIX } from "../constants.js";
+import { writeReply } from "../emulator/node_server.js";
+import { missReply, replyOf } from "../emulator/replay.js";
+import { type EmulatorReply, jsonReply } from "../emulator/reply.js";
+import { createRequestIdGenerator } from "../emulator/request_id.js";
+import { type RecorderOptions, type RecordMode, validateRecorderOptions } from "./options.js";
+
+/** A running recording proxy. */
+export interface RunningRecorder {
+  /** `http://127.0.0.1:<port>/inference/v1`: what clients use as base URL. */
+  baseURL: string;
+  url: string;
+  port: number;
+  mode: RecordMode;
+  /** The upstream's `…/inference/v1` (undefined in `replay` mode). */
+  upstream: string | undefined;
+  cassette: string;
+  /** Exchanges the cassette holds now. */
+  readonly size: number;
+  /**
+   * Stops listening, lets the exchanges under way finish (up to `graceMs`, default 5 s), and
+   * resolves once the cassette on disk holds every finished exchange.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Request headers that belong to one hop, not to the request. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "host",
+  "content-length",
+  "accept-encoding",
+]);
+
+/**
+ * Starts the proxy.
+ *
+ * @example
+ * const recorder = await startRecorder({ upstream: "https://host.example/inference/v1", cassette: "test/cassettes/chat.har" });
+ * // point the app at recorder.baseURL with the real key, run it, then:
+ * await recorder.close();
+ */
+export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
+  const checked = validateRecorderOptions(options);
+  const { cassette: file, mode, port, host, ignore, redact, timing } = checked;
+  const upstream = mode === "replay" ? undefined : upstreamOf(checked.upstream, file);
+  const existing: Cassette =
+    mode === "record-all"
+      ? emptyCassette()
+      : mode === "replay"
+        ? readCassette(file)
+        : readOrEmpty(file);
+  const replayer =
+    mode === "record-all" ? undefined : new Replayer(existing, file, { ignore, redact, timing });
+  const writer = mode === "replay" ? undefined : new CassetteWriter(file, existing);
+  const agent: Agent | undefined = upstream
+    ? upstream.startsWith("https:")
+      ? new HttpsAgent({ keepAlive: true })
+      : new HttpAgent({ keepAlive: true })
+    : undefined;
+  const nextRequestId = createRequestIdGenerator();
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, run: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, ms);
+    timers.add(timer);
+  };
+  const underWay = new Set<Promise<void>>();
+  // Set once closing has waited for the exchanges under way: any that end later were cut by the
+  // close itself, and are not written after the cassette was declared complete.
+  let closed = false;
+
+  const replay = (reply: EmulatorReply, request: IncomingMessage, response: ServerResponse) => {
+    const send = () => {
+      if (reply.kind === "drop") request.socket.destroy();
+      else writeReply(reply, response, 0, later);
+    };
+    if (reply.delayMs > 0) later(reply.delayMs, send);
+    else send();
+  };
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    // A client that hangs up mid-exchange is its own business; it must not crash the proxy.
+    request.on("error", ignoreError);
+    response.on("error", ignoreError);
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const path = request.url ?? "/";
+      const bare = path.split("?")[0]!;
+      if (bare !== API_PREFIX && !bare.startsWith(`${API_PREFIX}/`)) {
+        replay(notProxied(path, nextRequestId()), request, response);
+        return;
+      }
+      if (replayer) {
+        const shape = bodyText(body);
+        const answer = replayer.answer({
+          method: request.method ?? "GET",
+          path,
+          body: shape.text,
+          ...(shape.encoding ? { encoding: shape.encoding } : {}),
+          headers: request.headers,
+        });
+        if ("hit" in answer) return replay(replyOf(answer.hit), request, response);
+        if (!upstream) return replay(missReply(answer.miss, nextRequestId()), request, response);
+      }
+      const exchange = forward(request, response, body, upstream!, agent!).then((seen) => {
+        if (!closed) writer!.add(entryOf(seen, redact));
+      }, ignoreError);
+      underWay.add(exchange);
+      void exchange.finally(() => underWay.delete(exchange));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
+  return {
+    baseURL: `${url}${API_PREFIX}`,
+    url,
+    port: actualPort,
+    mode,
+    upstream,
+    cassette: file,
+    get size() {
+      return writer?.size ?? replayer?.size ?? 0;
+    },
+    close: async (graceMs = 5_000) => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...underWay]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      closed = true;
+      for (const pending of timers) clearTimeout(pending);
+      server.closeAllConnections();
+      agent?.destroy();
+      await stopped;
+      await writer?.flush();
+    },
+  };
+}
+
+/** The upstream's `…/inference/v1`, or a CassetteError saying what to give. */
+function upstreamOf(upstream: string | undefined, file: string): string {
+  if (upstream === undefined || upstream.trim() === "") {
+    throw new CassetteError(
+      file,
+      "recording needs the upstream: the real service's base URL (…/inference/v1)",
+    );
+  }
+  return normalizeBaseURL(upstream, "upstream");
+}
+
+/** The cassette at `file`, or an empty one when there is none yet. */
+function readOrEmpty(file: string): Cassette {
+  try {
+    return readCassette(file);
+  } catch (error) {
+    if (error instanceof CassetteError && /no such file/.test(error.message))
+      return emptyCassette();
+    throw error;
+  }
+}
+
+/**
+ * Sends the request upstream and streams the answer back chunk by chunk as it arrives, keeping a
+ * copy; resolves with the exchange once it has ended (normally, cut, or refused).
+ */
+function forward(
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: Buffer,
+  upstream: string,
+  agent: Agent,
+): Promise<Exchange> {
+  const startedAt = Date.now();
+  const start = performance.now();
+  const target = new URL(upstream + apiPath(request.url ?? "/"));
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  }
+  // Bodies are kept as sent: ask for them uncompressed, so the cassette is readable text.
+  headers["accept-encoding"] = "identity";
+  if (body.byteLength > 0 || request.method === "POST")
+    headers["content-length"] = String(body.byteLength);
+  const base = {
+    startedAt,
+    method: request.method ?? "GET",
+    url: target.href,
+    requestHeaders: request.headers,
+    requestBody: body,
+  };
+  return new Promise((resolve) => {
+    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const outgoing = send(target, { method: base.method, headers, agent });
+    let answered = false;
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      answered = true;
+      // No response at all: close the client's connection without one, as a refused connection
+      // looks to it (a typed connection error, retried like the refusal itself).
+      request.socket.destroy();
+      resolve({
+        ...base,
+        status: 0,
+        statusText: "",
+        responseHeaders: {},
+        responseBody: new Uint8Array(),
+        error: error.code ?? "ECONNREFUSED",
+        waitMs: performance.now() - start,
+        totalMs: performance.now() - start,
+      });
+    });
+    outgoing.on("response", (incoming) => {
+      answered = true;
+      const waitMs = performance.now() - start;
+      const status = incoming.statusCode ?? 502;
+      const forwarded: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(incoming.headers)) {
+        // The body goes on byte for byte, so its length stays true.
+        if (value !== undefined && (name === "content-length" || !HOP_BY_HOP.has(name))) {
+          forwarded[name] = value;
+        }
+      }
+      response.writeHead(status, incoming.statusMessage, forwarded);
+      const stream = /text\/event-stream/i.test(String(incoming.headers["content-type"] ?? ""));
+      // The headers go out with the first chunk when it came with them (one write: a separate
+      // one for the headers delays the client's first event by milliseconds), else at once, so
+      // a client sees them exactly when the upstream sent them.
+      setImmediate(() => {
+        if (!response.headersSent && !response.destroyed) response.flushHeaders();
+      });
+      const splitter = stream ? new EventSplitter() : undefined;
+      const whole: Buffer[] = [];
+      let ended = false;
+      const finish = (error?: string) => {
+        if (ended) return;
+        ended = true;
+        const now = performance.now();
+        resolve({
+          ...base,
+          status,
+          statusText: incoming.statusMessage ?? "",
+          responseHeaders: incoming.headers,
+          responseBody: splitter ? splitter.end(now - start - waitMs) : Buffer.concat(whole),
+          ...(error === undefined ? {} : { error }),
+          waitMs,
+          totalMs: now - start,
+        });
+      };
+      incoming.on("data", (chunk: Buffer) => {
+        if (splitter) splitter.push(chunk, performance.now() - start - waitMs);
+        else whole.push(chunk);
+        if (!response.write(chunk)) {
+          incoming.pause();
+          response.once("drain", () => incoming.resume());
+        }
+      });
+      incoming.on("end", () => {
+        response.end();
+        finish();
+      });
+      incoming.on("error", (error: NodeJS.ErrnoException) => {
+        // The upstream cut the answer: cut the client's too, after what it already has.
+        response.destroy();
+        finish(error.code ?? "ECONNRESET");
+      });
+      response.on("close", () => {
+        if (incoming.complete) return;
+        // The client hung up first (an abandoned stream): stop the upstream, keep what came.
+        outgoing.destroy();
+        finish("ECONNRESET");
+      });
+    });
+    outgoing.end(body);
+  });
+}
+
+/** Paths outside `/inference/v1` are not the service's API: a 404 that says so, not forwarded. */
+function notProxied(path: string, requestId: string): EmulatorReply {
+  return jsonReply(
+    404,
+    {
+      error: {
+        code: "not_proxied",
+        message: `The recording proxy forwards only paths under ${API_PREFIX}, not ${path.slice(0, 200)}; set the base URL to its …${API_PREFIX} URL.`,
+        type: "invalid_request_error",
+      },
+    },
+    requestId,
+  );
+}
+
+function ignoreError(): void {}
