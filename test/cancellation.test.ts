@@ -286,13 +286,13 @@ const EXPECTED: Record<string, { record: Record<string, unknown>; error?: (e: un
       error: isAbort,
     },
     "aborted in the middle of a stream, the reader waiting": {
-      record: { aborted: true, abandoned: true },
+      record: { aborted: true, abandoned: true, requestId: expect.any(String) },
       error: isAbort,
     },
     "aborted between two reads, nothing read after": {
-      record: { aborted: true, abandoned: true },
+      record: { aborted: true, abandoned: true, requestId: expect.any(String) },
     },
-    "left with break (stream)": { record: { abandoned: true } },
+    "left with break (stream)": { record: { abandoned: true, requestId: expect.any(String) } },
     // LangChain stops the stream by aborting a signal of its own.
     "left with break (streamEvents v2)": { record: { abandoned: true, aborted: true } },
     "a callback that throws in a token": {

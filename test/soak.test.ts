@@ -9,6 +9,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
 import { ServiceConnectionError } from "../src/errors/errors.js";
+import { ChatInferenceService } from "../src/models/chat_models/index.js";
+import { DedicatedEndpointLLM } from "../src/models/llms.js";
+import { UsageTracker } from "../src/spend/usage_tracker.js";
+import { MemoryStore } from "../src/stores/memory_store.js";
 import {
   checkSoak,
   expectedError,
@@ -179,4 +183,109 @@ describe("a soak in a child process", () => {
     const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
     expect(summary).toMatchObject({ calls: 200, problems: [] });
   }, 120_000);
+});
+
+describe("a soak with a stop button: user aborts, left streams and faults", () => {
+  const STOPPED_CALLS = 400;
+  const PRICES = {
+    "emulator-chat": { input: 0.5, output: 1.5 },
+    "tenant-demo.demo-endpoint": { input: 0.5, output: 1.5 },
+  };
+  let emulator: RunningEmulator;
+  let usage: UsageTracker;
+  let store: MemoryStore;
+  let debited = 0;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  const outcomes = new Map<string, number>();
+
+  beforeAll(async () => {
+    process.on("unhandledRejection", onUnhandled);
+    emulator = await startEmulator({
+      port: 0,
+      faults: { ...SOAK_FAULTS, rate: 0.2 },
+      streamChunkDelayMs: 1,
+    });
+    store = new MemoryStore();
+    usage = new UsageTracker({ prices: PRICES, budget: 1_000_000, store });
+    const credit = emulator.state.snapshot().credit;
+    const fields = {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      maxTokens: 64,
+      maxRetries: 2,
+      retry: { initialDelayMs: 1, maxDelayMs: 5 },
+      callbacks: [usage],
+    };
+    const chat = new ChatInferenceService("emulator-chat", fields);
+    const llm = new DedicatedEndpointLLM({ ...fields, serviceName: "tenant-demo.demo-endpoint" });
+    // Seeded: the same calls stop at the same places every run.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const one = async (i: number) => {
+      const model = i % 2 === 0 ? chat : llm;
+      const prompt = `Tell me about call ${i}, then about the weather and the sea.`;
+      const controller = new AbortController();
+      const stopAt = Math.floor(random() * 12);
+      const how = ["read", "abort", "break", "abort-before", "invoke-abort"][
+        Math.floor(random() * 5)
+      ]!;
+      try {
+        if (how === "abort-before") controller.abort();
+        if (how === "invoke-abort") {
+          const pending = (model as ChatInferenceService).invoke(prompt, {
+            signal: controller.signal,
+          });
+          queueMicrotask(() => controller.abort());
+          await pending;
+        } else {
+          const stream = await (model as ChatInferenceService).stream(prompt, {
+            signal: controller.signal,
+          });
+          let read = 0;
+          for await (const _ of stream) {
+            if (++read < stopAt) continue;
+            if (how === "abort") controller.abort();
+            if (how === "break" || how === "abort") break;
+          }
+        }
+        outcomes.set(`${how}: ok`, (outcomes.get(`${how}: ok`) ?? 0) + 1);
+      } catch (error) {
+        const name = (error as Error).name;
+        outcomes.set(`${how}: ${name}`, (outcomes.get(`${how}: ${name}`) ?? 0) + 1);
+      }
+    };
+    const queue = Array.from({ length: STOPPED_CALLS }, (_, i) => i);
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let i = queue.shift(); i !== undefined; i = queue.shift()) await one(i);
+      }),
+    );
+    // Calls stopped while nobody reads them settle in the background: give them their turns.
+    for (let turn = 0; turn < 500 && (usage.inFlight > 0 || store.reservations > 0); turn++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    debited = credit - emulator.state.snapshot().credit;
+    await emulator.close();
+  }, 120_000);
+
+  afterAll(() => {
+    process.off("unhandledRejection", onUnhandled);
+  });
+
+  it("ends with nothing in flight and nothing reserved, one record per call", () => {
+    expect(usage.inFlight).toBe(0);
+    expect(store.reservations).toBe(0);
+    expect(usage.records).toHaveLength(STOPPED_CALLS);
+    expect([...outcomes.keys()].some((key) => key.startsWith("abort: "))).toBe(true);
+  });
+
+  it("counts no less than the service debited, and raises no unhandled rejection", async () => {
+    const { spent } = await usage.budgetStatus();
+    expect(spent).toBeGreaterThanOrEqual(debited - 1e-9);
+    expect(unhandled).toEqual([]);
+  });
 });
