@@ -48,8 +48,11 @@ export interface GatewayCode {
   code: string;
   /** The status the gateway sends it with (that of `sample`), then others it may come with. */
   status: readonly [number, ...number[]];
-  /** Who sets the code: the gateway itself, or the model server behind it (passed through). */
-  setBy: "gateway" | "model server";
+  /**
+   * Who sets the code: the gateway itself, the model server behind it (passed through), or this
+   * package's emulator replaying a cassette (a request the cassette does not hold).
+   */
+  setBy: "gateway" | "model server" | "emulator replay";
   cls: ErrorClass;
   /** Whether the same request can succeed later: the class's default unless `retryableDiffers` says why not. */
   retryable: boolean;
@@ -386,6 +389,22 @@ export const GATEWAY_CODES: readonly GatewayCode[] = [
     sample: body(
       "get_channel_failed",
       `分组 default 下模型 {model} 的可用渠道不存在（retry）${RID}`,
+    ),
+  },
+  {
+    // Not the service's: what the emulator answers, replaying a cassette, to a request the
+    // cassette holds no recording of (docs/testing.md). Its message names the nearest recording.
+    code: "not_in_cassette",
+    status: [400],
+    setBy: "emulator replay",
+    cls: errors.BadRequestError,
+    retryable: false,
+    summary: "The cassette holds no recording of this request{message}.",
+    hint: "Record it (run the test once with INFERENCE_SERVICE_RECORD=new, or record with `inference-service record`), or send the request as it was recorded; the same request misses the same way.",
+    sample: body(
+      "not_in_cassette",
+      "POST /chat/completions is not in the cassette; nearest: entry 0, which differs in body.messages[0].content",
+      "invalid_request_error",
     ),
   },
 ];

@@ -53,7 +53,13 @@ const HEADER = [
 function statusCell(row: GatewayCode): string {
   const [first, ...others] = row.status;
   const also = others.length > 0 ? ` (or ${others.join(", ")})` : "";
-  return `${first}${also}${row.setBy === "model server" ? " (passed through)" : ""}`;
+  const who =
+    row.setBy === "model server"
+      ? " (passed through)"
+      : row.setBy === "emulator replay"
+        ? " (the emulator, replaying a cassette)"
+        : "";
+  return `${first}${also}${who}`;
 }
 
 /** The class, and the public class it also is when it extends one (`BadRequestError`). */

@@ -211,6 +211,10 @@ describe("record against a random upstream, replay with it gone", () => {
       .catch((e: unknown) => e);
     expect(BadRequestError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: MISS_CODE, status: 400, retryable: false });
+    // Its hint says how to get a recording, not to fix the request's parameters.
+    expect((error as BadRequestError).hint).toMatch(
+      /^Record it \(run the test once with INFERENCE_SERVICE_RECORD=new/,
+    );
     expect((error as Error).message).toContain(
       'body.messages[0].content: "A question nobody recorded" here, "What is a context window?" recorded',
     );
