@@ -20,7 +20,7 @@ import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { readEmbeddings, type VectorLength } from "../transport/answer.js";
 import { ServiceChannel } from "../transport/channel.js";
 import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
-import { endUnstartedRun, runIdOf } from "./run_start.js";
+import { startedRun } from "./run_start.js";
 
 /** Options of {@link InferenceServiceEmbeddings}, each documented where its schema declares it. */
 export type InferenceServiceEmbeddingsFields = InferenceServiceEmbeddingsOptions;
@@ -247,9 +247,8 @@ export class InferenceServiceEmbeddings extends Embeddings {
     );
     if (manager === undefined) return undefined;
     // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
-    const runId = runIdOf(undefined);
-    try {
-      const [run] = await manager.handleLLMStart(
+    const [run] = await startedRun(undefined, [manager], (runId) =>
+      manager.handleLLMStart(
         SERIALIZED,
         [texts.join("\n\n")],
         runId,
@@ -258,12 +257,9 @@ export class InferenceServiceEmbeddings extends Embeddings {
         undefined,
         undefined,
         "InferenceServiceEmbeddings",
-      );
-      return run;
-    } catch (error) {
-      await endUnstartedRun(runId, error, manager);
-      throw error;
-    }
+      ),
+    );
+    return run;
   }
 
   /**

@@ -39,7 +39,7 @@ import {
   serialisedValues,
   validateDedicatedEndpointOptions,
 } from "./options.js";
-import { endUnstartedRun, guardedStart, runIdOf } from "./run_start.js";
+import { startedRun, startedStream } from "./run_start.js";
 
 /** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
 export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
@@ -317,13 +317,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     if (startedRunManagers !== undefined) {
       return super._generateUncached(prompts, parsedOptions, handledOptions, startedRunManagers);
     }
-    const runId = runIdOf(handledOptions.runId);
-    try {
-      return await super._generateUncached(prompts, parsedOptions, { ...handledOptions, runId });
-    } catch (error) {
-      await endUnstartedRun(runId, error, handledOptions.callbacks, this.callbacks);
-      throw error;
-    }
+    return startedRun(handledOptions.runId, [handledOptions.callbacks, this.callbacks], (runId) =>
+      super._generateUncached(prompts, parsedOptions, { ...handledOptions, runId }),
+    );
   }
 
   /** @ignore `stream()`: the base class's, with its run's ID fixed so that a failed start can be ended. */
@@ -331,10 +327,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     input: BaseLanguageModelInput,
     options?: DedicatedEndpointLLMCallOptions,
   ): AsyncGenerator<string> {
-    const runId = runIdOf(options?.runId);
-    const inner = super._streamIterator(input, { ...options, runId });
-    return guardedStart(inner, (error) =>
-      endUnstartedRun(runId, error, options?.callbacks, this.callbacks),
+    return startedStream(options?.runId, [options?.callbacks, this.callbacks], (runId) =>
+      super._streamIterator(input, { ...options, runId }),
     );
   }
 

@@ -21,8 +21,36 @@ export function runIdOf(given: string | undefined): string {
   return given ?? globalThis.crypto.randomUUID();
 }
 
+/**
+ * Starts a run through `start` under a run ID fixed here (the caller's, else a new one); when it
+ * fails, ends the run with the trackers among `callbacks` if it is still open (see the module).
+ */
+export async function startedRun<T>(
+  given: string | undefined,
+  callbacks: ReadonlyArray<Callbacks | undefined>,
+  start: (runId: string) => Promise<T>,
+): Promise<T> {
+  const runId = runIdOf(given);
+  try {
+    return await start(runId);
+  } catch (error) {
+    await endUnstartedRun(runId, error, ...callbacks);
+    throw error;
+  }
+}
+
+/** {@link startedRun} for a stream: its first step is where the run starts. */
+export function startedStream<T>(
+  given: string | undefined,
+  callbacks: ReadonlyArray<Callbacks | undefined>,
+  start: (runId: string) => AsyncGenerator<T>,
+): AsyncGenerator<T> {
+  const runId = runIdOf(given);
+  return guardedStart(start(runId), (error) => endUnstartedRun(runId, error, ...callbacks));
+}
+
 /** Ends run `runId` with the trackers among `callbacks`, when it is still open after `error`. */
-export async function endUnstartedRun(
+async function endUnstartedRun(
   runId: string,
   error: unknown,
   ...callbacks: Array<Callbacks | undefined>
@@ -41,7 +69,7 @@ export async function endUnstartedRun(
  * run — ends the run with the trackers when it fails. Later steps pass straight through: it adds
  * nothing to a stream's chunks.
  */
-export function guardedStart<T>(
+function guardedStart<T>(
   inner: AsyncGenerator<T>,
   onFailedStart: (error: unknown) => Promise<void>,
 ): AsyncGenerator<T> {

@@ -48,7 +48,7 @@ import { VERSION } from "../../version.js";
 import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "../options.js";
 import { readCompletionReasoning, readStreamReasoning } from "../reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "../reasoning/send_reasoning.js";
-import { endUnstartedRun, guardedStart, runIdOf } from "../run_start.js";
+import { startedRun, startedStream } from "../run_start.js";
 import { runOf, withRun } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
@@ -386,15 +386,12 @@ export class ChatInferenceService<
       return super._generateUncached(messages, options, handledOptions, startedRunManagers);
     }
     // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
-    const runId = runIdOf(handledOptions.runId);
-    const run = streamEventsRun(handledOptions.callbacks, this.callbacks, runId);
-    const options = run ? withRun(parsedOptions, run) : parsedOptions;
-    try {
-      return await super._generateUncached(messages, options, { ...handledOptions, runId });
-    } catch (error) {
-      await endUnstartedRun(runId, error, handledOptions.callbacks, this.callbacks);
-      throw error;
-    }
+    const callbacks = [handledOptions.callbacks, this.callbacks];
+    return startedRun(handledOptions.runId, callbacks, (runId) => {
+      const run = streamEventsRun(handledOptions.callbacks, this.callbacks, runId);
+      const options = run ? withRun(parsedOptions, run) : parsedOptions;
+      return super._generateUncached(messages, options, { ...handledOptions, runId });
+    });
   }
 
   /** `stream()`: the base class's, with its run's ID fixed so that a failed start can be ended. */
@@ -402,10 +399,8 @@ export class ChatInferenceService<
     input: BaseLanguageModelInput,
     options?: CallOptions,
   ): AsyncGenerator<AIMessageChunk> {
-    const runId = runIdOf(options?.runId);
-    const inner = super._streamIterator(input, { ...options, runId } as CallOptions);
-    return guardedStart(inner, (error) =>
-      endUnstartedRun(runId, error, options?.callbacks, this.callbacks),
+    return startedStream(options?.runId, [options?.callbacks, this.callbacks], (runId) =>
+      super._streamIterator(input, { ...options, runId } as CallOptions),
     );
   }
 
