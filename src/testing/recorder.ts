@@ -10,6 +10,7 @@ import {
   Agent as HttpAgent,
   request as httpRequest,
   type IncomingMessage,
+  type Server,
   type ServerResponse,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
@@ -71,86 +72,10 @@ const HOP_BY_HOP = new Set([
  */
 export async function startRecorder(options: RecorderOptions): Promise<RunningRecorder> {
   const checked = validateRecorderOptions(options);
-  const { cassette: file, mode, port, host, ignore, redact, timing } = checked;
-  const upstream = mode === "replay" ? undefined : upstreamOf(checked.upstream, file);
-  const existing: Cassette =
-    mode === "record-all"
-      ? emptyCassette()
-      : mode === "replay"
-        ? readCassette(file)
-        : readOrEmpty(file);
-  const replayer =
-    mode === "record-all" ? undefined : new Replayer(existing, file, { ignore, redact, timing });
-  const writer = mode === "replay" ? undefined : new CassetteWriter(file, existing);
-  const agent: Agent | undefined = upstream
-    ? upstream.startsWith("https:")
-      ? new HttpsAgent({ keepAlive: true })
-      : new HttpAgent({ keepAlive: true })
-    : undefined;
-  const nextRequestId = createRequestIdGenerator();
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (ms: number, run: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      run();
-    }, ms);
-    timers.add(timer);
-  };
-  const underWay = new Set<Promise<void>>();
-  // Set once closing has waited for the exchanges under way: any that end later were cut by the
-  // close itself, and are not written after the cassette was declared complete.
-  let closed = false;
-
-  const replay = (reply: EmulatorReply, request: IncomingMessage, response: ServerResponse) => {
-    const send = () => {
-      if (reply.kind === "drop") request.socket.destroy();
-      else writeReply(reply, response, 0, later);
-    };
-    if (reply.delayMs > 0) later(reply.delayMs, send);
-    else send();
-  };
-
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    // A client that hangs up mid-exchange is its own business; it must not crash the proxy.
-    request.on("error", ignoreError);
-    response.on("error", ignoreError);
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = Buffer.concat(chunks);
-      const path = request.url ?? "/";
-      const bare = path.split("?")[0]!;
-      if (bare !== API_PREFIX && !bare.startsWith(`${API_PREFIX}/`)) {
-        replay(notProxied(path, nextRequestId()), request, response);
-        return;
-      }
-      if (replayer) {
-        const shape = bodyText(body);
-        const answer = replayer.answer({
-          method: request.method ?? "GET",
-          path,
-          body: shape.text,
-          ...(shape.encoding ? { encoding: shape.encoding } : {}),
-          headers: request.headers,
-        });
-        if ("hit" in answer) return replay(replyOf(answer.hit), request, response);
-        if (!upstream) return replay(missReply(answer.miss, nextRequestId()), request, response);
-      }
-      const exchange = forward(request, response, body, upstream!, agent!).then((seen) => {
-        if (!closed) writer!.add(entryOf(seen, redact));
-      }, ignoreError);
-      underWay.add(exchange);
-      void exchange.finally(() => underWay.delete(exchange));
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  const { cassette: file, mode, port, host } = checked;
+  const recorder = new Recorder(checked);
+  const server = createServer((request, response) => recorder.handle(request, response));
+  await listen(server, port, host);
   const actualPort = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
   return {
@@ -158,30 +83,155 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     url,
     port: actualPort,
     mode,
-    upstream,
+    upstream: recorder.upstream,
     cassette: file,
     get size() {
-      return writer?.size ?? replayer?.size ?? 0;
+      return recorder.size;
     },
-    close: async (graceMs = 5_000) => {
-      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all([...underWay]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
-      closed = true;
-      for (const pending of timers) clearTimeout(pending);
-      server.closeAllConnections();
-      agent?.destroy();
-      await stopped;
-      await writer?.flush();
-    },
+    close: (graceMs = 5_000) => recorder.close(server, graceMs),
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/** What the proxy does with each call: replay it from the cassette, or forward and record it. */
+class Recorder {
+  /** The upstream's `…/inference/v1` (none in `replay` mode). */
+  readonly upstream?: string;
+  readonly #redact: readonly string[];
+  readonly #replayer?: Replayer;
+  readonly #writer?: CassetteWriter;
+  readonly #agent?: Agent;
+  readonly #nextRequestId = createRequestIdGenerator();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #underWay = new Set<Promise<void>>();
+  /**
+   * Set once closing has waited for the exchanges under way: any that end later were cut by the
+   * close itself, and are not written after the cassette was declared complete.
+   */
+  #closed = false;
+
+  constructor(checked: ReturnType<typeof validateRecorderOptions>) {
+    const { cassette: file, mode, ignore, redact, timing } = checked;
+    this.#redact = redact;
+    if (mode !== "replay") this.upstream = upstreamOf(checked.upstream, file);
+    const existing: Cassette =
+      mode === "record-all"
+        ? emptyCassette()
+        : mode === "replay"
+          ? readCassette(file)
+          : readOrEmpty(file);
+    if (mode !== "record-all") {
+      this.#replayer = new Replayer(existing, file, { ignore, redact, timing });
+    }
+    if (mode !== "replay") this.#writer = new CassetteWriter(file, existing);
+    if (this.upstream) {
+      this.#agent = this.upstream.startsWith("https:")
+        ? new HttpsAgent({ keepAlive: true })
+        : new HttpAgent({ keepAlive: true });
+    }
+  }
+
+  /** Exchanges the cassette holds now. */
+  get size(): number {
+    return this.#writer?.size ?? this.#replayer?.size ?? 0;
+  }
+
+  /** Reads the call's body, then answers it. */
+  handle(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    // A client that hangs up mid-exchange is its own business; it must not crash the proxy.
+    request.on("error", ignoreError);
+    response.on("error", ignoreError);
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => this.#answer(request, response, Buffer.concat(chunks)));
+  }
+
+  /** A path outside the API gets a 404; a recorded call its recording; any other is recorded. */
+  #answer(request: IncomingMessage, response: ServerResponse, body: Buffer): void {
+    const path = request.url ?? "/";
+    const bare = path.split("?")[0]!;
+    if (bare !== API_PREFIX && !bare.startsWith(`${API_PREFIX}/`)) {
+      this.#replay(notProxied(path, this.#nextRequestId()), request, response);
+      return;
+    }
+    if (this.#replayer) {
+      const shape = bodyText(body);
+      const answer = this.#replayer.answer({
+        method: request.method ?? "GET",
+        path,
+        body: shape.text,
+        ...(shape.encoding ? { encoding: shape.encoding } : {}),
+        headers: request.headers,
+      });
+      if ("hit" in answer) {
+        this.#replay(replyOf(answer.hit), request, response);
+        return;
+      }
+      if (!this.upstream) {
+        this.#replay(missReply(answer.miss, this.#nextRequestId()), request, response);
+        return;
+      }
+    }
+    this.#record(request, response, body);
+  }
+
+  /** Forwards the call upstream, and writes the exchange once it has finished. */
+  #record(request: IncomingMessage, response: ServerResponse, body: Buffer): void {
+    const exchange = forward(request, response, body, this.upstream!, this.#agent!).then((seen) => {
+      if (!this.#closed) this.#writer!.add(entryOf(seen, this.#redact));
+    }, ignoreError);
+    this.#underWay.add(exchange);
+    void exchange.finally(() => this.#underWay.delete(exchange));
+  }
+
+  #replay(reply: EmulatorReply, request: IncomingMessage, response: ServerResponse): void {
+    const send = () => {
+      if (reply.kind === "drop") request.socket.destroy();
+      else writeReply(reply, response, 0, (ms, run) => this.#later(ms, run));
+    };
+    if (reply.delayMs > 0) this.#later(reply.delayMs, send);
+    else send();
+  }
+
+  #later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      run();
+    }, ms);
+    this.#timers.add(timer);
+  }
+
+  /**
+   * Stops listening, lets the exchanges under way finish (up to `graceMs`), and resolves once the
+   * cassette on disk holds every finished exchange.
+   */
+  async close(server: Server, graceMs: number): Promise<void> {
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...this.#underWay]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.#closed = true;
+    for (const pending of this.#timers) clearTimeout(pending);
+    server.closeAllConnections();
+    this.#agent?.destroy();
+    await stopped;
+    await this.#writer?.flush();
+  }
 }
 
 /** The upstream's `…/inference/v1`, or a CassetteError saying what to give. */
@@ -206,6 +256,12 @@ function readOrEmpty(file: string): Cassette {
   }
 }
 
+/** What an exchange records of its request, and when it began. */
+type ExchangeStart = Pick<
+  Exchange,
+  "startedAt" | "method" | "url" | "requestHeaders" | "requestBody"
+> & { start: number };
+
 /**
  * Sends the request upstream and streams the answer back chunk by chunk as it arrives, keeping a
  * copy; resolves with the exchange once it has ended (normally, cut, or refused).
@@ -217,19 +273,10 @@ function forward(
   upstream: string,
   agent: Agent,
 ): Promise<Exchange> {
-  const startedAt = Date.now();
-  const start = performance.now();
   const target = new URL(upstream + apiPath(request.url ?? "/"));
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-  }
-  // Bodies are kept as sent: ask for them uncompressed, so the cassette is readable text.
-  headers["accept-encoding"] = "identity";
-  if (body.byteLength > 0 || request.method === "POST")
-    headers["content-length"] = String(body.byteLength);
-  const base = {
-    startedAt,
+  const base: ExchangeStart = {
+    startedAt: Date.now(),
+    start: performance.now(),
     method: request.method ?? "GET",
     url: target.href,
     requestHeaders: request.headers,
@@ -237,6 +284,7 @@ function forward(
   };
   return new Promise((resolve) => {
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const headers = upstreamHeaders(request, body);
     const outgoing = send(target, { method: base.method, headers, agent });
     let answered = false;
     outgoing.on("error", (error: NodeJS.ErrnoException) => {
@@ -245,80 +293,124 @@ function forward(
       // No response at all: close the client's connection without one, as a refused connection
       // looks to it (a typed connection error, retried like the refusal itself).
       request.socket.destroy();
-      resolve({
-        ...base,
-        status: 0,
-        statusText: "",
-        responseHeaders: {},
-        responseBody: new Uint8Array(),
-        error: error.code ?? "ECONNREFUSED",
-        waitMs: performance.now() - start,
-        totalMs: performance.now() - start,
-      });
+      resolve(refused(base, error));
     });
     outgoing.on("response", (incoming) => {
       answered = true;
-      const waitMs = performance.now() - start;
-      const status = incoming.statusCode ?? 502;
-      const forwarded: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        // The body goes on byte for byte, so its length stays true.
-        if (value !== undefined && (name === "content-length" || !HOP_BY_HOP.has(name))) {
-          forwarded[name] = value;
-        }
-      }
-      response.writeHead(status, incoming.statusMessage, forwarded);
-      const stream = /text\/event-stream/i.test(String(incoming.headers["content-type"] ?? ""));
-      // The headers go out with the first chunk when it came with them (one write: a separate
-      // one for the headers delays the client's first event by milliseconds), else at once, so
-      // a client sees them exactly when the upstream sent them.
-      setImmediate(() => {
-        if (!response.headersSent && !response.destroyed) response.flushHeaders();
-      });
-      const splitter = stream ? new EventSplitter() : undefined;
-      const whole: Buffer[] = [];
-      let ended = false;
-      const finish = (error?: string) => {
-        if (ended) return;
-        ended = true;
-        const now = performance.now();
-        resolve({
-          ...base,
-          status,
-          statusText: incoming.statusMessage ?? "",
-          responseHeaders: incoming.headers,
-          responseBody: splitter ? splitter.end(now - start - waitMs) : Buffer.concat(whole),
-          ...(error === undefined ? {} : { error }),
-          waitMs,
-          totalMs: now - start,
-        });
-      };
-      incoming.on("data", (chunk: Buffer) => {
-        if (splitter) splitter.push(chunk, performance.now() - start - waitMs);
-        else whole.push(chunk);
-        if (!response.write(chunk)) {
-          incoming.pause();
-          response.once("drain", () => incoming.resume());
-        }
-      });
-      incoming.on("end", () => {
-        response.end();
-        finish();
-      });
-      incoming.on("error", (error: NodeJS.ErrnoException) => {
-        // The upstream cut the answer: cut the client's too, after what it already has.
-        response.destroy();
-        finish(error.code ?? "ECONNRESET");
-      });
-      response.on("close", () => {
-        if (incoming.complete) return;
-        // The client hung up first (an abandoned stream): stop the upstream, keep what came.
-        outgoing.destroy();
-        finish("ECONNRESET");
-      });
+      relay(base, incoming, response, outgoing).then(resolve);
     });
     outgoing.end(body);
   });
+}
+
+/** The request's headers for the upstream: not the hop's own, bodies asked uncompressed. */
+function upstreamHeaders(
+  request: IncomingMessage,
+  body: Buffer,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  }
+  // Bodies are kept as sent: ask for them uncompressed, so the cassette is readable text.
+  headers["accept-encoding"] = "identity";
+  if (body.byteLength > 0 || request.method === "POST")
+    headers["content-length"] = String(body.byteLength);
+  return headers;
+}
+
+/** The exchange of a request the upstream never answered (its connection refused or failed). */
+function refused(base: ExchangeStart, error: NodeJS.ErrnoException): Exchange {
+  const { start, ...recorded } = base;
+  const ms = performance.now() - start;
+  return {
+    ...recorded,
+    status: 0,
+    statusText: "",
+    responseHeaders: {},
+    responseBody: new Uint8Array(),
+    error: error.code ?? "ECONNREFUSED",
+    waitMs: ms,
+    totalMs: ms,
+  };
+}
+
+/**
+ * Streams the upstream's answer to the client as its bytes arrive, keeping a copy (a stream as
+ * its events, with their times); resolves with the exchange once the answer has ended, was cut,
+ * or the client hung up first.
+ */
+function relay(
+  base: ExchangeStart,
+  incoming: IncomingMessage,
+  response: ServerResponse,
+  outgoing: { destroy(): void },
+): Promise<Exchange> {
+  const { start, ...recorded } = base;
+  const waitMs = performance.now() - start;
+  const status = incoming.statusCode ?? 502;
+  response.writeHead(status, incoming.statusMessage, forwardedHeaders(incoming));
+  // The headers go out with the first chunk when it came with them (one write: a separate one
+  // for the headers delays the client's first event by milliseconds), else at once, so a client
+  // sees them exactly when the upstream sent them.
+  setImmediate(() => {
+    if (!response.headersSent && !response.destroyed) response.flushHeaders();
+  });
+  const stream = /text\/event-stream/i.test(String(incoming.headers["content-type"] ?? ""));
+  const splitter = stream ? new EventSplitter() : undefined;
+  const whole: Buffer[] = [];
+  return new Promise((resolve) => {
+    let ended = false;
+    const finish = (error?: string) => {
+      if (ended) return;
+      ended = true;
+      const now = performance.now();
+      resolve({
+        ...recorded,
+        status,
+        statusText: incoming.statusMessage ?? "",
+        responseHeaders: incoming.headers,
+        responseBody: splitter ? splitter.end(now - start - waitMs) : Buffer.concat(whole),
+        ...(error === undefined ? {} : { error }),
+        waitMs,
+        totalMs: now - start,
+      });
+    };
+    incoming.on("data", (chunk: Buffer) => {
+      if (splitter) splitter.push(chunk, performance.now() - start - waitMs);
+      else whole.push(chunk);
+      if (!response.write(chunk)) {
+        incoming.pause();
+        response.once("drain", () => incoming.resume());
+      }
+    });
+    incoming.on("end", () => {
+      response.end();
+      finish();
+    });
+    incoming.on("error", (error: NodeJS.ErrnoException) => {
+      // The upstream cut the answer: cut the client's too, after what it already has.
+      response.destroy();
+      finish(error.code ?? "ECONNRESET");
+    });
+    response.on("close", () => {
+      if (incoming.complete) return;
+      // The client hung up first (an abandoned stream): stop the upstream, keep what came.
+      outgoing.destroy();
+      finish("ECONNRESET");
+    });
+  });
+}
+
+/** The answer's headers for the client: the body goes on byte for byte, so its length stays true. */
+function forwardedHeaders(incoming: IncomingMessage): Record<string, string | string[]> {
+  const forwarded: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value !== undefined && (name === "content-length" || !HOP_BY_HOP.has(name))) {
+      forwarded[name] = value;
+    }
+  }
+  return forwarded;
 }
 
 /** Paths outside `/inference/v1` are not the service's API: a 404 that says so, not forwarded. */

@@ -15,10 +15,16 @@ import {
 import type { OpenAI } from "openai";
 import type { ReasoningSettings } from "../../config/profiles.js";
 import { LS_PROVIDER } from "../../constants.js";
-import type { MeteredAttempt } from "../../spend/call_meter.js";
+import { type FailureContext, headerRequestId } from "../../errors/mapper.js";
+import { type MeteredAttempt, tokenCountFromWire } from "../../spend/call_meter.js";
+import { estimateTokens } from "../../spend/estimate.js";
 import { tokenUsageFromMetadata } from "../../spend/usage.js";
+import { checkChatCompletion } from "../../transport/answer.js";
+import type { Answer } from "../../transport/attempt.js";
 import { abortError } from "../../utils/sleep.js";
-import { StreamReasoning } from "../reasoning/read_reasoning.js";
+import { readCompletionReasoning, StreamReasoning } from "../reasoning/read_reasoning.js";
+import { replyText } from "./metering.js";
+import { checkStructuredFinish } from "./structured_output.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -288,4 +294,30 @@ export async function toChatResultFromChunks(
     generations,
     llmOutput: usage ? { tokenUsage: tokenUsageFromMetadata(usage) } : {},
   };
+}
+
+/**
+ * A non-streamed answer, read: checked (a non-empty `choices`), its reasoning read out of it, the
+ * attempt settled to its usage (else to an estimate of the reply), and a json_schema answer cut
+ * short refused as the openai SDK's `parse` refuses it — never `parse` itself, which would read
+ * the answer before its `<think>` tags are taken out (LangChain parses the answer anyway).
+ */
+export async function readCompletion(
+  { data, response }: Answer<unknown>,
+  ctx: FailureContext,
+  attempt: MeteredAttempt | undefined,
+  tags: ReasoningSettings["reasoningTags"],
+  structured: boolean,
+): Promise<{ completion: Completion; meta: ResponseMeta }> {
+  const completion = readCompletionReasoning(
+    checkChatCompletion(data as Completion, response.headers, ctx),
+    tags,
+  );
+  await attempt?.settle(
+    tokenCountFromWire(completion.usage),
+    estimateTokens(replyText(completion)),
+  );
+  if (structured) checkStructuredFinish(completion);
+  const model = typeof completion.model === "string" ? completion.model : undefined;
+  return { completion, meta: { requestId: headerRequestId(response.headers), model } };
 }

@@ -32,21 +32,15 @@ import {
   resolveProfile,
 } from "../../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
-import { headerRequestId, toServiceError } from "../../errors/mapper.js";
-import {
-  type CallMeter,
-  type MeteredAttempt,
-  streamEventsRun,
-  tokenCountFromWire,
-} from "../../spend/call_meter.js";
+import { toServiceError } from "../../errors/mapper.js";
+import { type CallMeter, type MeteredAttempt, streamEventsRun } from "../../spend/call_meter.js";
 import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
-import { checkChatCompletion } from "../../transport/answer.js";
 import { type ChannelRequest, ServiceChannel } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
 import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "../options.js";
-import { readCompletionReasoning, readStreamReasoning } from "../reasoning/read_reasoning.js";
+import { readStreamReasoning } from "../reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "../reasoning/send_reasoning.js";
 import { startedRun, startedStream } from "../run_start.js";
 import { runOf, withRun } from "./base_class.js";
@@ -55,15 +49,16 @@ import {
   metadataFields,
   type OpenedChatStream,
   type ResponseMeta,
+  readCompletion,
   type StreamState,
   toChatResult,
   toChatResultFromChunks,
   toGenerationChunks,
 } from "./converters.js";
-import { countChunk, countGenerationChunk, replyText } from "./metering.js";
+import { contentText, countChunk, countGenerationChunk } from "./metering.js";
 import { RedactedBinding } from "./redacted_binding.js";
 import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
-import { checkStructuredFinish, withFunctionCallingTrace } from "./structured_output.js";
+import { withFunctionCallingTrace } from "./structured_output.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
 export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
@@ -89,6 +84,10 @@ export type ChatInferenceServiceFields = Omit<
 > &
   ChatInferenceServiceOptions;
 
+// biome-ignore lint/suspicious/noExplicitAny: matches the base class's structured-output signature
+type AnyRecord = Record<string, any>;
+/** A structured output's schema, as the base class takes it: zod, or JSON schema. */
+type OutputSchema<R extends AnyRecord> = InteropZodType<R> | AnyRecord;
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type ChatRequest = OpenAI.Chat.ChatCompletionCreateParams;
@@ -292,15 +291,7 @@ export class ChatInferenceService<
    * offline, and the service reports real usage anyway.
    */
   override async getNumTokens(content: MessageContent): Promise<number> {
-    const text =
-      typeof content === "string"
-        ? content
-        : content
-            .map((part) =>
-              typeof part === "string" ? part : ((part as { text?: string }).text ?? ""),
-            )
-            .join("");
-    return estimateTokens(text);
+    return estimateTokens(contentText(content));
   }
 
   /**
@@ -511,21 +502,9 @@ export class ChatInferenceService<
     meter: CallMeter | undefined,
   ): Promise<{ completion: Completion; meta: ResponseMeta }> {
     const tags = reasoningSettingsOf(this.#resolvedProfile()).reasoningTags;
-    return this.#channel.request(
-      this.#channelRequest(body, call, meter),
-      async ({ data, response }, ctx, attempt) => {
-        const completion = readCompletionReasoning(
-          checkChatCompletion(data as Completion, response.headers, ctx),
-          tags,
-        );
-        await attempt?.settle(
-          tokenCountFromWire(completion.usage),
-          estimateTokens(replyText(completion)),
-        );
-        if (body.response_format?.type === "json_schema") checkStructuredFinish(completion);
-        const model = typeof completion.model === "string" ? completion.model : undefined;
-        return { completion, meta: { requestId: headerRequestId(response.headers), model } };
-      },
+    const structured = body.response_format?.type === "json_schema";
+    return this.#channel.request(this.#channelRequest(body, call, meter), (answer, ctx, attempt) =>
+      readCompletion(answer, ctx, attempt, tags, structured),
     );
   }
 
@@ -548,20 +527,12 @@ export class ChatInferenceService<
     };
   }
 
-  override withStructuredOutput<
-    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
-    RunOutput extends Record<string, any> = Record<string, any>,
-  >(
-    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
-    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+  override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
+    outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<false>,
   ): Runnable<BaseLanguageModelInput, RunOutput>;
-  override withStructuredOutput<
-    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
-    RunOutput extends Record<string, any> = Record<string, any>,
-  >(
-    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
-    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+  override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
+    outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<true>,
   ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
   /**
@@ -569,12 +540,8 @@ export class ChatInferenceService<
    * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
    * `response_format` instead.
    */
-  override withStructuredOutput<
-    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
-    RunOutput extends Record<string, any> = Record<string, any>,
-  >(
-    // biome-ignore lint/suspicious/noExplicitAny: matches the base signature
-    outputSchema: InteropZodType<RunOutput> | Record<string, any>,
+  override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
+    outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<boolean>,
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>

@@ -3,7 +3,7 @@
  * usage (a stream cut short, a server without usage): every text the model wrote — content,
  * reasoning and tool-call arguments — by the package's one estimate.
  */
-import type { AIMessageChunk } from "@langchain/core/messages";
+import type { AIMessageChunk, MessageContent } from "@langchain/core/messages";
 import type { ChatGenerationChunk } from "@langchain/core/outputs";
 import type { OpenAI } from "openai";
 import { tokenCountFromWire } from "../../spend/call_meter.js";
@@ -56,5 +56,13 @@ export function replyText(completion: OpenAI.Chat.Completions.ChatCompletion): s
       const content = reasoning + (typeof message?.content === "string" ? message.content : "");
       return message?.tool_calls ? content + JSON.stringify(message.tool_calls) : content;
     })
+    .join("");
+}
+
+/** The text of a message's content: a string, or its text parts joined. */
+export function contentText(content: MessageContent): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part) => (typeof part === "string" ? part : ((part as { text?: string }).text ?? "")))
     .join("");
 }
