@@ -240,7 +240,7 @@ export class InferenceServiceEmbeddings extends Embeddings {
       serialized: SERIALIZED,
       name: "InferenceServiceEmbeddings",
       model: this.model,
-      prompt: texts.join("\n\n"),
+      prompt: () => texts.join("\n\n"),
       extraParams: { invocation_params: this.invocationParams(), inputs: texts.length },
       own: this.callbacks,
     });

@@ -233,7 +233,7 @@ export class InferenceServiceRerank extends BaseDocumentCompressor {
       serialized: SERIALIZED,
       name: "InferenceServiceRerank",
       model: this.model,
-      prompt: [body.query, ...body.documents].join("\n\n"),
+      prompt: () => [body.query, ...body.documents].join("\n\n"),
       extraParams: {
         invocation_params: { model: this.model, top_n: body.top_n },
         documents: body.documents.length,

@@ -78,8 +78,8 @@ export interface CallRun {
   /** The run's name: the class's. */
   name: string;
   model: string;
-  /** The one prompt the run shows (one prompt, one run). */
-  prompt: string;
+  /** The one prompt the run shows (one prompt, one run); built only when someone listens. */
+  prompt: () => string;
   /** `invocation_params` and the like, as `handleLLMStart` takes them. */
   extraParams: Record<string, unknown>;
   /** The class's own `callbacks` option. */
@@ -112,7 +112,7 @@ export async function startCallRun(call: CallRun): Promise<CallbackManagerForLLM
   try {
     const [run] = await manager.handleLLMStart(
       call.serialized,
-      [call.prompt],
+      [call.prompt()],
       runId,
       undefined,
       call.extraParams,
