@@ -25,6 +25,7 @@ import { perCall } from "./per_call.js";
 import { rateLimit } from "./rate_limit.js";
 import { reasoning } from "./reasoning.js";
 import { record } from "./record.js";
+import { rerank } from "./rerank.js";
 import { streaming } from "./streaming.js";
 import { timeToError } from "./time_to_error.js";
 
@@ -90,6 +91,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "reasoning", needsServers: true, run: reasoning },
   { name: "embeddings", needsServers: true, run: embeddings },
   { name: "record", needsServers: true, run: record },
+  { name: "rerank", needsServers: true, run: rerank },
 ];
 
 function usage(): string {

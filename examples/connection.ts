@@ -8,6 +8,7 @@
 import { pathToFileURL } from "node:url";
 import {
   DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_RERANK_MODEL,
   type RunningEmulator,
   startEmulator,
 } from "langchain-inference-service/emulator";
@@ -24,6 +25,12 @@ export const MODEL = process.env.INFERENCE_SERVICE_MODEL ?? "emulator-chat";
  */
 export const EMBEDDING_MODEL =
   process.env.INFERENCE_SERVICE_EMBEDDING_MODEL ?? DEFAULT_EMBEDDING_MODEL;
+
+/**
+ * The rerank model the examples use: INFERENCE_SERVICE_RERANK_MODEL, else the emulator's
+ * (`InferenceServiceRerank` reads the variable itself; the examples name the model anyway).
+ */
+export const RERANK_MODEL = process.env.INFERENCE_SERVICE_RERANK_MODEL ?? DEFAULT_RERANK_MODEL;
 
 /** A connection: `emulator` is set when the examples run against the local emulator. */
 export interface Connection {

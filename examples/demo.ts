@@ -22,7 +22,7 @@ const SECTIONS: Section[] = [
   ["LCEL chain: prompt → ChatInferenceService → parser", chain],
   ["Streaming", streaming],
   ["Agent: createAgent, two tools, summarization sized by the profile", agent],
-  ["RAG: retriever + prompt that cites its context", rag],
+  ["RAG: retrieve, rerank, answer from the reranked context", rag],
   ["Structured output with a zod schema", structuredOutput],
   ["Dedicated endpoint (Service-Name), Pending and waitForReady", dedicatedEndpoint],
   ["LangGraph: a two-node graph streaming messages", graph],

@@ -1,19 +1,25 @@
 /**
- * @module Retrieval-augmented generation: load a few Markdown files, split them, embed the
- * pieces with `InferenceServiceEmbeddings` into a vector store, retrieve for each question and
- * answer from what was retrieved with `ChatInferenceService`.
+ * @module Retrieval-augmented generation in two stages: load a few Markdown files, split them,
+ * embed the pieces with `InferenceServiceEmbeddings` into a vector store, retrieve a handful of
+ * candidates for each question, rerank them with `InferenceServiceRerank` (LangChain's
+ * contextual compression retriever) and answer from the best of them with `ChatInferenceService`.
  *
  * Packages: langchain-inference-service @langchain/core @langchain/classic @langchain/textsplitters
  */
 import { readdir, readFile } from "node:fs/promises";
+import { ContextualCompressionRetriever } from "@langchain/classic/retrievers/contextual_compression";
 import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
-import { Document } from "@langchain/core/documents";
+import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { RunnablePassthrough, RunnableSequence } from "@langchain/core/runnables";
+import { RunnableSequence } from "@langchain/core/runnables";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
-import { ChatInferenceService, InferenceServiceEmbeddings } from "langchain-inference-service";
-import { EMBEDDING_MODEL, type Log, MODEL, runIfMain } from "./connection.js";
+import {
+  ChatInferenceService,
+  InferenceServiceEmbeddings,
+  InferenceServiceRerank,
+} from "langchain-inference-service";
+import { EMBEDDING_MODEL, type Log, MODEL, RERANK_MODEL, runIfMain } from "./connection.js";
 
 const FOLDER = new URL("./rag_docs/", import.meta.url);
 
@@ -31,7 +37,7 @@ async function load(): Promise<Document[]> {
   );
 }
 
-const formatDocs = (docs: Document[]) =>
+const formatDocs = (docs: DocumentInterface[]) =>
   docs.map((d, i) => `[${i + 1}] (${d.metadata.source}) ${d.pageContent}`).join("\n");
 
 export const QUESTIONS = [
@@ -51,7 +57,12 @@ export async function main(log: Log = console.log): Promise<void> {
     `embedded ${pieces.length} pieces of ${new Set(pieces.map((p) => p.metadata.source)).size} files`,
   );
 
-  const retriever = store.asRetriever({ k: 2 });
+  // Stage one, recall: the four nearest pieces. Stage two, precision: the reranker reads each
+  // with the question and keeps the two most relevant, best first.
+  const retriever = new ContextualCompressionRetriever({
+    baseRetriever: store.asRetriever({ k: 4 }),
+    baseCompressor: new InferenceServiceRerank(RERANK_MODEL, { topN: 2 }),
+  });
   const prompt = ChatPromptTemplate.fromMessages([
     [
       "system",
@@ -59,18 +70,26 @@ export async function main(log: Log = console.log): Promise<void> {
     ],
     ["human", "{question}"],
   ]);
-  const chain = RunnableSequence.from([
-    { context: retriever.pipe(formatDocs), question: new RunnablePassthrough() },
+  // The answer is written from the reranked pieces, and from nothing else.
+  const answer = RunnableSequence.from([
+    ({ question, documents }: { question: string; documents: DocumentInterface[] }) => ({
+      question,
+      context: formatDocs(documents),
+    }),
     prompt,
     new ChatInferenceService(MODEL, { temperature: 0 }),
     new StringOutputParser(),
   ]);
 
   for (const question of QUESTIONS) {
-    const [best] = await retriever.invoke(question);
+    const documents = await retriever.invoke(question);
     log(`question: ${question}`);
-    log(`retrieved: ${best?.metadata.source}`);
-    log(`answer: ${await chain.invoke(question)}`);
+    log(
+      `reranked: ${documents
+        .map((d) => `${d.metadata.source} (${Number(d.metadata.relevanceScore).toFixed(2)})`)
+        .join(", ")}`,
+    );
+    log(`answer: ${await answer.invoke({ question, documents })}`);
   }
 }
 

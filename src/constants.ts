@@ -7,6 +7,7 @@ export const ENV = {
   tenantId: "INFERENCE_SERVICE_TENANT_ID",
   jobAlias: "INFERENCE_SERVICE_JOB_ALIAS",
   embeddingModel: "INFERENCE_SERVICE_EMBEDDING_MODEL",
+  rerankModel: "INFERENCE_SERVICE_RERANK_MODEL",
 } as const;
 
 /** The version prefix every call needs (docs/service-contract.md#versioning): a base missing it does not reach the API. */

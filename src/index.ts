@@ -62,6 +62,13 @@ export {
   type InitChatInferenceServiceFields,
   initChatInferenceService,
 } from "./models/model_string.js";
+export {
+  InferenceServiceRerank,
+  type InferenceServiceRerankFields,
+  type RerankCallOptions,
+  type RerankDocument,
+  type RerankResult,
+} from "./models/rerank.js";
 export type { BudgetStatus } from "./spend/budget.js";
 // Usage, cost, budgets and rate limits
 export { RateLimiter, type RateLimiterOptions } from "./spend/rate_limiter.js";

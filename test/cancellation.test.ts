@@ -10,6 +10,7 @@ import {
   ChatInferenceService,
   DedicatedEndpointLLM,
   InferenceServiceEmbeddings,
+  InferenceServiceRerank,
   MemoryStore,
   RateLimiter,
   ServiceTimeoutError,
@@ -31,6 +32,7 @@ const PRICES = {
   "emulator-chat": { input: 0.5, output: 1.5 },
   "tenant-demo.demo-endpoint": { input: 0.5, output: 1.5 },
   "emulator-embedding": { input: 0.02, output: 0 },
+  "emulator-rerank": { input: 0.02, output: 0 },
 };
 const SERVICE_NAME = "tenant-demo.demo-endpoint";
 /** Slow enough that a call can be stopped in the middle of its stream. */
@@ -410,6 +412,41 @@ describe("embeddings: every way a call ends settles it", () => {
         fetch: emulator.fetch,
         callbacks: [usage, new Throwing("start")],
       }).embedQuery("a"),
+    );
+    expect((error as Error).message).toBe("boom at start");
+    expect(usage.inFlight).toBe(0);
+    expect(usage.records).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ message: "boom at start" }) }),
+    ]);
+  });
+});
+
+describe("rerank: every way a call ends settles it", () => {
+  const reranker = (fields: { fault?: string; callbacks: BaseCallbackHandler[] }) =>
+    new InferenceServiceRerank("emulator-rerank", {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: faulty(fields.fault),
+      maxRetries: 0,
+      callbacks: fields.callbacks,
+    });
+
+  it.each([
+    ["resolved", undefined, undefined],
+    ["failed (503, not retried)", "503", "ServiceUnavailableError"],
+  ])("%s", async (_ending, fault, errorName) => {
+    const usage = new UsageTracker({ prices: PRICES, budget: 1_000 });
+    const error = await caught(reranker({ fault, callbacks: [usage] }).rerank(["a", "b"], "q"));
+    expect((error as Error | undefined)?.name).toBe(errorName);
+    expect(usage.inFlight).toBe(0);
+    expect((await usage.budgetStatus()).reserved).toBe(0);
+    expect(usage.records).toHaveLength(1);
+  });
+
+  it("a callback that throws at the run's start leaves no run in flight", async () => {
+    const usage = new UsageTracker({ prices: PRICES, budget: 1_000 });
+    const error = await caught(
+      reranker({ callbacks: [usage, new Throwing("start")] }).rerank(["a"], "q"),
     );
     expect((error as Error).message).toBe("boom at start");
     expect(usage.inFlight).toBe(0);

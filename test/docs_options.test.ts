@@ -13,6 +13,7 @@ import {
   chatInferenceServiceOptions,
   dedicatedEndpointLLMOptions,
   inferenceServiceEmbeddingsOptions,
+  inferenceServiceRerankOptions,
 } from "../src/models/options.js";
 import { rateLimiterOptions } from "../src/spend/rate_limiter.js";
 import { usageTrackerOptions } from "../src/spend/usage_tracker_options.js";
@@ -46,6 +47,12 @@ const OWNERS: Owner[] = [
     type: "InferenceServiceEmbeddingsFields",
     schema: inferenceServiceEmbeddingsOptions,
     page: "docs/embeddings.md",
+    table: "| option | default | env variable | notes |",
+  },
+  {
+    type: "InferenceServiceRerankFields",
+    schema: inferenceServiceRerankOptions,
+    page: "docs/rerank.md",
     table: "| option | default | env variable | notes |",
   },
   { type: "RetryOptions", schema: retryOptionsSchema, page: "docs/hosted-models.md" },

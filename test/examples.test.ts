@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
 import { startEmulator } from "langchain-inference-service/emulator";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as agent } from "../examples/agent.js";
@@ -78,11 +79,41 @@ describe("examples", () => {
     expect(drop).toBe(tracked);
   });
 
-  it("rag embeds the split files and retrieves the right one for each question", async () => {
+  it("rag retrieves, reranks to the right file first and answers from the reranked pieces only", async () => {
     const out = await output(rag);
     expect(out).toMatch(/embedded \d+ pieces of 4 files/);
-    const retrieved = [...out.matchAll(/retrieved: (\S+)/g)].map((m) => m[1]);
-    expect(retrieved).toEqual(["billing.md", "dedicated-endpoints.md", "errors.md", "base-url.md"]);
+    const folder = new URL("../examples/rag_docs/", import.meta.url);
+    const files = new Map<string, string>();
+    for (const name of await readdir(folder)) {
+      files.set(name, await readFile(new URL(name, folder), "utf8"));
+    }
+    const turns = out.split("question: ").slice(1);
+    const best = ["billing.md", "dedicated-endpoints.md", "errors.md", "base-url.md"];
+    expect(turns).toHaveLength(best.length);
+    for (const [i, turn] of turns.entries()) {
+      // topN 2 of the 4 candidates, best first, each with its relevance score.
+      const reranked = [
+        .../^reranked: (.*)$/m.exec(turn)![1]!.matchAll(/(\S+\.md) \((\d\.\d\d)\)/g),
+      ];
+      expect(
+        reranked.map((m) => m[1]),
+        turn,
+      ).toHaveLength(2);
+      expect(reranked[0]![1], turn).toBe(best[i]);
+      expect(Number(reranked[0]![2])).toBeGreaterThan(Number(reranked[1]![2]));
+      // The answer quotes the context it was given: a sentence of a reranked file, cited by its
+      // place among the reranked pieces when it cites at all.
+      const answer = /^answer: (.*)$/m.exec(turn)![1]!;
+      const cited = /^\[(\d)\] \((\S+)\) /.exec(answer);
+      if (cited) expect(cited[2]).toBe(reranked[Number(cited[1]) - 1]![1]);
+      const sentence = answer.replace(/^\[\d\] \(\S+\) /, "");
+      expect(sentence.length, turn).toBeGreaterThan(20);
+      const sources = reranked.map((m) => files.get(m[1]!) ?? "");
+      expect(
+        sources.some((text) => text.includes(sentence)),
+        turn,
+      ).toBe(true);
+    }
     expect(out).toContain("403 insufficient_user_quota");
   });
 

@@ -141,6 +141,7 @@ describe("no § in the CLI's output", () => {
     };
     await keep(doctor("--model", "emulator-chat", "--service-name", "tenant-demo.demo-endpoint"));
     await keep(doctor("--model", "emulator-chatt"));
+    await keep(doctor("--rerank-model", "emulator-rerankk"));
     await keep(
       doctor("--api-key", "sk-emulator-noperm", "--service-name", "tenant-demo.demo-endpoint"),
     );

@@ -15,16 +15,18 @@ import { CONNECTION_SETTINGS, cliWording } from "./wording.js";
 const USAGE = `Usage: inference-service doctor [options]
 
 Checks a configuration against the service and says what to change: the base URL, the API key,
-a hosted model ID and the account credit, an embedding model, and a dedicated endpoint's
-Service-Name and readiness. It sends at most five small requests: two chat completions and one
-completion with max_tokens 1, one embedding of one word (the model, embedding and endpoint checks
-are real calls and may cost a few tokens) and one free GET of the service's model list, whose IDs
-the model checks name. Options default to the same variables as the models.
+a hosted model ID and the account credit, an embedding model, a rerank model, and a dedicated
+endpoint's Service-Name and readiness. It sends at most six small requests: two chat completions
+and one completion with max_tokens 1, one embedding of one word, one rerank of one document (the
+model, embedding, rerank and endpoint checks are real calls and may cost a few tokens) and one
+free GET of the service's model list, whose IDs the model checks name. Options default to the
+same variables as the models.
 
 Options:
 ${CONNECTION_HELP}
   --model ID            hosted model ID to check; the credit is checked with it
   --embedding-model ID  embedding model ID to check (default: $INFERENCE_SERVICE_EMBEDDING_MODEL)
+  --rerank-model ID     rerank model ID to check (default: $INFERENCE_SERVICE_RERANK_MODEL)
   --timeout MS          milliseconds each request may take (default 30000)
   --json                print the diagnosis as JSON
   -h, --help            show this help
@@ -34,6 +36,7 @@ Exit status: 0 when no check fails, 1 when one does, 2 for a usage error.`;
 const FLAGS = {
   ...CONNECTION_FLAGS,
   "embedding-model": { type: "string" },
+  "rerank-model": { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
 } as const;
@@ -41,6 +44,7 @@ const FLAGS = {
 const DOCTOR_SETTINGS = [
   ...CONNECTION_SETTINGS,
   { option: "embeddingModel", flag: "--embedding-model", env: ENV.embeddingModel },
+  { option: "rerankModel", flag: "--rerank-model", env: ENV.rerankModel },
   { option: "timeout", flag: "--timeout" },
 ];
 
@@ -69,6 +73,7 @@ export function runDoctorCommand(argv: string[], io: CommandIO = {}): Promise<nu
       ...connectionOptions(values),
       embeddingModel:
         typeof values["embedding-model"] === "string" ? values["embedding-model"] : undefined,
+      rerankModel: typeof values["rerank-model"] === "string" ? values["rerank-model"] : undefined,
       json: values.json === true,
       timeout: numberFlag(
         values,

@@ -14,6 +14,7 @@ export interface DiagnosisCheck {
     | "model"
     | "credit"
     | "embeddings"
+    | "rerank"
     | "service-name"
     | "endpoint";
   title: string;

@@ -24,9 +24,11 @@ import {
   postChat,
   postCompletion,
   postEmbeddings,
+  postRerank,
   type Target,
 } from "./probe.js";
 import { checkReachable } from "./reachable.js";
+import { checkRerank } from "./rerank.js";
 import { checkServiceName, readServiceName } from "./service_name.js";
 
 export { type Diagnosis, type DiagnosisCheck, errorSummary } from "./check.js";
@@ -52,6 +54,12 @@ export const diagnoseOptions = optionsSchema({
    * says whether the deployment offers them. @default env `INFERENCE_SERVICE_EMBEDDING_MODEL`; none: skipped
    */
   embeddingModel: checkedOnResolve<string>().optional(),
+  /**
+   * A rerank model ID to check with one `POST …/rerank` of one word against one document (it may
+   * cost a token or two); outer spaces are trimmed. The service contract does not show rerank,
+   * so this says whether the deployment offers it. @default env `INFERENCE_SERVICE_RERANK_MODEL`; none: skipped
+   */
+  rerankModel: checkedOnResolve<string>().optional(),
   /** Dedicated endpoint's `Service-Name`, `<TENANT_ID>.<JOB_ALIAS_NAME>` (docs/service-contract.md#dedicated-endpoints). @default `tenantId` + "." + `jobAlias` */
   serviceName: checkedOnResolve<string>().optional(),
   /** Tenant ID (docs/service-contract.md#authentication, rule 5). @default env `INFERENCE_SERVICE_TENANT_ID` */
@@ -74,6 +82,7 @@ const TITLES: Record<CheckId, string> = {
   model: "Model ID",
   credit: "Account credit",
   embeddings: "Embedding model",
+  rerank: "Rerank model",
   "service-name": "Service-Name",
   endpoint: "Dedicated endpoint",
 };
@@ -119,8 +128,11 @@ interface HostedFindings {
  * 6. `embeddings` — only with `embeddingModel` (or its env variable): one `POST …/embeddings` of
  *    one word. The contract does not show this route, so a 404 says the deployment offers no
  *    embeddings; 503 `model_not_found` names the listed models, as for `model`;
- * 7. `service-name` — the Service-Name's shape (docs/service-contract.md#dedicated-endpoints, rule 2; no request);
- * 8. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
+ * 7. `rerank` — only with `rerankModel` (or its env variable): one `POST …/rerank` of one word
+ *    against one document, read as `InferenceServiceRerank` reads it; a 404 says the deployment
+ *    offers no rerank, 503 `model_not_found` names the listed models;
+ * 8. `service-name` — the Service-Name's shape (docs/service-contract.md#dedicated-endpoints, rule 2; no request);
+ * 9. `endpoint` — one `POST …/completions` with `max_tokens: 1`: 401 → permission or expiry,
  *    404 → Service-Name, refused or empty → Pending, 200 → Running (docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7).
  *
  * Every failure is the package's typed error, so `fix` is its `hint`. Never throws for a service
@@ -156,7 +168,7 @@ export async function diagnose(options: DiagnoseOptions = {}): Promise<Diagnosis
 
 /**
  * The hosted surface: the probe (a made-up model ID) is also the key check
- * (docs/service-contract.md#hosted-models); then the model, the credit and the embeddings.
+ * (docs/service-contract.md#hosted-models); then the model, the credit, the embeddings and rerank.
  */
 async function hostedChecks(
   checks: Checks,
@@ -164,7 +176,7 @@ async function hostedChecks(
   key: ApiKeyRead,
   options: DiagnoseOptions,
 ): Promise<HostedFindings> {
-  const later: CheckId[] = ["model", "credit", "embeddings"];
+  const later: CheckId[] = ["model", "credit", "embeddings", "rerank"];
   if (!target) {
     checks.skip(["reachable"], "the base URL is not usable.");
     unreached(checks, key, "the API could not be reached.");
@@ -199,6 +211,12 @@ async function hostedChecks(
           embeddingModel,
         ),
   );
+  const rerankModel = (options.rerankModel ?? readEnv(ENV.rerankModel))?.trim() || undefined;
+  checks.add(
+    rerankModel === undefined
+      ? skipped("rerank", `no rerank model ID given (\`rerankModel\` or ${ENV.rerankModel}).`)
+      : checkRerank(await postRerank(target, rerankModel, availableModels), rerankModel),
+  );
   return { probe, keyStatus, availableModels };
 }
 
@@ -209,7 +227,7 @@ async function hostedChecks(
 function unreached(checks: Checks, key: ApiKeyRead, why: string): void {
   if (key.error === undefined) checks.skip(["api-key"], why);
   else checks.add(keyFailure(key));
-  checks.skip(["model", "credit", "embeddings"], why);
+  checks.skip(["model", "credit", "embeddings", "rerank"], why);
 }
 
 /**

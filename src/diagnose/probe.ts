@@ -93,6 +93,12 @@ export function postEmbeddings(target: Target, model: string, availableModels?: 
   return post(target, "embeddings", body, { model, availableModels });
 }
 
+/** One rerank of one document against a one-word query, by `model`. */
+export function postRerank(target: Target, model: string, availableModels?: string[]) {
+  const body = { model, query: PROMPT, documents: [PROMPT], top_n: 1, return_documents: false };
+  return post(target, "rerank", body, { model, availableModels });
+}
+
 /** One completion of `max_tokens: 1` from the dedicated endpoint `serviceName`. */
 export function postCompletion(target: Target, serviceName: string): Promise<Outcome> {
   // docs/service-contract.md#dedicated-endpoints, rule 1: the Service-Name header must be added explicitly.

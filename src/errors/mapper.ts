@@ -10,7 +10,7 @@ import { failureRow } from "./failure_rows.js";
 import { type ErrorRow, rowForCode } from "./gateway_codes.js";
 import { isNotReady, type NetworkCause, networkCause } from "./network_cause.js";
 import { bareMessage, quoted, REQUEST_ID_SUFFIX } from "./service_message.js";
-import { fillParts, type StatusRow, statusRow } from "./status_rows.js";
+import { fillParts, type HostedApi, type StatusRow, statusRow } from "./status_rows.js";
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
 export interface FailureContext {
@@ -33,7 +33,7 @@ export interface FailureContext {
   /** Headers of the response being read, so a failure after them keeps its request ID. */
   responseHeaders?: Headers;
   /** Hosted surface: the API called, when it is not chat completions. */
-  api?: "embeddings";
+  api?: HostedApi;
   /** Embeddings: the inputs the request carried, by their positions among the call's texts. */
   inputs?: { first: number; count: number };
   /** The URL the request was sent to, when the layer that sent it knows it: messages name it. */
@@ -360,12 +360,21 @@ const INPUT_REFUSALS: ReadonlySet<ErrorRow["cls"]> = new Set([
  * Embeddings: a refusal of the request's inputs themselves — too long, or blocked for their
  * content — names the inputs it carried, and the position of the one input when there was one;
  * an input too long for the model is told to be split, not the chat model's advice about messages.
+ * Rerank: a document too long for the model, likewise.
  */
 function aboutInputs(
   row: Row,
   ctx: FailureContext,
   message: string | undefined,
 ): Row & { inputIndex?: number } {
+  if (ctx.api === "rerank" && row.cls === errors.ContextLengthExceededError) {
+    // A reranker reads each document with the query: the chat model's advice (messages, maxTokens) does not apply.
+    return {
+      ...row,
+      summary: `A document, read with the query, is longer than the rerank model takes${message ? `: ${message.replace(/\.$/, "")}` : ""}.`,
+      hint: "Split the documents into smaller pieces (a smaller `chunkSize` in your text splitter) or shorten the query; retrying the same documents will not help.",
+    };
+  }
   const { inputs } = ctx;
   if (ctx.api !== "embeddings" || inputs === undefined || !INPUT_REFUSALS.has(row.cls)) return row;
   const one = inputs.count === 1;

@@ -9,13 +9,16 @@
 import * as errors from "./errors.js";
 import { type ErrorClass, TRANSIENT_HINT } from "./gateway_codes.js";
 
+/** A hosted API other than chat completions, whose failures may read differently. */
+export type HostedApi = "embeddings" | "rerank";
+
 /** Which failures a row is about; every field given must match. */
 export interface StatusMatch {
   /** The statuses, each listed, or `[from, to]` inclusive. */
   status: readonly number[] | { from: number; to: number };
   surface?: errors.Surface;
   /** Hosted surface: the API, when not chat completions. */
-  api?: "embeddings";
+  api?: HostedApi;
   /** Whether the body named a `code`. */
   hasCode?: boolean;
 }
@@ -97,6 +100,18 @@ export const STATUS_ROWS: readonly StatusRow[] = [
       condition: "404, embeddings",
       action:
         "Check `baseURL`; if it is right, the deployment offers no embeddings ([embeddings](embeddings.md#errors)).",
+    },
+  },
+  {
+    // Nor /rerank: a deployment may offer embeddings and no reranker, or neither.
+    match: { status: [404], surface: "hosted", api: "rerank" },
+    cls: errors.InvalidURLError,
+    summary: "The service offers no rerank at this URL{message}.",
+    hint: "Check `baseURL` (the host root or …/inference/v1); if it is right, this deployment does not serve /rerank: ask its operator for a rerank model, or rerank with another provider.",
+    doc: {
+      condition: "404, rerank",
+      action:
+        "Check `baseURL`; if it is right, the deployment offers no rerank ([rerank](rerank.md#errors)).",
     },
   },
   {
@@ -189,7 +204,7 @@ export const STATUS_ROWS: readonly StatusRow[] = [
 export interface StatusFacts {
   status: number;
   surface: errors.Surface;
-  api?: "embeddings";
+  api?: HostedApi;
   hasCode: boolean;
 }
 

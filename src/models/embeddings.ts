@@ -1,17 +1,11 @@
 /** @module `InferenceServiceEmbeddings`: LangChain embeddings from the hosted surface's `/embeddings`, on the same key as the chat model. */
-import {
-  CallbackManager,
-  type CallbackManagerForLLMRun,
-  type Callbacks,
-} from "@langchain/core/callbacks/manager";
+import type { CallbackManagerForLLMRun, Callbacks } from "@langchain/core/callbacks/manager";
 import { Embeddings } from "@langchain/core/embeddings";
 import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { Serialized } from "@langchain/core/load/serializable";
-import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import type { OpenAI } from "openai";
-import { readEnv } from "../config/env.js";
-import { ENV, LC_NAMESPACE, LS_PROVIDER } from "../constants.js";
-import { ConfigurationError, ContextLengthExceededError } from "../errors/errors.js";
+import { ENV, LC_NAMESPACE } from "../constants.js";
+import { ContextLengthExceededError } from "../errors/errors.js";
 import { headerRequestId } from "../errors/mapper.js";
 import { type CallMeter, tokenCountOf } from "../spend/call_meter.js";
 import { estimateEmbeddingRequest, estimateTokens } from "../spend/estimate.js";
@@ -19,8 +13,12 @@ import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { readEmbeddings, type VectorLength } from "../transport/answer.js";
 import { ServiceChannel } from "../transport/channel.js";
-import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
-import { startedRun } from "./run_start.js";
+import {
+  type InferenceServiceEmbeddingsOptions,
+  modelIdFrom,
+  validateEmbeddingsOptions,
+} from "./options.js";
+import { startCallRun } from "./run_start.js";
 
 /** Options of {@link InferenceServiceEmbeddings}, each documented where its schema declares it. */
 export type InferenceServiceEmbeddingsFields = InferenceServiceEmbeddingsOptions;
@@ -153,7 +151,11 @@ export class InferenceServiceEmbeddings extends Embeddings {
         ? { ...maybeFields, model: modelOrFields }
         : { ...modelOrFields };
     const options = validateEmbeddingsOptions(fields);
-    const model = resolveEmbeddingModel(options.model);
+    const model = modelIdFrom(options.model, {
+      env: ENV.embeddingModel,
+      kind: "embedding",
+      example: 'new InferenceServiceEmbeddings("my-embedding-model")',
+    });
     // An embeddings answer is one JSON body, read whole within `timeout`.
     const channel = new ServiceChannel("embeddings", options, { model });
     super({ maxRetries: options.maxRetries, maxConcurrency: options.maxConcurrency });
@@ -233,33 +235,15 @@ export class InferenceServiceEmbeddings extends Embeddings {
    * The call as an LLM run of this class's callbacks and of the run it is made in, if any
    * (LangChain's `Embeddings` have no callbacks of their own); undefined when nobody listens.
    */
-  async #startRun(texts: string[]): Promise<CallbackManagerForLLMRun | undefined> {
-    const parent = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
-      | { callbacks?: Callbacks; tags?: string[]; metadata?: Record<string, unknown> }
-      | undefined;
-    const manager = CallbackManager.configure(
-      parent?.callbacks,
-      this.callbacks,
-      parent?.tags,
-      undefined,
-      parent?.metadata,
-      { ls_provider: LS_PROVIDER, ls_model_name: this.model },
-    );
-    if (manager === undefined) return undefined;
-    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
-    const [run] = await startedRun(undefined, [manager], (runId) =>
-      manager.handleLLMStart(
-        SERIALIZED,
-        [texts.join("\n\n")],
-        runId,
-        undefined,
-        { invocation_params: this.invocationParams(), inputs: texts.length },
-        undefined,
-        undefined,
-        "InferenceServiceEmbeddings",
-      ),
-    );
-    return run;
+  #startRun(texts: string[]): Promise<CallbackManagerForLLMRun | undefined> {
+    return startCallRun({
+      serialized: SERIALIZED,
+      name: "InferenceServiceEmbeddings",
+      model: this.model,
+      prompt: () => texts.join("\n\n"),
+      extraParams: { invocation_params: this.invocationParams(), inputs: texts.length },
+      own: this.callbacks,
+    });
   }
 
   /**
@@ -317,26 +301,6 @@ export class InferenceServiceEmbeddings extends Embeddings {
     }
     return refusal;
   }
-}
-
-/** The model ID from the option, else INFERENCE_SERVICE_EMBEDDING_MODEL, trimmed. */
-function resolveEmbeddingModel(given: unknown): string {
-  if (given !== undefined && typeof given !== "string") {
-    throw new ConfigurationError(
-      "model",
-      "`model` must be a string: the embedding model's ID.",
-      ENV.embeddingModel,
-    );
-  }
-  const model = (given ?? readEnv(ENV.embeddingModel) ?? "").trim();
-  if (model === "") {
-    throw new ConfigurationError(
-      "model",
-      `\`model\` is required: pass the embedding model's ID, e.g. new InferenceServiceEmbeddings("my-embedding-model"), or set ${ENV.embeddingModel}.`,
-      ENV.embeddingModel,
-    );
-  }
-  return model;
 }
 
 /** `items` in consecutive pieces of at most `size`. */

@@ -6,6 +6,7 @@ import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { ClientOptions } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import { z } from "zod";
+import { readEnv } from "../config/env.js";
 import {
   checkedOnResolve,
   optionsSchema,
@@ -65,6 +66,11 @@ export type SerialisedOptions<S extends z.core.$ZodLooseShape> = Pick<
   SerialisedKeys<S> & keyof z.output<z.ZodObject<S>>
 >;
 
+/** A count with no upper bound: a whole number ≥ 1, or `Infinity` (`maxConcurrency`, `topN`). */
+export const countOrInfinity = z
+  .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
+  .describe("a whole number ≥ 1, or Infinity");
+
 /** The options both models take and treat alike. */
 const modelOptions = {
   /**
@@ -99,12 +105,7 @@ const modelOptions = {
    * Most requests in flight at once, across `invoke`, `batch` and `generate`. A streamed request
    * frees its slot when its first event arrives, not when the stream ends. @default Infinity
    */
-  maxConcurrency: serialised(
-    z
-      .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
-      .describe("a whole number ≥ 1, or Infinity")
-      .optional(),
-  ),
+  maxConcurrency: serialised(countOrInfinity.optional()),
   /**
    * Milliseconds one attempt may wait for the response to begin (the openai SDK's per-attempt
    * timeout); a timeout is a retryable `ServiceTimeoutError`. At most 2147483647 (about 24.8
@@ -262,6 +263,39 @@ export function chatModelId(named: unknown): string {
   return model;
 }
 
+/** Where a model whose ID may come from the environment says it is missing. */
+export interface ModelIdSource {
+  /** The env variable that supplies the ID. */
+  env: string;
+  /** The kind of model, in messages: "embedding", "rerank". */
+  kind: string;
+  /** A constructor call that passes an ID, for the message. */
+  example: string;
+}
+
+/**
+ * The model ID from the option, else from its env variable, trimmed: not a string, or none (only
+ * spaces), is a `ConfigurationError` that names the option and the variable.
+ */
+export function modelIdFrom(given: unknown, { env, kind, example }: ModelIdSource): string {
+  if (given !== undefined && typeof given !== "string") {
+    throw new ConfigurationError(
+      "model",
+      `\`model\` must be a string: the ${kind} model's ID.`,
+      env,
+    );
+  }
+  const model = (given ?? readEnv(env) ?? "").trim();
+  if (model === "") {
+    throw new ConfigurationError(
+      "model",
+      `\`model\` is required: pass the ${kind} model's ID, e.g. ${example}, or set ${env}.`,
+      env,
+    );
+  }
+  return model;
+}
+
 /** `configuration` of a class that takes no other client option than the key and the URL. */
 const connectionOnly = z
   .object({
@@ -402,10 +436,7 @@ export const inferenceServiceEmbeddingsOptions = optionsSchema({
    * that a corpus split into many batches does not flood the service; raise it (with a
    * `rateLimiter` if need be) for faster ingestion. @default 2
    */
-  maxConcurrency: z
-    .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
-    .describe("a whole number ≥ 1, or Infinity")
-    .default(2),
+  maxConcurrency: countOrInfinity.default(2),
   /**
    * Where `OpenAIEmbeddings` users put the key and the URL: `apiKey` and `baseURL` here are read
    * as the options of the same name (a `ConfigurationError` when they disagree). No other client
@@ -447,4 +478,51 @@ export function validateEmbeddingsOptions(
   fields: unknown,
 ): z.output<typeof inferenceServiceEmbeddingsOptions> {
   return parseOptions(EMBEDDINGS_SPEC, fields);
+}
+
+/** The options of `InferenceServiceRerank` (it serialises nothing: LangChain's document compressors are not serialisable). */
+export const inferenceServiceRerankOptions = optionsSchema({
+  /**
+   * Model ID of the rerank model, sent as `model`; outer spaces are trimmed. Whether a
+   * deployment offers rerank models at all is not known in advance.
+   * @default env `INFERENCE_SERVICE_RERANK_MODEL` (required: the first argument, `model` or the variable)
+   */
+  model: checkedOnResolve<string>().optional(),
+  ...sharedModelOptions,
+  /** Most rerank requests in flight at once, across calls (each call is one request). @default Infinity */
+  maxConcurrency: countOrInfinity.optional(),
+  /**
+   * Where `OpenAI`-style clients put the key and the URL: `apiKey` and `baseURL` here are read as
+   * the options of the same name (a `ConfigurationError` when they disagree). No other client
+   * option is taken. @default `{}`
+   */
+  configuration: connectionOnly,
+  /**
+   * How many documents a call returns, the most relevant first: sent as `top_n` (never more than
+   * the documents given). `Infinity` returns every document, reordered. A `rerank` call's own
+   * `topN` overrides it. @default 3 (as `CohereRerank`)
+   */
+  topN: countOrInfinity.default(3),
+  /**
+   * LangChain callback handlers that see each call as an LLM run: a `UsageTracker` here counts
+   * its tokens and cost, and reserves the request against its budget before it is sent. The
+   * handlers `compressDocuments` is given (a retriever's run) and those of the run the call is
+   * made in (a chain's `callbacks`, `withUsage`) are added. @default none
+   */
+  callbacks: unserialised(z.custom<Callbacks>().optional()),
+});
+
+/** The options of `InferenceServiceRerank`, as a caller writes them. */
+export type InferenceServiceRerankOptions = z.input<typeof inferenceServiceRerankOptions>;
+
+const RERANK_SPEC = {
+  owner: "InferenceServiceRerank",
+  schema: inferenceServiceRerankOptions.strict(),
+};
+
+/** Checks the options of `InferenceServiceRerank` (the key, URL and model are checked where they are resolved). */
+export function validateRerankOptions(
+  fields: unknown,
+): z.output<typeof inferenceServiceRerankOptions> {
+  return parseOptions(RERANK_SPEC, fields);
 }

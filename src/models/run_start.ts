@@ -6,7 +6,14 @@
  * that did start was ended by LangChain before the failure reached here, so only one that did
  * not start is still open.
  */
-import type { Callbacks } from "@langchain/core/callbacks/manager";
+import {
+  CallbackManager,
+  type CallbackManagerForLLMRun,
+  type Callbacks,
+} from "@langchain/core/callbacks/manager";
+import type { Serialized } from "@langchain/core/load/serializable";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { LS_PROVIDER } from "../constants.js";
 import { spendGuardsOf } from "../spend/spend_guard.js";
 
 /** The handlers of a call: its callbacks (a list or a manager) and the model's own. */
@@ -17,7 +24,7 @@ function handlersOf(...lists: Array<Callbacks | undefined>): unknown[] {
 }
 
 /** The run ID a call will start under: the caller's, else a new one. */
-export function runIdOf(given: string | undefined): string {
+function runIdOf(given: string | undefined): string {
   return given ?? globalThis.crypto.randomUUID();
 }
 
@@ -90,4 +97,56 @@ function guardedStart<T>(
     },
   };
   return guarded;
+}
+
+/** One call of a class LangChain gives no callbacks of its own (embeddings, a reranker), as an LLM run. */
+export interface CallRun {
+  /** What callbacks see of the class. */
+  serialized: Serialized;
+  /** The run's name: the class's. */
+  name: string;
+  model: string;
+  /** The one prompt the run shows (one prompt, one run); built only when someone listens. */
+  prompt: () => string;
+  /** `invocation_params` and the like, as `handleLLMStart` takes them. */
+  extraParams: Record<string, unknown>;
+  /** The class's own `callbacks` option. */
+  own?: Callbacks;
+  /**
+   * The handlers the call was given (a retriever's run, for a document compressor); when none,
+   * those of the run the call is made in, where LangChain's async context is on.
+   */
+  given?: Callbacks;
+}
+
+/**
+ * Starts `call` as an LLM run of its handlers; undefined when nobody listens. The run's ID is
+ * fixed first, so that a start that fails is ended with the usage trackers (see above).
+ */
+export async function startCallRun(call: CallRun): Promise<CallbackManagerForLLMRun | undefined> {
+  const parent = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
+    | { callbacks?: Callbacks; tags?: string[]; metadata?: Record<string, unknown> }
+    | undefined;
+  const manager = CallbackManager.configure(
+    call.given ?? parent?.callbacks,
+    call.own,
+    parent?.tags,
+    undefined,
+    parent?.metadata,
+    { ls_provider: LS_PROVIDER, ls_model_name: call.model },
+  );
+  if (manager === undefined) return undefined;
+  const [run] = await startedRun(undefined, [manager], (runId) =>
+    manager.handleLLMStart(
+      call.serialized,
+      [call.prompt()],
+      runId,
+      undefined,
+      call.extraParams,
+      undefined,
+      undefined,
+      call.name,
+    ),
+  );
+  return run;
 }

@@ -55,6 +55,20 @@ export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
 }
 
 /**
+ * The `usage` of an answer that reads tokens and writes none (rerank) as LangChain's
+ * `TokenUsage`: its `prompt_tokens`, else its `total_tokens` (Jina's rerankers write only that),
+ * is the prompt, and the output is 0. Undefined when it holds neither: Cohere's
+ * `meta.billed_units.search_units` counts searches, not tokens, and is not read as either.
+ */
+export function promptUsageFromWire(usage: unknown): TokenUsage | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const u = usage as Record<string, unknown>;
+  const promptTokens = countOrUndefined(u.prompt_tokens) ?? countOrUndefined(u.total_tokens);
+  if (promptTokens === undefined) return undefined;
+  return { promptTokens, completionTokens: 0, totalTokens: promptTokens };
+}
+
+/**
  * The cached part of the prompt in the `usage` of a response body or stream chunk
  * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it); undefined when
  * the usage does not say.

@@ -1,7 +1,7 @@
 /**
- * @module The checks of a 2xx answer both models, the embeddings and `diagnose` make: a chat completion must have
+ * @module The checks of a 2xx answer both models, the embeddings, the reranker and `diagnose` make: a chat completion must have
  * a non-empty `choices` array (docs/service-contract.md#errors, rule 4); a `/completions` answer, whose body docs/service-contract.md#dedicated-endpoints leaves "not
- * shown", is read tolerantly, and so is an `/embeddings` answer, which the contract does not show.
+ * shown", is read tolerantly, and so are `/embeddings` and `/rerank` answers, which the contract does not show.
  */
 import type { Generation } from "@langchain/core/outputs";
 import {
@@ -76,6 +76,17 @@ export function carriesAnswer(choice: unknown, field: "message" | "delta"): bool
 function throwErrorObject(data: unknown, status: number, headers: Headers, ctx: FailureContext) {
   const failure = errorObjectFailure(data, status, headers);
   if (failure) throw toServiceError(failure, ctx);
+}
+
+/**
+ * How a reader of a 2xx JSON answer refuses it: the `{"error": …}` object it carries as that
+ * error, else a `MalformedResponseError` saying `detail`, with the answer's request ID.
+ */
+function failure(data: unknown, headers: Headers, ctx: FailureContext) {
+  return (detail: string): never => {
+    throwErrorObject(data, 200, headers, ctx);
+    throw toServiceError({ kind: "malformed", detail, headers, status: 200 }, ctx);
+  };
 }
 
 type Fields = Record<string, unknown>;
@@ -213,10 +224,7 @@ export function readEmbeddings(
   expected?: VectorLength,
 ): number[][] {
   const items = (data as { data?: unknown } | null | undefined)?.data;
-  const fail = (detail: string): never => {
-    throwErrorObject(data, 200, headers, ctx);
-    throw toServiceError({ kind: "malformed", detail, headers, status: 200 }, ctx);
-  };
+  const fail = failure(data, headers, ctx);
   if (!Array.isArray(items)) return fail("the JSON body has no `data` array of embeddings");
   if (items.length !== count) {
     return fail(`\`data\` holds ${items.length} embeddings for ${count} inputs`);
@@ -257,4 +265,48 @@ function vectorOf(embedding: unknown): number[] | string {
   if (numbers.length === 0) return "is empty";
   if (!numbers.every(Number.isFinite)) return "holds NaN or ±Infinity";
   return numbers as number[];
+}
+
+/** One result of a rerank answer: a document's position among those sent, and its relevance. */
+export interface RerankResult {
+  index: number;
+  relevanceScore: number;
+}
+
+/**
+ * The results of a 2xx `/rerank` answer (the Jina and Cohere shape), in the service's order —
+ * best first; the order is the service's to decide and is kept. `results` must hold exactly
+ * `expected` items (`top_n` of the `count` documents, or one per document), each with an `index`
+ * that is a position of the documents, no index twice, and a `relevance_score` that is a finite
+ * number; anything else is a `MalformedResponseError`, never a document dropped or placed twice,
+ * and an `{"error": …}` body is that error.
+ */
+export function readRerank(
+  data: unknown,
+  headers: Headers,
+  ctx: FailureContext,
+  count: number,
+  expected: number,
+): RerankResult[] {
+  const items = (data as { results?: unknown } | null | undefined)?.results;
+  const fail = failure(data, headers, ctx);
+  if (!Array.isArray(items)) return fail("the JSON body has no `results` array");
+  if (items.length !== expected) {
+    const asked =
+      expected === count ? `${count} documents` : `top_n ${expected} of ${count} documents`;
+    return fail(`\`results\` holds ${items.length} results for ${asked}`);
+  }
+  const seen = new Set<number>();
+  return items.map((item: unknown, position) => {
+    const { index, relevance_score: score } = isFields(item) ? item : {};
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= count) {
+      fail(`\`results[${position}].index\` is not a position of the documents (0 to ${count - 1})`);
+    }
+    if (seen.has(index as number)) fail(`two results have the index ${index as number}`);
+    seen.add(index as number);
+    if (typeof score !== "number" || !Number.isFinite(score)) {
+      fail(`\`results[${position}].relevance_score\` is not a finite number`);
+    }
+    return { index: index as number, relevanceScore: score as number };
+  });
 }

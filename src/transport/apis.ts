@@ -28,6 +28,8 @@ export const APIS = {
   completions: { surface: "dedicated", path: "/completions", lookUpModels: false },
   /** Hosted embedding models, which the contract does not show. */
   embeddings: { surface: "hosted", path: "/embeddings", api: "embeddings", lookUpModels: true },
+  /** Hosted rerank models, which the contract does not show either (the Jina and Cohere shape). */
+  rerank: { surface: "hosted", path: "/rerank", api: "rerank", lookUpModels: true },
 } as const satisfies Record<string, ApiRow>;
 
 /** The name of one of the service's {@link APIS}. */

@@ -5,6 +5,7 @@ import { isAbortError, isTimeoutError } from "../errors/abort.js";
 import { ModelNotFoundError } from "../errors/errors.js";
 import { type Failure, type FailureContext, toServiceError } from "../errors/mapper.js";
 import { secretHeaderValues } from "../utils/secrets.js";
+import { APIS, type ApiRow } from "./apis.js";
 import { guardBody, readErrorBody } from "./body.js";
 import { listModelIds } from "./model_list.js";
 
@@ -346,8 +347,16 @@ async function followRedirects(
   }
 }
 
-/** The hosted APIs whose model IDs the lookup can list (anything else has no model ID to check). */
-const MODEL_PATH = /\/(?:chat\/completions|embeddings)$/;
+/**
+ * The paths of the APIs whose model IDs the lookup can list (`lookUpModels` in `APIS`: chat
+ * completions, embeddings, rerank); anything else has no model ID to check.
+ */
+const MODEL_PATH = new RegExp(
+  `(?:${Object.values(APIS as Record<string, ApiRow>)
+    .filter((row) => row.lookUpModels)
+    .map((row) => row.path)
+    .join("|")})$`,
+);
 
 /** The model IDs the service lists, with the key of the failed call (see `lookUpModels`). */
 async function lookUp(

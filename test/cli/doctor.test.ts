@@ -6,6 +6,7 @@ import type { Diagnosis } from "../../src/diagnose/diagnose.js";
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_MODEL,
+  DEFAULT_RERANK_MODEL,
   DEFAULT_SERVICE_NAME,
   NO_PERMISSION_API_KEY,
   PENDING_SERVICE_NAME,
@@ -34,6 +35,8 @@ describe("inference-service doctor", () => {
       DEFAULT_MODEL,
       "--embedding-model",
       DEFAULT_EMBEDDING_MODEL,
+      "--rerank-model",
+      DEFAULT_RERANK_MODEL,
       "--service-name",
       DEFAULT_SERVICE_NAME,
     );
@@ -50,6 +53,7 @@ describe("inference-service doctor", () => {
       "✔ Model ID",
       "✔ Account credit",
       "✔ Embedding model",
+      "✔ Rerank model",
       "✔ Service-Name",
       "✔ Dedicated endpoint",
     ]);
@@ -63,7 +67,10 @@ describe("inference-service doctor", () => {
     expect(out).toContain(
       '✔ Embedding model     "emulator-embedding" answered one embedding of 256 dimensions',
     );
-    expect(out.endsWith("\n✔ Nothing failed: 8 passed.\n")).toBe(true);
+    expect(out).toContain(
+      '✔ Rerank model        "emulator-rerank" ranked one document, relevance score 0.667',
+    );
+    expect(out.endsWith("\n✔ Nothing failed: 9 passed.\n")).toBe(true);
     expect(out).not.toContain(current().apiKey);
   });
 
@@ -78,7 +85,7 @@ describe("inference-service doctor", () => {
       `                      request id: ${lastRequestId()}`,
     ]);
     expect(lines.at(-2)).toBe(
-      "✖ 1 failed, 4 passed, 3 skipped: change what the ✖ lines say, then run doctor again.",
+      "✖ 1 failed, 4 passed, 4 skipped: change what the ✖ lines say, then run doctor again.",
     );
   });
 
@@ -169,6 +176,22 @@ describe("inference-service doctor", () => {
     );
   });
 
+  it("takes the rerank model from INFERENCE_SERVICE_RERANK_MODEL, and names the flag in a fix", async () => {
+    vi.stubEnv("INFERENCE_SERVICE_RERANK_MODEL", DEFAULT_RERANK_MODEL);
+    const fromEnv = await doctor();
+    expect(fromEnv.out).toContain('✔ Rerank model        "emulator-rerank" ranked one document');
+    vi.stubEnv("INFERENCE_SERVICE_RERANK_MODEL", "");
+    const skipped = await doctor();
+    expect(skipped.out).toContain(
+      "– Rerank model        Skipped: no rerank model ID given (--rerank-model or INFERENCE_SERVICE_RERANK_MODEL).\n",
+    );
+    const wrong = await doctor("--rerank-model", "emulator-rerankk");
+    expect(wrong.code).toBe(1);
+    expect(wrong.out).toContain(
+      'fix: Check the model ID passed as --rerank-model; retrying will not help. Did you mean "emulator-rerank"?',
+    );
+  });
+
   it("fails an unreachable host with the connection fix", async () => {
     const gone = await startEmulator({ port: 0 });
     await gone.close();
@@ -193,6 +216,7 @@ describe("inference-service doctor", () => {
       "model:fail",
       "credit:skip",
       "embeddings:skip",
+      "rerank:skip",
       "service-name:skip",
       "endpoint:skip",
     ]);

@@ -5,6 +5,7 @@ import { badCharacter, checkHeaders } from "../../src/config/headers.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { InferenceServiceEmbeddings } from "../../src/models/embeddings.js";
 import { DedicatedEndpointLLM } from "../../src/models/llms.js";
+import { InferenceServiceRerank } from "../../src/models/rerank.js";
 import { configurationError } from "../helpers/errors.js";
 import { BASE, chatCompletion, intercept, JSON_HEADERS, KEY } from "../helpers/wire.js";
 
@@ -88,6 +89,7 @@ describe("resolveApiKey: keys an Authorization header cannot carry", () => {
       () => new ChatInferenceService("m", { openAIApiKey: bad, baseURL: BASE }),
       () => new DedicatedEndpointLLM({ serviceName: "t.a", apiKey: bad, baseURL: BASE }),
       () => new InferenceServiceEmbeddings({ model: "e", apiKey: bad, baseURL: BASE }),
+      () => new InferenceServiceRerank({ model: "r", apiKey: bad, baseURL: BASE }),
     ];
     for (const build of builds) {
       expect(configurationError(build).message).toContain("at character 6 of the key");

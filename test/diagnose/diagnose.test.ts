@@ -24,6 +24,7 @@ const ENV_VARIABLES = [
   "INFERENCE_SERVICE_TENANT_ID",
   "INFERENCE_SERVICE_JOB_ALIAS",
   "INFERENCE_SERVICE_EMBEDDING_MODEL",
+  "INFERENCE_SERVICE_RERANK_MODEL",
 ];
 
 interface Sent {
@@ -97,6 +98,7 @@ describe("diagnose: a healthy configuration", () => {
       ["model", "pass"],
       ["credit", "pass"],
       ["embeddings", "skip"],
+      ["rerank", "skip"],
       ["service-name", "pass"],
       ["endpoint", "pass"],
     ]);
@@ -746,6 +748,143 @@ describe("diagnose: an embedding model (a route the service contract does not sh
       detail: "Skipped: the API key was not accepted.",
     });
     expect(sent.some(({ url }) => url.endsWith("/embeddings"))).toBe(false);
+  });
+});
+
+describe("diagnose: a rerank model (a route the service contract does not show)", () => {
+  it("skips the check, sending nothing for it, when no rerank model is configured", async () => {
+    const { sent, run } = setup();
+    const diagnosis = await run();
+    expect(checksOf(diagnosis).rerank).toMatchObject({
+      title: "Rerank model",
+      status: "skip",
+      detail:
+        "Skipped: no rerank model ID given (`rerankModel` or INFERENCE_SERVICE_RERANK_MODEL).",
+    });
+    expect(sent.some(({ url }) => url.endsWith("/rerank"))).toBe(false);
+  });
+
+  it("passes with one rerank of one document, taking the ID from the option, trimmed, or the env variable", async () => {
+    for (const [options, env] of [
+      [{ rerankModel: "  emulator-rerank " }, ""],
+      [{}, "emulator-rerank"],
+    ] as const) {
+      vi.stubEnv("INFERENCE_SERVICE_RERANK_MODEL", env);
+      const { sent, run, requestId } = setup();
+      const diagnosis = await run(options);
+      const posted = sent.findIndex(({ url }) => url.endsWith("/inference/v1/rerank"));
+      expect(sent[posted]?.body).toEqual({
+        model: "emulator-rerank",
+        query: "ping",
+        documents: ["ping"],
+        top_n: 1,
+        return_documents: false,
+      });
+      expect(checksOf(diagnosis).rerank).toEqual({
+        id: "rerank",
+        title: "Rerank model",
+        status: "pass",
+        detail:
+          '"emulator-rerank" ranked one document, relevance score 0.667 (2 tokens used); this check may cost a token or two.',
+        requestId: requestId(posted),
+      });
+      expect(diagnosis.ok).toBe(true);
+    }
+  });
+
+  it("fails an unknown rerank model with 503 model_not_found, naming the option and the near miss", async () => {
+    const { run } = setup();
+    const diagnosis = await run({ rerankModel: "emulator-rerankk" });
+    expect(diagnosis.ok).toBe(false);
+    expect(checksOf(diagnosis).rerank).toMatchObject({
+      status: "fail",
+      detail:
+        '"emulator-rerankk" is unknown to the service: HTTP 503 model_not_found; the service is not down.',
+      fix: expect.stringMatching(
+        /^Check the model ID passed as `rerankModel`; retrying will not help\. Did you mean "emulator-rerank"\?/,
+      ),
+      error: { name: "ModelNotFoundError", status: 503, code: "model_not_found" },
+    });
+  });
+
+  /** An emulator whose `/rerank` answers `status` and `body` instead, with the request ID `rid`. */
+  const answeringRerank = (status: number, body: unknown, rid: string) =>
+    setup(
+      undefined,
+      (inner) => async (input, init) =>
+        String(input).endsWith("/rerank")
+          ? new Response(JSON.stringify(body), {
+              status,
+              headers: { "content-type": "application/json", "x-gateway-request-id": rid },
+            })
+          : inner(input, init),
+    );
+
+  it("fails with 'no rerank at this URL' where the deployment answers the route with 404", async () => {
+    const { run } = answeringRerank(
+      404,
+      {
+        error: {
+          message: "Invalid URL (POST /v1/rerank)",
+          type: "invalid_request_error",
+          code: "",
+        },
+      },
+      "2026112400000000000000000000abcf",
+    );
+    const diagnosis = await run({ rerankModel: "emulator-rerank" });
+    expect(checksOf(diagnosis).rerank).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(
+        /^The service offers no rerank at this URL: Invalid URL \(POST \/v1\/rerank\)\./,
+      ),
+      fix: expect.stringContaining("does not serve /rerank"),
+      requestId: "2026112400000000000000000000abcf",
+      error: { name: "InvalidURLError", status: 404 },
+    });
+  });
+
+  it.each([
+    ["no results", { results: [] }, /`results` holds 0 results for 1 documents/],
+    [
+      "an index out of range",
+      { results: [{ index: 3, relevance_score: 0.5 }] },
+      /`results\[0\]\.index` is not a position of the documents/,
+    ],
+    [
+      "a score that is not a number",
+      { results: [{ index: 0, relevance_score: "high" }] },
+      /`results\[0\]\.relevance_score` is not a finite number/,
+    ],
+  ])("fails on an answer with %s, as the rerank class refuses it", async (_name, body, detail) => {
+    const { run } = answeringRerank(200, body, "2026112400000000000000000000abd0");
+    const diagnosis = await run({ rerankModel: "emulator-rerank" });
+    expect(checksOf(diagnosis).rerank).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(detail),
+      requestId: "2026112400000000000000000000abd0",
+      error: { name: "MalformedResponseError", status: 200 },
+    });
+  });
+
+  it("skips the check when the key was not accepted, or the API could not be reached", async () => {
+    const { sent, run } = setup();
+    const refused = await run({ apiKey: "sk-wrong", rerankModel: "emulator-rerank" });
+    expect(checksOf(refused).rerank).toMatchObject({
+      status: "skip",
+      detail: "Skipped: the API key was not accepted.",
+    });
+    const unreached = await diagnose({
+      apiKey: "sk-emulator-demo",
+      baseURL: "http://127.0.0.1:1",
+      rerankModel: "emulator-rerank",
+      timeout: 2_000,
+    });
+    expect(checksOf(unreached).rerank).toMatchObject({
+      status: "skip",
+      detail: "Skipped: the API could not be reached.",
+    });
+    expect(sent.some(({ url }) => url.endsWith("/rerank"))).toBe(false);
   });
 });
 

@@ -27,6 +27,7 @@ import {
   EndpointNotReadyError,
   InferenceServiceEmbeddings,
   type InferenceServiceError,
+  InferenceServiceRerank,
   InsufficientCreditError,
   InvalidURLError,
   KeyQuotaExceededError,
@@ -53,6 +54,7 @@ import {
 const CHAT = "/inference/v1/chat/completions";
 const COMPLETIONS = "/inference/v1/completions";
 const EMBEDDINGS = "/inference/v1/embeddings";
+const RERANK = "/inference/v1/rerank";
 const MAX_RETRIES = 2;
 const FAST = { initialDelayMs: 1, maxDelayMs: 2 };
 
@@ -475,6 +477,16 @@ function embedder(fields = {}) {
   });
 }
 
+function reranker(fields = {}) {
+  return new InferenceServiceRerank("m", {
+    apiKey: KEY,
+    baseURL: BASE,
+    maxRetries: MAX_RETRIES,
+    retry: FAST,
+    ...fields,
+  });
+}
+
 async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of stream) {
     // drain
@@ -523,6 +535,11 @@ const cases = [
         row,
         () => embedder().embedQuery("hi"),
       ] as const,
+  ),
+  // Rerank: the hosted surface, one JSON answer, through the same mapper.
+  ...ROWS.filter((row) => !row.streamOnly).map(
+    (row) =>
+      ["hosted", "rerank", row.name, RERANK, row, () => reranker().rerank(["a"], "hi")] as const,
   ),
 ];
 
@@ -623,12 +640,30 @@ const tableCases = [
         () => embedder().embedQuery("hi"),
       ] as const,
   ),
+  ...GATEWAY_CODES.map(
+    (row) =>
+      [
+        "hosted",
+        "rerank",
+        row.code,
+        row.status[0],
+        RERANK,
+        row,
+        () => reranker().rerank(["a"], "hi"),
+      ] as const,
+  ),
 ];
 
-/** The hint a row gives on `path`: an input too long for an embedding model is told to be split. */
+/**
+ * The hint a row gives on `path`: an input too long for an embedding model, or a document too
+ * long for a rerank model, is told to be split.
+ */
 function hintOn(path: string, row: (typeof GATEWAY_CODES)[number]): string {
   if (path === EMBEDDINGS && row.cls === ContextLengthExceededError) {
     return "Split the text into smaller pieces (a smaller `chunkSize` in your text splitter); retrying the same input will not help.";
+  }
+  if (path === RERANK && row.cls === ContextLengthExceededError) {
+    return "Split the documents into smaller pieces (a smaller `chunkSize` in your text splitter) or shorten the query; retrying the same documents will not help.";
   }
   return fill(row.hint, { subject: "" });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   estimateChatRequest,
   estimateCompletionRequest,
+  estimateRerankRequest,
   estimateTokens,
   StreamReading,
 } from "../../src/spend/estimate.js";
@@ -86,5 +87,19 @@ describe("StreamReading", () => {
     reading.addText("defg");
     expect(reading.outputTokens).toBe(3);
     expect(reading.usage).toBeUndefined();
+  });
+});
+
+describe("estimateRerankRequest", () => {
+  it("counts the query once per document, read with it, strings and { text } alike, and no output", () => {
+    // "abc": 1 token; "abcdef": 2; "abcdefghi": 3.
+    const body = { query: "abc", documents: ["abcdef", { text: "abcdefghi" }, 7], top_n: 2 };
+    expect(estimateRerankRequest(body, "r")).toEqual({
+      model: "r",
+      inputTokens: 1 + 2 + (1 + 3) + 1,
+      maxOutputTokens: 0,
+      choices: 1,
+    });
+    expect(estimateRerankRequest({ query: "abc" }, "r").inputTokens).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import type { LLMResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
 import {
   modelOfRun,
+  promptUsageFromWire,
   requestIdOfError,
   requestIdOfResult,
   runUsageFromResult,
@@ -143,6 +144,27 @@ describe("requestIdOfResult", () => {
     );
     expect(requestIdOfError(new Error("x"))).toBeUndefined();
     expect(requestIdOfError(undefined)).toBeUndefined();
+  });
+});
+
+describe("promptUsageFromWire", () => {
+  it("reads prompt_tokens, else total_tokens (Jina), as the prompt of an answer that writes nothing", () => {
+    expect(promptUsageFromWire({ prompt_tokens: 5, total_tokens: 9 })).toEqual({
+      promptTokens: 5,
+      completionTokens: 0,
+      totalTokens: 5,
+    });
+    expect(promptUsageFromWire({ total_tokens: 9 })).toEqual({
+      promptTokens: 9,
+      completionTokens: 0,
+      totalTokens: 9,
+    });
+  });
+
+  it("reads no tokens from Cohere's search units, a count that is not a number, or no usage", () => {
+    expect(promptUsageFromWire({ billed_units: { search_units: 1 } })).toBeUndefined();
+    expect(promptUsageFromWire({ prompt_tokens: "5" })).toBeUndefined();
+    expect(promptUsageFromWire(undefined)).toBeUndefined();
   });
 });
 

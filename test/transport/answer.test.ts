@@ -4,6 +4,7 @@ import {
   checkChatCompletion,
   completionAsChunks,
   parseCompletion,
+  readRerank,
   textOfChoice,
 } from "../../src/transport/answer.js";
 
@@ -217,4 +218,52 @@ describe("completionAsChunks", () => {
   ])("gives undefined for %s", (_label, data) => {
     expect(completionAsChunks(data)).toBeUndefined();
   });
+});
+
+describe("readRerank", () => {
+  const hosted = { surface: "hosted" as const, model: "r", api: "rerank" as const };
+  const headers = new Headers({ "x-gateway-request-id": "rid-r" });
+  const result = (index: unknown, relevance_score: unknown = 0.5) => ({ index, relevance_score });
+
+  it("returns the results in the service's order, index and score, leaving out the rest", () => {
+    const data = {
+      results: [result(2, 0.1), { ...result(0, 0.9), document: { text: "x" } }],
+      usage: { total_tokens: 3 },
+    };
+    expect(readRerank(data, headers, hosted, 3, 2)).toEqual([
+      { index: 2, relevanceScore: 0.1 },
+      { index: 0, relevanceScore: 0.9 },
+    ]);
+  });
+
+  it.each([
+    ["no results", {}, 2, "the JSON body has no `results` array"],
+    ["a missing result", { results: [result(0)] }, 2, "`results` holds 1 results for 2 documents"],
+    ["a repeated index", { results: [result(1), result(1)] }, 2, "two results have the index 1"],
+    [
+      "an index as a string",
+      { results: [result("0"), result(1)] },
+      2,
+      "`results[0].index` is not a position",
+    ],
+    [
+      "a null score",
+      { results: [result(0, null), result(1)] },
+      2,
+      "`results[0].relevance_score` is not a finite number",
+    ],
+  ])(
+    "refuses %s as a MalformedResponseError with the request ID",
+    (_label, data, count, detail) => {
+      let error: unknown;
+      try {
+        readRerank(data, headers, hosted, count, count);
+      } catch (e) {
+        error = e;
+      }
+      expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ requestId: "rid-r", status: 200, retryable: false });
+      expect((error as MalformedResponseError).summary).toContain(detail);
+    },
+  );
 });
