@@ -18,18 +18,30 @@ export interface ApiRow {
    * (see `lookUpModels` in `fetch.ts`): only where the body names a model.
    */
   lookUpModels: boolean;
+  /**
+   * Whether a JSON request goes through the openai SDK's `post` (its timeout, its headers, the
+   * chat model's `configuration`), or straight through the fetch layer (`post.ts`), where the SDK
+   * has no method for the API and would only add its cost. Streams always go through the SDK.
+   */
+  sdk: boolean;
 }
 
 /** The APIs, by the name a channel is opened with. */
 export const APIS = {
   /** Hosted models: the model is named in the body (docs/service-contract.md#hosted-models). */
-  chat: { surface: "hosted", path: "/chat/completions", lookUpModels: true },
+  chat: { surface: "hosted", path: "/chat/completions", lookUpModels: true, sdk: true },
   /** Dedicated endpoints: routed by `Service-Name` (docs/service-contract.md#dedicated-endpoints). */
-  completions: { surface: "dedicated", path: "/completions", lookUpModels: false },
+  completions: { surface: "dedicated", path: "/completions", lookUpModels: false, sdk: true },
   /** Hosted embedding models, which the contract does not show. */
-  embeddings: { surface: "hosted", path: "/embeddings", api: "embeddings", lookUpModels: true },
+  embeddings: {
+    surface: "hosted",
+    path: "/embeddings",
+    api: "embeddings",
+    lookUpModels: true,
+    sdk: true,
+  },
   /** Hosted rerank models, which the contract does not show either (the Jina and Cohere shape). */
-  rerank: { surface: "hosted", path: "/rerank", api: "rerank", lookUpModels: true },
+  rerank: { surface: "hosted", path: "/rerank", api: "rerank", lookUpModels: true, sdk: false },
 } as const satisfies Record<string, ApiRow>;
 
 /** The name of one of the service's {@link APIS}. */

@@ -29,6 +29,7 @@ import { APIS, type Api, type ApiRow } from "./apis.js";
 import { type Answer, sendRequest } from "./attempt.js";
 import { type ClientExtras, createServiceClient } from "./client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "./fetch.js";
+import { type DirectTarget, postJSON } from "./post.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
 import { openStream } from "./stream.js";
 
@@ -77,7 +78,10 @@ export interface ChannelRequest {
   signal?: AbortSignal;
   /** Retries for this request; the channel's `maxRetries` when undefined. */
   maxRetries?: number;
-  /** The openai SDK's request options of this call (a chat call's `options`: headers, query). */
+  /**
+   * The openai SDK's request options of this call (a chat call's `options`: headers, query); an
+   * API sent without the SDK (`APIS`) takes only `headers` below.
+   */
   options?: OpenAI.RequestOptions;
   /** Headers of this request, over the channel's (a call's own `Service-Name`). */
   headers?: Record<string, string | null>;
@@ -126,6 +130,8 @@ export class ServiceChannel {
   readonly #keyId: string;
   readonly #ctx: FailureContext;
   readonly #client: OpenAI;
+  /** Where JSON requests go without the SDK, for an API it has no method for (`APIS`). */
+  readonly #direct?: DirectTarget;
   readonly #caller: ServiceCaller;
   /** The context each failed request was typed in: a `waitForReady` deadline names its Service-Name. */
   readonly #contextOf = new WeakMap<object, FailureContext>();
@@ -149,19 +155,17 @@ export class ServiceChannel {
       ...(target.serviceName !== undefined ? { serviceName: target.serviceName } : {}),
       secrets: [apiKey, ...secretHeaderValues(extra.defaultHeaders)],
     };
-    this.#client = createServiceClient({
-      apiKey,
-      baseURL,
-      timeout: options.timeout,
-      extra,
-      fetch: createServiceFetch({
-        ...this.#ctx,
-        fetch: options.fetch ?? (given as Fetch | undefined),
-        headers: surfaceHeaders,
-        lookUpModels: target.lookUpModels ?? row.lookUpModels,
-        idleTimeout: options.idleTimeout ?? options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
-      }),
+    const fetch = createServiceFetch({
+      ...this.#ctx,
+      fetch: options.fetch ?? (given as Fetch | undefined),
+      headers: surfaceHeaders,
+      lookUpModels: target.lookUpModels ?? row.lookUpModels,
+      idleTimeout: options.idleTimeout ?? options.timeout ?? DEFAULT_IDLE_TIMEOUT_MS,
     });
+    this.#client = createServiceClient({ apiKey, baseURL, timeout: options.timeout, extra, fetch });
+    if (!row.sdk) {
+      this.#direct = { url: `${baseURL}${row.path}`, apiKey, fetch, timeout: options.timeout };
+    }
     this.#caller = new ServiceCaller({
       maxRetries: options.maxRetries,
       maxConcurrency: options.maxConcurrency,
@@ -228,6 +232,7 @@ export class ServiceChannel {
     const { body, signal, options, headers } = request;
     const path = this.#row.path;
     const client = this.#client;
+    const direct = this.#direct;
     return sendRequest({
       caller: this.#caller,
       maxRetries: request.maxRetries,
@@ -237,18 +242,22 @@ export class ServiceChannel {
       estimate: request.estimate,
       stream,
       send: (fetchOptions) =>
-        client
-          .post<unknown>(path, {
-            ...options,
-            body,
-            stream,
-            signal: signal ?? options?.signal,
-            headers: headers ? { ...(options?.headers as object), ...headers } : options?.headers,
-            fetchOptions: (options?.fetchOptions
-              ? { ...options.fetchOptions, ...fetchOptions }
-              : fetchOptions) as OpenAI.RequestOptions["fetchOptions"],
-          })
-          .withResponse() as Promise<Answer<unknown>>,
+        direct && !stream
+          ? postJSON(direct, { body, signal, headers, fetchOptions })
+          : (client
+              .post<unknown>(path, {
+                ...options,
+                body,
+                stream,
+                signal: signal ?? options?.signal,
+                headers: headers
+                  ? { ...(options?.headers as object), ...headers }
+                  : options?.headers,
+                fetchOptions: (options?.fetchOptions
+                  ? { ...options.fetchOptions, ...fetchOptions }
+                  : fetchOptions) as OpenAI.RequestOptions["fetchOptions"],
+              })
+              .withResponse() as Promise<Answer<unknown>>),
       read,
       onError: (error) => {
         if (typeof error === "object" && error !== null) this.#contextOf.set(error, ctx);
