@@ -1,7 +1,8 @@
 /**
  * @module The service's APIs as this package calls them, one row each: the surface it belongs to
- * (docs/service-contract.md#the-two-surfaces), its path under `…/inference/v1`, and whether an
- * unknown model's error names the models the service lists. A new API is a new row.
+ * (docs/service-contract.md#the-two-surfaces), its path under `…/inference/v1`, whether an
+ * unknown model's error names the models the service lists, and the operation its telemetry
+ * names. A new API is a new row.
  */
 import type { Surface } from "../errors/errors.js";
 import type { FailureContext } from "../errors/mapper.js";
@@ -18,14 +19,29 @@ export interface ApiRow {
    * (see `lookUpModels` in `fetch.ts`): only where the body names a model.
    */
   lookUpModels: boolean;
+  /**
+   * The OpenTelemetry GenAI conventions' `gen_ai.operation.name` of a call (docs/observability.md).
+   * @default the last segment of `path` (`/rerank` is `rerank`)
+   */
+  operation?: string;
+}
+
+/** The `gen_ai.operation.name` of an API's calls. */
+export function operationOf(row: ApiRow): string {
+  return row.operation ?? row.path.slice(row.path.lastIndexOf("/") + 1);
 }
 
 /** The APIs, by the name a channel is opened with. */
 export const APIS = {
   /** Hosted models: the model is named in the body (docs/service-contract.md#hosted-models). */
-  chat: { surface: "hosted", path: "/chat/completions", lookUpModels: true },
+  chat: { surface: "hosted", path: "/chat/completions", lookUpModels: true, operation: "chat" },
   /** Dedicated endpoints: routed by `Service-Name` (docs/service-contract.md#dedicated-endpoints). */
-  completions: { surface: "dedicated", path: "/completions", lookUpModels: false },
+  completions: {
+    surface: "dedicated",
+    path: "/completions",
+    lookUpModels: false,
+    operation: "text_completion",
+  },
   /** Hosted embedding models, which the contract does not show. */
   embeddings: { surface: "hosted", path: "/embeddings", api: "embeddings", lookUpModels: true },
 } as const satisfies Record<string, ApiRow>;
