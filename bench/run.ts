@@ -26,6 +26,7 @@ import { rateLimit } from "./rate_limit.js";
 import { reasoning } from "./reasoning.js";
 import { record } from "./record.js";
 import { streaming } from "./streaming.js";
+import { telemetryOverhead } from "./telemetry.js";
 import { timeToError } from "./time_to_error.js";
 
 const EMULATOR_GOAL_RPS = 5_000;
@@ -90,6 +91,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "reasoning", needsServers: true, run: reasoning },
   { name: "embeddings", needsServers: true, run: embeddings },
   { name: "record", needsServers: true, run: record },
+  { name: "telemetry", needsServers: true, run: telemetryOverhead },
 ];
 
 function usage(): string {
