@@ -257,12 +257,7 @@ export class CallTrace implements MeterObserver {
     this.#timeToFirstChunk = (performance.now() - this.#start) / 1000;
   }
 
-  /** A stream's events, passed through unchanged and read as they go by. */
-  watch<T>(events: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
-    return new WatchedEvents(events, this);
-  }
-
-  /** One event of the stream. */
+  /** One event of the stream, as it is handed out. */
   chunk(data: unknown): void {
     this.#facts.read(data);
     this.#reply?.read(data, true);
@@ -273,26 +268,8 @@ export class CallTrace implements MeterObserver {
    * however it ends: read to its end, failed, left (`break`, `return`), or stopped by `signal` —
    * at once, even when nobody reads it again.
    */
-  async *follow<T>(source: AsyncIterable<T>, signal?: AbortSignal): AsyncGenerator<T> {
-    const onAbort = () => this.end(abortError(signal!), "aborted");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let how: StreamEnd = "left";
-    let failure: unknown;
-    try {
-      yield* source;
-      how = "ended";
-    } catch (error) {
-      how = signal?.aborted ? "aborted" : "failed";
-      failure = error;
-      throw error;
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      if (how === "left" && signal?.aborted) {
-        how = "aborted";
-        failure = abortError(signal);
-      }
-      this.end(failure, how);
-    }
+  follow<T>(source: AsyncIterable<T>, signal?: AbortSignal): AsyncGenerator<T> {
+    return new FollowedStream(source[Symbol.asyncIterator](), this, signal);
   }
 
   /**
@@ -422,29 +399,63 @@ export class AttemptTrace {
 }
 
 /**
- * A stream's events passed through unchanged, each shown to the call's trace. A plain iterator,
- * not an async generator: it sits on every event of every traced stream.
+ * A stream passed through unchanged that ends its call's trace once, however it ends (see
+ * {@link CallTrace.follow}). A plain iterator, not an async generator: it sits on every item of
+ * every traced stream, and adds one promise to each.
  */
-class WatchedEvents<T> implements AsyncIterableIterator<T> {
-  readonly #source: AsyncIterableIterator<T>;
+class FollowedStream<T> implements AsyncGenerator<T> {
+  readonly #source: AsyncIterator<T>;
   readonly #trace: CallTrace;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort: (() => void) | undefined;
 
-  constructor(source: AsyncIterableIterator<T>, trace: CallTrace) {
+  constructor(source: AsyncIterator<T>, trace: CallTrace, signal: AbortSignal | undefined) {
     this.#source = source;
     this.#trace = trace;
+    this.#signal = signal;
+    if (signal !== undefined) {
+      this.#onAbort = () => this.#end(abortError(signal), "aborted");
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
   }
 
-  [Symbol.asyncIterator]() {
+  [Symbol.asyncIterator](): AsyncGenerator<T> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<T>> {
-    const result = await this.#source.next();
-    if (!result.done) this.#trace.chunk(result.value);
-    return result;
+  next(): Promise<IteratorResult<T>> {
+    return this.#source.next().then(
+      (result) => {
+        if (result.done) this.#end(undefined, "ended");
+        return result;
+      },
+      (error: unknown) => {
+        this.#end(error, this.#signal?.aborted ? "aborted" : "failed");
+        throw error;
+      },
+    );
   }
 
+  /** Left before its end (`break`, `return`): the source is told, then the trace ends. */
   async return(value?: unknown): Promise<IteratorResult<T>> {
-    return (await this.#source.return?.(value)) ?? { done: true, value: undefined };
+    try {
+      await this.#source.return?.(value);
+    } finally {
+      const signal = this.#signal;
+      if (signal?.aborted) this.#end(abortError(signal), "aborted");
+      else this.#end(undefined, "left");
+    }
+    return { done: true, value: undefined };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<T>> {
+    this.#end(error, "failed");
+    if (this.#source.throw) return this.#source.throw(error);
+    throw error;
+  }
+
+  #end(error: unknown, how: StreamEnd): void {
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#trace.end(error, how);
   }
 }

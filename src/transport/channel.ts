@@ -282,9 +282,10 @@ export class ServiceChannel {
     const ctx = this.#contextFor(request);
     const { trace } = request;
     return this.#send(request, ctx, true, trace, async ({ data, response }, attempt) => {
-      const opened = await openStream(data as AsyncIterable<T>, response, ctx, request.signal);
+      const stream = data as AsyncIterable<T>;
+      const observe = trace && ((event: T) => trace.chunk(event));
+      const events = await openStream(stream, response, ctx, request.signal, observe);
       trace?.opened();
-      const events = trace ? trace.watch(opened) : opened;
       return { events, response, requestId: headerRequestId(response.headers), attempt };
     });
   }
