@@ -25,6 +25,25 @@ import {
 } from "./otel.js";
 import { AnswerFacts, addRequestAttributes } from "./wire.js";
 
+/**
+ * Attribute sets that a channel's metrics record call after call — a few per model and outcome —
+ * each made once: a measurement costs no new object. Past a bound (an unusual variety of models
+ * or errors) a set is made anew each time instead of kept.
+ */
+export class AttributeSets {
+  readonly #sets = new Map<string, Attributes>();
+
+  /** The set under `key`, made by `make` the first time. */
+  get(key: string, make: () => Attributes): Attributes {
+    let found = this.#sets.get(key);
+    if (found === undefined) {
+      found = make();
+      if (this.#sets.size < 256) this.#sets.set(key, found);
+    }
+    return found;
+  }
+}
+
 /** What every request of one channel shares: the API, where it is, and whether content is recorded. */
 export interface TraceTarget {
   /** `gen_ai.operation.name`. */
@@ -36,6 +55,8 @@ export interface TraceTarget {
   address: string;
   port: number;
   captureContent: boolean;
+  /** The attribute sets its calls' metrics share. */
+  sets: AttributeSets;
 }
 
 /** Whom a request is for, as the channel's failure context names it. */
@@ -88,8 +109,9 @@ export class CallTrace implements MeterObserver {
   /** The context with the call's span in it: the attempts' parent. */
   #parent?: OtelContext;
   #instruments?: Instruments;
-  /** The attributes every metric of the call carries. */
+  /** The attributes every metric of the call carries, and the key of that set. */
   #metric?: Attributes;
+  #metricKey = "";
   #start = 0;
   #attempts = 0;
   readonly #facts = new AnswerFacts();
@@ -116,17 +138,19 @@ export class CallTrace implements MeterObserver {
     this.#start = performance.now();
     const target = this.#target;
     const model = typeof body.model === "string" ? body.model : (to.model ?? to.serviceName);
-    const base: Attributes = {
+    // Shared with the metrics; the SDK copies a span's attributes, so it is never changed.
+    const base = target.sets.get(model ?? "", () => ({
       [ATTR.operation]: target.operation,
       [ATTR.provider]: LS_PROVIDER,
       ...(model !== undefined ? { [ATTR.requestModel]: model } : {}),
       [ATTR.serverAddress]: target.address,
       [ATTR.serverPort]: target.port,
-    };
+    }));
     const { trace, metrics, context } = this.#otel;
     if (metrics !== undefined) {
       this.#instruments = instrumentsOf(metrics);
       this.#metric = base;
+      this.#metricKey = model ?? "";
     }
     if (trace === undefined) return;
     const tracer = tracerOf(trace);
@@ -160,14 +184,14 @@ export class CallTrace implements MeterObserver {
     const span = this.#span;
     if (span === undefined) return this.#instruments ? new AttemptTrace(this, resend) : undefined;
     const target = this.#target;
-    const attributes: Attributes = {
+    const first = target.sets.get("\u0000attempt", () => ({
       [ATTR.method]: "POST",
       [ATTR.url]: target.url,
       [ATTR.urlTemplate]: target.template,
       [ATTR.serverAddress]: target.address,
       [ATTR.serverPort]: target.port,
-      ...(resend > 0 ? { [ATTR.resendCount]: resend } : {}),
-    };
+    }));
+    const attributes = resend === 0 ? first : { ...first, [ATTR.resendCount]: resend };
     const name = `POST ${target.template}`;
     const child = this.#tracer!.startSpan(
       name,
@@ -184,16 +208,24 @@ export class CallTrace implements MeterObserver {
     return active === undefined || manager === undefined ? send() : manager.with(active, send);
   }
 
+  /** The call's metric attributes and `more`'s, as the shared set named by `key`. */
+  #metricSet(key: string, more: () => Attributes): Attributes {
+    return this.#target.sets.get(`${this.#metricKey}\u0000${key}`, () => ({
+      ...this.#metric,
+      ...more(),
+    }));
+  }
+
   /** An attempt ended: its request ID is the call's latest, and it is counted. */
   attempted(requestId: string | undefined, status: number | undefined, type?: string): void {
     if (requestId !== undefined) this.#requestId = requestId;
     const instruments = this.#instruments;
     if (instruments === undefined) return;
-    instruments.attempts.add(1, {
-      ...this.#metric,
+    const set = this.#metricSet(`attempt\u0000${status}\u0000${type}`, () => ({
       ...(status !== undefined ? { [ATTR.status]: status } : {}),
       ...(type !== undefined ? { [ATTR.errorType]: type } : {}),
-    });
+    }));
+    instruments.attempts.add(1, set);
   }
 
   /** An attempt failed with a retryable error: the call waits `delayMs`, then sends it again. */
@@ -210,7 +242,10 @@ export class CallTrace implements MeterObserver {
         : {}),
       "http.request.resend_count": this.#attempts,
     });
-    this.#instruments?.retries.add(1, { ...this.#metric, [ATTR.errorType]: type });
+    const instruments = this.#instruments;
+    if (instruments === undefined) return;
+    const set = this.#metricSet(`retry\u0000${type}`, () => ({ [ATTR.errorType]: type }));
+    instruments.retries.add(1, set);
   }
 
   // ---- what the meter saw (MeterObserver) ------------------------------------------------
@@ -314,29 +349,37 @@ export class CallTrace implements MeterObserver {
     const instruments = this.#instruments;
     if (instruments === undefined) return;
     const facts = this.#facts;
-    const answered: Attributes =
-      facts.model === undefined
-        ? { ...this.#metric }
-        : { ...this.#metric, [ATTR.responseModel]: facts.model };
-    instruments.duration.record(
-      seconds,
-      type === undefined ? answered : { ...answered, [ATTR.errorType]: type },
-    );
+    const model = facts.model;
+    const answered = (): Attributes => (model === undefined ? {} : { [ATTR.responseModel]: model });
+    const key = `answer\u0000${model}`;
+    const duration =
+      type === undefined
+        ? this.#metricSet(key, answered)
+        : this.#metricSet(`${key}\u0000${type}`, () => ({ ...answered(), [ATTR.errorType]: type }));
+    instruments.duration.record(seconds, duration);
     if (facts.inputTokens !== undefined) {
-      instruments.tokens.record(facts.inputTokens, { ...answered, [ATTR.tokenType]: "input" });
+      const set = this.#metricSet(`${key}\u0000input`, () => ({
+        ...answered(),
+        [ATTR.tokenType]: "input",
+      }));
+      instruments.tokens.record(facts.inputTokens, set);
     }
     if (facts.outputTokens !== undefined) {
-      instruments.tokens.record(facts.outputTokens, { ...answered, [ATTR.tokenType]: "output" });
+      const set = this.#metricSet(`${key}\u0000output`, () => ({
+        ...answered(),
+        [ATTR.tokenType]: "output",
+      }));
+      instruments.tokens.record(facts.outputTokens, set);
     }
     if (this.#timeToFirstChunk !== undefined) {
-      instruments.timeToFirstChunk.record(this.#timeToFirstChunk, answered);
+      instruments.timeToFirstChunk.record(this.#timeToFirstChunk, this.#metricSet(key, answered));
     }
     if (this.#cost !== undefined) {
       const currency = this.#currency;
-      instruments.cost.add(
-        this.#cost,
-        currency === undefined ? this.#metric : { ...this.#metric, [ATTR.currency]: currency },
+      const set = this.#metricSet(`cost\u0000${currency}`, () =>
+        currency === undefined ? {} : { [ATTR.currency]: currency },
       );
+      instruments.cost.add(this.#cost, set);
     }
   }
 }

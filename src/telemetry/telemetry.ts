@@ -4,7 +4,7 @@
  * every request makes: is a tracer or meter provider registered? When none is, a request builds
  * nothing at all (docs/observability.md).
  */
-import { CallTrace, type TraceTarget } from "./call_trace.js";
+import { AttributeSets, CallTrace, type TraceTarget } from "./call_trace.js";
 import { resolveCaptureContent } from "./content.js";
 import { otelRegistry } from "./otel.js";
 
@@ -37,6 +37,7 @@ export class Telemetry {
       address: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
       port: parsed.port === "" ? defaultPort : Number(parsed.port),
       captureContent: resolveCaptureContent(captureContent),
+      sets: new AttributeSets(),
     };
   }
 
