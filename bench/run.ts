@@ -27,6 +27,7 @@ import { reasoning } from "./reasoning.js";
 import { record } from "./record.js";
 import { rerank } from "./rerank.js";
 import { streaming } from "./streaming.js";
+import { telemetryOverhead } from "./telemetry.js";
 import { timeToError } from "./time_to_error.js";
 
 const EMULATOR_GOAL_RPS = 5_000;
@@ -92,6 +93,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "embeddings", needsServers: true, run: embeddings },
   { name: "record", needsServers: true, run: record },
   { name: "rerank", needsServers: true, run: rerank },
+  { name: "telemetry", needsServers: true, run: telemetryOverhead },
 ];
 
 function usage(): string {

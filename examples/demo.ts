@@ -10,6 +10,7 @@ import { main as dedicatedEndpoint } from "./dedicated_endpoint.js";
 import { main as errors } from "./errors.js";
 import { main as fallbacks } from "./fallbacks.js";
 import { main as graph } from "./graph.js";
+import { main as observability } from "./observability.js";
 import { main as rag } from "./rag.js";
 import { main as spendControl } from "./spend_control.js";
 import { main as streaming } from "./streaming.js";
@@ -30,6 +31,7 @@ const SECTIONS: Section[] = [
   ["Fallbacks: another model on a typed error, a larger context window", fallbacks],
   ["Usage and cost tracking, budget guard", usage],
   ["Spend and rate control: reservations, abandoned streams, rate limit, Redis", spendControl],
+  ["Tracing with OpenTelemetry: the SDK's console exporter prints each span", observability],
 ];
 
 const PRICES = {

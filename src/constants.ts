@@ -8,6 +8,8 @@ export const ENV = {
   jobAlias: "INFERENCE_SERVICE_JOB_ALIAS",
   embeddingModel: "INFERENCE_SERVICE_EMBEDDING_MODEL",
   rerankModel: "INFERENCE_SERVICE_RERANK_MODEL",
+  /** The OpenTelemetry GenAI conventions' switch for recording prompts and replies on spans. */
+  captureContent: "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
 } as const;
 
 /** The version prefix every call needs (docs/service-contract.md#versioning): a base missing it does not reach the API. */

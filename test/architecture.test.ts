@@ -16,6 +16,7 @@ const LAYERS = [
   "config",
   "stores",
   "spend",
+  "telemetry",
   "transport",
   "models",
   "diagnose",

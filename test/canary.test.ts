@@ -4,7 +4,8 @@
  * `String`, stack, `JSON.stringify`, `toJSON`, `util.inspect` as `console.error` prints it), not
  * in the JSON or `util.inspect` of the models, of bound models or of their `lc_kwargs`, not in
  * what LangSmith and callbacks receive (run inputs, params, metadata, `extraParams`, errors), not
- * in logs, not in what `diagnose()` reports — on every error row of docs/service-contract.md#errors and docs/service-contract.md#limits-and-retries and the gateway's
+ * in logs, not in what `diagnose()` reports, not in OpenTelemetry spans, events or metrics (with
+ * content capture on, the most they record) — on every error row of docs/service-contract.md#errors and docs/service-contract.md#limits-and-retries and the gateway's
  * own, on both surfaces, invoked and streamed, from the emulator as it is and from a service that
  * echoes the secrets back in its messages. Any eight characters of a secret count, so a secret cut
  * short by a preview is a leak too.
@@ -23,6 +24,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   createEmulator,
+  DEFAULT_EMBEDDING_MODEL,
   DEFAULT_MODEL,
   DEFAULT_SERVICE_NAME,
   type EmulatorState,
@@ -34,8 +36,10 @@ import {
   DedicatedEndpointLLM,
   type Diagnosis,
   diagnose,
+  InferenceServiceEmbeddings,
 } from "../src/index.js";
 import type { Fetch } from "../src/transport/fetch.js";
+import { useOtel } from "./helpers/otel.js";
 
 const API_KEY = "sk-CANARY-7f3a9c2e5b1d4086e2a1";
 const HEADER_VALUE = "hdr-CANARY-b8e1f04d9a27c3";
@@ -261,6 +265,7 @@ function chatModel(fetch: Fetch, model = DEFAULT_MODEL) {
     baseURL: emulator.baseURL,
     fetch,
     maxRetries: 0,
+    captureContent: true,
     configuration: { defaultHeaders: { "X-Org-Token": HEADER_VALUE } },
   });
 }
@@ -272,6 +277,7 @@ function endpointModel(fetch: Fetch, serviceName = DEFAULT_SERVICE_NAME) {
     baseURL: emulator.baseURL,
     fetch,
     maxRetries: 0,
+    captureContent: true,
   });
 }
 
@@ -323,6 +329,21 @@ function spyOnConsole(): string[] {
     });
   }
   return lines;
+}
+
+// Every call is traced, as in an app that registered the OpenTelemetry SDK.
+const otel = useOtel();
+
+/** Everything OpenTelemetry recorded since the last reset: spans (attributes, events, status) and metrics. */
+async function telemetryViews(): Promise<Record<string, string>> {
+  const spans = otel.spans();
+  expect(spans.length, "the call was traced").toBeGreaterThan(0);
+  return {
+    "OpenTelemetry spans": JSON.stringify(
+      spans.map(({ name, attributes, events, status }) => ({ name, attributes, events, status })),
+    ),
+    "OpenTelemetry metrics": JSON.stringify([...(await otel.metrics())]),
+  };
 }
 
 function expectNoCanary(views: Record<string, string | undefined>): void {
@@ -398,6 +419,50 @@ describe.each([
         ...(error === undefined ? { output: JSON.stringify(outputs) } : errorViews(error)),
         ...views(),
         logs: logs.join("\n"),
+        ...(await telemetryViews()),
+      });
+    },
+  );
+});
+
+describe("embeddings", () => {
+  const rows = ROWS.filter((row) =>
+    [
+      "200 answer",
+      "401 invalid key",
+      "400 invalid body",
+      "429",
+      "502",
+      "connection reset",
+    ].includes(row.name),
+  );
+
+  it.each(
+    [false, true].flatMap((echo) =>
+      rows.map(
+        (row) => [echo ? "an echoing service" : "the emulator", row.name, row, echo] as const,
+      ),
+    ),
+  )(
+    "against %s, %s: the key stays out of the error and of telemetry",
+    async (_s, _n, row, echo) => {
+      row.setup?.(emulator.state);
+      const sent: Sent[] = [];
+      const embeddings = new InferenceServiceEmbeddings(DEFAULT_EMBEDDING_MODEL, {
+        apiKey: API_KEY,
+        baseURL: emulator.baseURL,
+        fetch: service(row, echo, sent),
+        maxRetries: 0,
+        captureContent: true,
+      });
+      const error = await embeddings.embedQuery("Hello there").then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(sent[0]?.authorization).toBe(`Bearer ${API_KEY}`);
+      expectNoCanary({
+        ...(error === undefined ? {} : errorViews(error)),
+        ...(await telemetryViews()),
       });
     },
   );
@@ -431,6 +496,7 @@ describe("diagnose()", () => {
       diagnosis: JSON.stringify(diagnosis),
       inspect: inspect(diagnosis, { depth: 8 }),
       logs: logs.join("\n"),
+      ...(await telemetryViews()),
     });
   });
 });

@@ -4,7 +4,7 @@
  * service debited. Every surface × every way of ending × the memory and the Redis store, against
  * the in-process emulator.
  */
-import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import {
   ChatInferenceService,
@@ -12,7 +12,7 @@ import {
   InferenceServiceEmbeddings,
   InferenceServiceRerank,
   MemoryStore,
-  RateLimiter,
+  type RateLimiter,
   ServiceTimeoutError,
   ServiceUnavailableError,
   type UsageStore,
@@ -25,6 +25,7 @@ import {
 } from "langchain-inference-service/emulator";
 import { RedisStore } from "langchain-inference-service/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { busyLimiter, Throwing } from "./helpers/endings.js";
 import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "./helpers/redis.js";
 
 /** The emulator's own prices (src/emulator/defaults.ts), so that spend and debit compare. */
@@ -118,25 +119,6 @@ const SURFACES = {
 type Surface = keyof typeof SURFACES;
 type Model = ReturnType<(typeof SURFACES)[Surface]>;
 
-/** A handler whose `raiseError` (awaited) makes LangChain rethrow what it throws. */
-class Throwing extends BaseCallbackHandler {
-  name = "throwing";
-  override raiseError = true;
-  override awaitHandlers = true;
-  constructor(private readonly at: "start" | "token") {
-    super();
-  }
-  override async handleChatModelStart() {
-    if (this.at === "start") throw new Error("boom at start");
-  }
-  override async handleLLMStart() {
-    if (this.at === "start") throw new Error("boom at start");
-  }
-  override async handleLLMNewToken() {
-    if (this.at === "token") throw new Error("boom in a token");
-  }
-}
-
 /** Drains a stream. */
 async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of stream) {
@@ -146,18 +128,6 @@ async function drain(stream: AsyncIterable<unknown>): Promise<void> {
 
 /** What one way of ending does, with the tracker given; resolves to the call's error, if any. */
 type Ending = (surface: Surface, usage: UsageTracker) => Promise<unknown>;
-
-/** A limiter whose store takes the first request's slot, so the next one waits; `onWait` then runs. */
-function busyLimiter(onWait: () => void): RateLimiter {
-  const store = new MemoryStore();
-  const take = store.takeRate.bind(store);
-  store.takeRate = async (key, request) => {
-    const grant = await take(key, request);
-    if (grant.waitMs > 0) queueMicrotask(onWait);
-    return grant;
-  };
-  return new RateLimiter({ requestsPerMinute: 1, burst: 1, store });
-}
 
 const caught = (promise: Promise<unknown>) =>
   promise.then(

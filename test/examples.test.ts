@@ -9,6 +9,7 @@ import { main as dedicatedEndpoint } from "../examples/dedicated_endpoint.js";
 import { main as errors } from "../examples/errors.js";
 import { main as fallbacks } from "../examples/fallbacks.js";
 import { main as graph } from "../examples/graph.js";
+import { main as observability } from "../examples/observability.js";
 import { main as rag } from "../examples/rag.js";
 import { main as spendControl } from "../examples/spend_control.js";
 import { main as streaming } from "../examples/streaming.js";
@@ -203,6 +204,40 @@ describe("examples", () => {
       "context_length_exceeded 400",
       "emulator-reasoner 200",
     ]);
+  });
+
+  it("observability prints, with the SDK's console exporter, the app's span over the calls' and their attempts'", async () => {
+    const printed: Array<{
+      name: string;
+      id: string;
+      parentSpanContext?: { spanId: string };
+      attributes: Record<string, unknown>;
+    }> = [];
+    vi.spyOn(console, "dir").mockImplementation((span) => void printed.push(span));
+    const out = await output(observability);
+    vi.mocked(console.dir).mockRestore();
+    expect(printed.map((span) => span.name)).toEqual([
+      "POST /inference/v1/chat/completions",
+      "chat emulator-chat",
+      "POST /inference/v1/chat/completions",
+      "chat emulator-chat",
+      "answer a question",
+    ]);
+    const [attempt, call, , streamed, app] = printed;
+    expect(attempt!.parentSpanContext?.spanId).toBe(call!.id);
+    expect(call!.parentSpanContext?.spanId).toBe(app!.id);
+    expect(streamed!.attributes).toMatchObject({
+      "gen_ai.request.stream": true,
+      "inference_service.stream.end": "ended",
+      "inference_service.cost": expect.any(Number),
+    });
+    const [, ids] = /request IDs: (.*)/.exec(out) ?? [];
+    expect(ids).toBe(
+      `${call!.attributes["inference_service.request_id"]}, ${streamed!.attributes["inference_service.request_id"]}`,
+    );
+    // No prompt or reply in the spans: content capture is off.
+    expect(JSON.stringify(printed)).not.toContain("What does a trace show");
+    expect(out).toContain('reply: Emulated reply to: "What does a trace show?"');
   });
 
   it("usage prints a per-model summary and the budget sends only the calls it can hold", async () => {

@@ -26,8 +26,9 @@ import {
 } from "../spend/estimate.js";
 import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
+import type { CallTrace } from "../telemetry/call_trace.js";
 import { parseCompletion, type RawChoice, textOfChoice } from "../transport/answer.js";
-import { type ChannelRequest, ServiceChannel } from "../transport/channel.js";
+import { type ChannelRequest, ServiceChannel, settleStream } from "../transport/channel.js";
 import { abortError } from "../utils/sleep.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
@@ -389,6 +390,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     options: this["ParsedCallOptions"],
     call: Call,
     body: OpenAI.CompletionCreateParams,
+    trace?: CallTrace,
   ): ChannelRequest {
     const { serviceName, meter } = call;
     return {
@@ -399,6 +401,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       meter,
       estimate: () =>
         estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName),
+      trace,
     };
   }
 
@@ -425,7 +428,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
    * that ends without any event counts as the empty response of a Pending endpoint
    * (docs/service-contract.md#endpoint-states) and is retried like one, as is one that fails or
    * stalls before it; later events are never retried (they have been handed out). The call's
-   * meter settles to the usage chunk if it came, else to what was streamed.
+   * meter settles to the usage chunk if it came, else to what was streamed; its span ends then.
    */
   async *#streamChunks(
     prompt: string,
@@ -434,8 +437,9 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     call: Call,
   ): AsyncGenerator<GenerationChunk> {
     const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
+    const trace = this.#channel.trace();
     const opened = await this.#channel.stream<OpenAI.Completion>(
-      this.#request(options, call, body),
+      this.#request(options, call, body, trace),
     );
     const { events, requestId, attempt, response } = opened;
     // One choice was asked for (see checkStreamedChoices): another one is the server's fault.
@@ -446,7 +450,14 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     };
     const chunks = this.#chunksOf(events, requestId, index, call.runManager, secondChoice);
     const { signal } = options;
-    yield* call.meter ? call.meter.meterStream(chunks, countChunk, () => attempt, signal) : chunks;
+    const { meter } = call;
+    yield* settleStream(chunks, {
+      meter,
+      count: countChunk,
+      attempt: () => attempt,
+      trace,
+      signal,
+    });
     if (signal?.aborted) throw abortError(signal);
   }
 

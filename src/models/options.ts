@@ -143,6 +143,20 @@ const modelOptions = {
       .describe("a RateLimiter (new RateLimiter({ requestsPerMinute, … }))")
       .optional(),
   ),
+  /**
+   * OpenTelemetry spans and metrics of this model's calls — one span per call, one per HTTP
+   * attempt, the GenAI conventions' metrics — whenever the app registers a tracer or meter
+   * provider with `@opentelemetry/api` (docs/observability.md); `false` turns them off for this
+   * model. Without a registered provider nothing is built either way. @default true
+   */
+  telemetry: serialised(z.boolean().describe("true or false").default(true)),
+  /**
+   * Record prompts and replies on the spans (`gen_ai.input.messages`, `gen_ai.output.messages`)
+   * and failures' whole messages. Off unless asked: they may hold personal data. Keys and header
+   * values are never recorded, whatever this says.
+   * @default env `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` (`true` turns it on), else false
+   */
+  captureContent: serialised(z.boolean().describe("true or false").optional()),
 };
 
 /** `configuration` of `ChatInferenceService`: the openai SDK's client options, as `ChatOpenAI` takes them. */

@@ -36,6 +36,21 @@ export interface MeterSetup {
 export type StreamEnd = "ended" | "failed" | "left" | "aborted";
 
 /**
+ * Who hears what the meter does for one request (the call's telemetry): each attempt's
+ * reservation, refusal and rate-limiter wait, and what the request cost once settled.
+ */
+export interface MeterObserver {
+  /** A tracker held `amount` (the attempt's worst case) against its budget. */
+  reserved(amount: number, currency: string | undefined): void;
+  /** A tracker refused the attempt (a `BudgetExceededError`), or its store failed. */
+  refused(error: unknown): void;
+  /** The attempt waited `ms` milliseconds for the rate limiter. */
+  waited(ms: number): void;
+  /** The request settled to `cost`, in the unit of the tracker's prices. */
+  settled(cost: number, currency: string | undefined): void;
+}
+
+/**
  * The meter of one model call (one run): hands out a {@link MeteredAttempt} for each request
  * attempt, and is the one place a call's end reaches its trackers when LangChain will not end
  * its run — a stream left early, a call stopped by its signal, a run whose start failed.
@@ -60,29 +75,45 @@ export class CallMeter {
   /**
    * Called once the request has left the concurrency queue, before it is sent (each retry
    * again): reserves with every tracker — all or none — then waits for the limiter's turn.
-   * Throws `BudgetExceededError` when a tracker's budget cannot hold the request.
+   * Throws `BudgetExceededError` when a tracker's budget cannot hold the request. `observer`
+   * hears of the reservation, the refusal, the wait and, later, the settled cost.
    */
-  async begin(estimate: RequestEstimate, signal?: AbortSignal): Promise<MeteredAttempt> {
+  async begin(
+    estimate: RequestEstimate,
+    signal?: AbortSignal,
+    observer?: MeterObserver,
+  ): Promise<MeteredAttempt> {
     const reservations: SpendReservation[] = [];
     const runId = this.#runId;
     if (runId !== undefined) {
       try {
         for (const [i, guard] of this.#guards.entries()) {
-          reservations.push(await guard.reserve(runId, estimate, { hold: this.#holds[i] }));
+          const reservation = await guard.reserve(runId, estimate, { hold: this.#holds[i] });
+          reservations.push(reservation);
+          if (reservation.amount !== undefined) {
+            observer?.reserved(reservation.amount, reservation.currency);
+          }
         }
       } catch (error) {
+        observer?.refused(error);
         await releaseAll(reservations);
         throw error;
       }
     }
     let permit: RatePermit | undefined;
-    try {
-      permit = await this.#limiter?.acquire(estimate, { keyId: this.#keyId, signal });
-    } catch (error) {
-      await releaseAll(reservations);
-      throw error;
+    const limiter = this.#limiter;
+    if (limiter !== undefined) {
+      const started = observer ? performance.now() : 0;
+      try {
+        permit = await limiter.acquire(estimate, { keyId: this.#keyId, signal });
+      } catch (error) {
+        await releaseAll(reservations);
+        throw error;
+      } finally {
+        observer?.waited(performance.now() - started);
+      }
     }
-    return new MeteredAttempt(estimate, reservations, permit);
+    return new MeteredAttempt(estimate, reservations, permit, observer);
   }
 
   /**
@@ -152,6 +183,7 @@ export class MeteredAttempt {
   readonly #estimate: RequestEstimate;
   readonly #reservations: SpendReservation[];
   readonly #permit?: RatePermit;
+  readonly #observer?: MeterObserver;
   /** The request ID of the answer, once one has begun. */
   requestId?: string;
 
@@ -159,10 +191,12 @@ export class MeteredAttempt {
     estimate: RequestEstimate,
     reservations: SpendReservation[],
     permit: RatePermit | undefined,
+    observer?: MeterObserver,
   ) {
     this.#estimate = estimate;
     this.#reservations = reservations;
     this.#permit = permit;
+    this.#observer = observer;
   }
 
   /** The service answered with a 2xx: the rate limiter learns what the service accepts. */
@@ -178,7 +212,9 @@ export class MeteredAttempt {
   async settle(usage: TokenCount | undefined, outputTokens: number): Promise<void> {
     if (this.#reservations.length === 0) return;
     const counted = usage ?? { inputTokens: this.#estimate.inputTokens, outputTokens };
-    await Promise.all(this.#reservations.map((r) => r.settle(counted, usage === undefined)));
+    this.#report(
+      await Promise.all(this.#reservations.map((r) => r.settle(counted, usage === undefined))),
+    );
   }
 
   /**
@@ -195,7 +231,14 @@ export class MeteredAttempt {
    * may have answered and billed it, so each hold is charged as it stands (the worst case).
    */
   async cancelled(): Promise<void> {
-    await Promise.all(this.#reservations.map((r) => r.settleAsHeld()));
+    this.#report(await Promise.all(this.#reservations.map((r) => r.settleAsHeld())));
+  }
+
+  /** Tells the observer the cost of the first reservation that priced the request. */
+  #report(costs: ReadonlyArray<number | undefined>): void {
+    if (this.#observer === undefined) return;
+    const at = costs.findIndex((cost) => typeof cost === "number");
+    if (at >= 0) this.#observer.settled(costs[at] as number, this.#reservations[at]!.currency);
   }
 }
 

@@ -17,17 +17,23 @@ export interface TokenCount {
 
 /** A request's hold on a budget, from before it is sent until it settles. */
 export interface SpendReservation {
+  /** The worst-case cost held against a budget; absent when nothing is held. */
+  readonly amount?: number;
+  /** The unit of the guard's prices and budget, when it names one. */
+  readonly currency?: string;
   /**
    * Replaces the hold by the real cost of `usage` (`estimated` when the service reported none,
    * e.g. a stream cut short). Only the first settle counts; a refused request settles at zero.
+   * Resolves to the cost settled to, when the guard prices the model (a guard of an older copy
+   * of the package resolves to nothing).
    */
-  settle(usage: TokenCount, estimated: boolean): Promise<void>;
+  settle(usage: TokenCount, estimated: boolean): Promise<number | undefined>;
   /**
    * The request was sent but its answer will never be read (its call was cancelled): the
    * service may have answered and billed it, so the hold is charged as it stands — the
-   * request's worst case. Only the first settle counts.
+   * request's worst case. Only the first settle counts. Resolves to the cost charged, as `settle`.
    */
-  settleAsHeld(): Promise<void>;
+  settleAsHeld(): Promise<number | undefined>;
 }
 
 /** How a run ended that LangChain will not end (or not in time): the first end of a run counts. */

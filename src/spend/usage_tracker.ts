@@ -313,13 +313,16 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     }
     let settled = false;
     const settle = async (usage: TokenCount, estimated: boolean, cost: number | undefined) => {
-      if (settled) return;
+      if (settled) return undefined;
       settled = true;
       const pending = this.#pending.get(runId);
       if (pending !== undefined) pending.metered = addMetered(pending.metered, usage, estimated);
       if (id !== undefined) await this.#budget.settle(id, cost ?? 0);
+      return cost;
     };
     return {
+      ...(id !== undefined ? { amount } : {}),
+      ...(this.currency !== undefined ? { currency: this.currency } : {}),
       settle: (usage, estimated) => settle(usage, estimated, this.#prices.cost(model, usage)),
       settleAsHeld: () => settle({ inputTokens: estimate.inputTokens, outputTokens }, true, amount),
     };

@@ -1,7 +1,8 @@
 /**
  * @module The service's APIs as this package calls them, one row each: the surface it belongs to
- * (docs/service-contract.md#the-two-surfaces), its path under `…/inference/v1`, and whether an
- * unknown model's error names the models the service lists. A new API is a new row.
+ * (docs/service-contract.md#the-two-surfaces), its path under `…/inference/v1`, whether an
+ * unknown model's error names the models the service lists, and the operation its telemetry
+ * names. A new API is a new row.
  */
 import type { Surface } from "../errors/errors.js";
 import type { FailureContext } from "../errors/mapper.js";
@@ -24,14 +25,28 @@ export interface ApiRow {
    * has no method for the API and would only add its cost. Streams always go through the SDK.
    */
   sdk: boolean;
+  /** The OpenTelemetry GenAI conventions' `gen_ai.operation.name` of a call (docs/observability.md). */
+  operation: string;
 }
 
 /** The APIs, by the name a channel is opened with. */
 export const APIS = {
   /** Hosted models: the model is named in the body (docs/service-contract.md#hosted-models). */
-  chat: { surface: "hosted", path: "/chat/completions", lookUpModels: true, sdk: true },
+  chat: {
+    surface: "hosted",
+    path: "/chat/completions",
+    lookUpModels: true,
+    sdk: true,
+    operation: "chat",
+  },
   /** Dedicated endpoints: routed by `Service-Name` (docs/service-contract.md#dedicated-endpoints). */
-  completions: { surface: "dedicated", path: "/completions", lookUpModels: false, sdk: true },
+  completions: {
+    surface: "dedicated",
+    path: "/completions",
+    lookUpModels: false,
+    sdk: true,
+    operation: "text_completion",
+  },
   /** Hosted embedding models, which the contract does not show. */
   embeddings: {
     surface: "hosted",
@@ -39,9 +54,17 @@ export const APIS = {
     api: "embeddings",
     lookUpModels: true,
     sdk: true,
+    operation: "embeddings",
   },
   /** Hosted rerank models, which the contract does not show either (the Jina and Cohere shape). */
-  rerank: { surface: "hosted", path: "/rerank", api: "rerank", lookUpModels: true, sdk: false },
+  rerank: {
+    surface: "hosted",
+    path: "/rerank",
+    api: "rerank",
+    lookUpModels: true,
+    sdk: false,
+    operation: "rerank",
+  },
 } as const satisfies Record<string, ApiRow>;
 
 /** The name of one of the service's {@link APIS}. */

@@ -4,10 +4,13 @@
  * worst case and wait for the rate limiter (the meter), send it through the openai SDK and the
  * fetch layer, type whatever fails with the one error mapper, and settle or release what the
  * attempt reserved. Retries are the caller's: only errors marked `retryable` come round again.
+ * When the request is traced, each attempt is a span of its own under the call's, and the
+ * meter's reservations, waits and the retries' delays are told to the call's trace.
  */
 import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
 import type { CallMeter, MeteredAttempt } from "../spend/call_meter.js";
 import type { RequestEstimate } from "../spend/estimate.js";
+import type { AttemptTrace, CallTrace } from "../telemetry/call_trace.js";
 import { abortError } from "../utils/sleep.js";
 import { type AttemptRecord, recordAttempt } from "./fetch.js";
 import type { ServiceCaller } from "./retry.js";
@@ -48,6 +51,8 @@ export interface RequestPlan<T, R> {
   read: (answer: Answer<T>, attempt: MeteredAttempt | undefined) => Promise<R> | R;
   /** Sees each attempt's typed error before it is judged for a retry. */
   onError?: (error: unknown) => void;
+  /** The request's telemetry, begun; undefined when nothing is traced. */
+  trace?: CallTrace;
 }
 
 /**
@@ -61,25 +66,35 @@ export interface RequestPlan<T, R> {
  * });
  */
 export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
-  const { caller, meter, signal, ctx } = plan;
+  const { caller, meter, signal, ctx, trace } = plan;
   const estimate = meter && plan.estimate?.();
-  return caller.callWithOptions({ maxRetries: plan.maxRetries, signal }, async () => {
+  const onRetry = trace && ((error: unknown, delayMs: number) => trace.retrying(error, delayMs));
+  return caller.callWithOptions({ maxRetries: plan.maxRetries, signal, onRetry }, async () => {
     // Out of the concurrency queue: reserve and wait for the limiter, then send.
-    const attempt = meter && estimate ? await meter.begin(estimate, signal) : undefined;
+    const attempt = meter && estimate ? await meter.begin(estimate, signal, trace) : undefined;
     const record: AttemptRecord = { stream: plan.stream === true };
     let sent = false;
     let answered = false;
+    let span: AttemptTrace | undefined;
     try {
       if (signal?.aborted) throw abortError(signal);
       sent = true;
-      const answer = await plan.send(recordAttempt(record));
+      span = trace?.attempt();
+      const fetchOptions = recordAttempt(record);
+      const answer = await (span
+        ? span.run(() => plan.send(fetchOptions))
+        : plan.send(fetchOptions));
       answered = true;
-      attempt?.answered(headerRequestId(answer.response.headers));
-      return await plan.read(answer, attempt);
+      const requestId = headerRequestId(answer.response.headers);
+      attempt?.answered(requestId);
+      const result = await plan.read(answer, attempt);
+      span?.succeeded(answer.response.status, requestId);
+      return result;
     } catch (error) {
       // Typed here, where the answer's headers (if one began) give the request ID of a failure
       // the SDK raises while reading it.
       const typed = asServiceError(error, { ...ctx, responseHeaders: record.headers });
+      span?.failed(typed);
       plan.onError?.(typed);
       // Refused, or cancelled before it was sent: it cost nothing. Cancelled once sent: the
       // service may have answered and billed it — a stream as far as it went (its prompt), any

@@ -3,7 +3,9 @@
  * — the key and the URL, the failure context, the fetch layer, the openai SDK client, the caller
  * (queue and retries) and the meter's setup (rate limiter, key ID). The chat model, the LLM, the
  * embeddings and `diagnose` send through it, each with one call: {@link ServiceChannel.request}
- * for a JSON answer, {@link ServiceChannel.stream} for a stream.
+ * for a JSON answer, {@link ServiceChannel.stream} for a stream, whose reader hands it to
+ * {@link settleStream}. Every request is traced here when the app registered a tracer or meter
+ * provider (docs/observability.md).
  */
 import type { OpenAI } from "openai";
 import { type ConnectionFields, resolveConnection } from "../config/connection.js";
@@ -22,8 +24,10 @@ import {
   type MeteredAttempt,
   type MeteredRun,
 } from "../spend/call_meter.js";
-import type { RequestEstimate } from "../spend/estimate.js";
+import type { RequestEstimate, StreamReading } from "../spend/estimate.js";
 import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
+import type { CallTrace } from "../telemetry/call_trace.js";
+import { Telemetry } from "../telemetry/telemetry.js";
 import { secretHeaderValues } from "../utils/secrets.js";
 import { APIS, type Api, type ApiRow } from "./apis.js";
 import { type Answer, sendRequest } from "./attempt.js";
@@ -51,6 +55,10 @@ export interface ChannelOptions extends ConnectionFields {
   rateLimiter?: RateLimiter;
   /** Sees the typed error of every failed attempt. */
   onFailedAttempt?: (error: unknown) => unknown;
+  /** `false` turns the channel's spans and metrics off. @default true */
+  telemetry?: boolean;
+  /** Record prompts and replies on spans; undefined reads the conventions' env variable. */
+  captureContent?: boolean;
 }
 
 /** Whom a channel's requests are for. */
@@ -91,6 +99,12 @@ export interface ChannelRequest {
   estimate?: () => RequestEstimate;
   /** What this request's failures know besides the channel's context (its inputs, its Service-Name). */
   context?: Partial<FailureContext>;
+  /**
+   * The request's telemetry, from {@link ServiceChannel.trace}. A JSON request is traced by the
+   * channel without one; a stream is traced only with one, since its reader ends it
+   * ({@link settleStream}).
+   */
+  trace?: CallTrace;
 }
 
 /** A stream whose first event has arrived, with the request ID of its response. */
@@ -100,6 +114,39 @@ export interface OpenedStream<T> {
   response: Response;
   /** The metered attempt that answered: whoever reads the stream settles it (`meterStream`). */
   attempt?: MeteredAttempt;
+}
+
+/** How a model's stream is settled once it ends (see {@link settleStream}). */
+export interface StreamSettling<T> {
+  /** The call's meter, if it has one: settles the attempt that answered to what was read. */
+  meter?: CallMeter;
+  /** What one item adds to the meter's reading (output text, usage). */
+  count?: (reading: StreamReading, item: T) => void;
+  /** The metered attempt that answered, asked for when the stream ends. */
+  attempt?: () => MeteredAttempt | undefined;
+  /** The request's telemetry, as passed in its request: ended when the stream ends. */
+  trace?: CallTrace;
+  /** The call's signal: a stream it stops is settled at once, read again or not. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A model's stream as it hands it out, settled once however it ends — read to its end, failed,
+ * left (`break`, `return`) or stopped by its signal: the meter settles the attempt that answered
+ * (`CallMeter.meterStream`) and the request's span ends (`CallTrace.follow`). The one place a
+ * stream's end reaches the meter and the telemetry; the stream itself when it has neither.
+ */
+export function settleStream<T>(
+  chunks: AsyncGenerator<T>,
+  how: StreamSettling<T>,
+): AsyncGenerator<T>;
+export function settleStream<T>(chunks: AsyncIterable<T>, how: StreamSettling<T>): AsyncIterable<T>;
+export function settleStream<T>(
+  chunks: AsyncIterable<T>,
+  { meter, count, attempt = () => undefined, trace, signal }: StreamSettling<T>,
+): AsyncIterable<T> {
+  const metered = meter && count ? meter.meterStream(chunks, count, attempt, signal) : chunks;
+  return trace ? trace.follow(metered, signal) : metered;
 }
 
 /** A JSON answer's reader: checks it, settles the attempt, returns the result. */
@@ -133,6 +180,7 @@ export class ServiceChannel {
   /** Where JSON requests go without the SDK, for an API it has no method for (`APIS`). */
   readonly #direct?: DirectTarget;
   readonly #caller: ServiceCaller;
+  readonly #telemetry: Telemetry;
   /** The context each failed request was typed in: a `waitForReady` deadline names its Service-Name. */
   readonly #contextOf = new WeakMap<object, FailureContext>();
 
@@ -174,6 +222,12 @@ export class ServiceChannel {
       normalize: (error) => asServiceError(error, this.#ctx),
       deadline: this.#pendingDeadline(target.waitForReady ?? 0),
     });
+    this.#telemetry = new Telemetry({
+      operation: row.operation,
+      url: `${baseURL}${row.path}`,
+      enabled: options.telemetry,
+      captureContent: options.captureContent,
+    });
   }
 
   /** The API key, for a model that shows it as `ChatOpenAI` does (never enumerable there). */
@@ -196,6 +250,14 @@ export class ServiceChannel {
     return createCallMeter({ run, limiter: this.rateLimiter, keyId: this.#keyId });
   }
 
+  /**
+   * The telemetry of one request, for a stream's reader to pass in its request and end with
+   * {@link settleStream}; undefined (nothing to do) when nothing is traced.
+   */
+  trace(): CallTrace | undefined {
+    return this.#telemetry.trace();
+  }
+
   /** Types anything a call threw in this channel's context (or a request's own). */
   typed(error: unknown, ctx: FailureContext = this.#ctx): unknown {
     return asServiceError(error, ctx);
@@ -207,7 +269,12 @@ export class ServiceChannel {
    */
   request<R>(request: ChannelRequest, read: ReadJSON<R>): Promise<R> {
     const ctx = this.#contextFor(request);
-    return this.#send(request, ctx, false, (answer, attempt) => read(answer, ctx, attempt));
+    const trace = request.trace ?? this.#telemetry.trace();
+    return this.#send(request, ctx, false, trace, async (answer, attempt) => {
+      const result = await read(answer, ctx, attempt);
+      trace?.answered(answer.data);
+      return result;
+    });
   }
 
   /**
@@ -217,23 +284,33 @@ export class ServiceChannel {
    */
   stream<T extends object>(request: ChannelRequest): Promise<OpenedStream<T>> {
     const ctx = this.#contextFor(request);
-    return this.#send(request, ctx, true, async ({ data, response }, attempt) => {
-      const events = await openStream(data as AsyncIterable<T>, response, ctx, request.signal);
+    const { trace } = request;
+    return this.#send(request, ctx, true, trace, async ({ data, response }, attempt) => {
+      const stream = data as AsyncIterable<T>;
+      const observe = trace && ((event: T) => trace.chunk(event));
+      const events = await openStream(stream, response, ctx, request.signal, observe);
+      trace?.opened();
       return { events, response, requestId: headerRequestId(response.headers), attempt };
     });
   }
 
+  /**
+   * Sends through the pipeline, traced when `trace` is given: it begins here and ends when the
+   * request fails, or, for a JSON answer, when the answer has been read (a stream's reader ends it).
+   */
   #send<R>(
     request: ChannelRequest,
     ctx: FailureContext,
     stream: boolean,
+    trace: CallTrace | undefined,
     read: (answer: Answer<unknown>, attempt: MeteredAttempt | undefined) => Promise<R> | R,
   ): Promise<R> {
     const { body, signal, options, headers } = request;
     const path = this.#row.path;
     const client = this.#client;
     const direct = this.#direct;
-    return sendRequest({
+    trace?.begin(body, ctx, stream);
+    const sent = sendRequest({
       caller: this.#caller,
       maxRetries: request.maxRetries,
       signal,
@@ -262,7 +339,19 @@ export class ServiceChannel {
       onError: (error) => {
         if (typeof error === "object" && error !== null) this.#contextOf.set(error, ctx);
       },
+      trace,
     });
+    if (trace === undefined) return sent;
+    return sent.then(
+      (result) => {
+        if (!stream) trace.end();
+        return result;
+      },
+      (error: unknown) => {
+        trace.end(error, stream ? (signal?.aborted ? "aborted" : "failed") : undefined);
+        throw error;
+      },
+    );
   }
 
   /**

@@ -53,6 +53,12 @@ export interface ServiceCallerParams extends AsyncCallerParams, RetryOptions {
   deadline?: RetryDeadline;
 }
 
+/** Call options of {@link ServiceCaller.callWithOptions}: LangChain's, and who hears of each retry. */
+export interface ServiceCallOptions extends AsyncCallerCallOptions {
+  /** Called before each retry's backoff with the error retried and the delay it waits. */
+  onRetry?: (error: unknown, delayMs: number) => void;
+}
+
 const rethrow = (error: unknown): never => {
   throw error;
 };
@@ -120,16 +126,24 @@ export class ServiceCaller extends AsyncCaller {
    */
   // biome-ignore lint/suspicious/noExplicitAny: mirrors AsyncCaller's own signature
   override callWithOptions<A extends any[], T extends (...args: A) => Promise<any>>(
-    options: AsyncCallerCallOptions,
+    options: ServiceCallOptions,
     callable: T,
     ...args: Parameters<T>
   ): Promise<Awaited<ReturnType<T>>> {
     const retries = options.maxRetries ?? this.defaultMaxRetries;
-    const { signal } = options;
-    return this.#slots.run(() => this.retrying(() => callable(...args), retries, signal), signal);
+    const { signal, onRetry } = options;
+    return this.#slots.run(
+      () => this.retrying(() => callable(...args), retries, signal, onRetry),
+      signal,
+    );
   }
 
-  private async retrying<T>(attempt: () => Promise<T>, retries: number, signal?: AbortSignal) {
+  private async retrying<T>(
+    attempt: () => Promise<T>,
+    retries: number,
+    signal: AbortSignal | undefined,
+    onRetry: ServiceCallOptions["onRetry"],
+  ) {
     const started = Date.now();
     for (let retry = 0; ; retry++) {
       // A cancelled call sends nothing more, and ends with what the signal says, whatever the
@@ -143,6 +157,7 @@ export class ServiceCaller extends AsyncCaller {
         await this.userOnFailedAttempt?.(error);
         const delay = this.retryDelay(error, retry, retries, started);
         if (delay === undefined) throw this.finalError(error, started);
+        onRetry?.(error, delay);
         await sleep(delay, signal);
       }
     }

@@ -28,6 +28,8 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
   readonly #status: number;
   readonly #sawDone: () => boolean | undefined;
   readonly #signal: AbortSignal | undefined;
+  /** Sees each event as it is handed out (the request's telemetry). */
+  readonly #observe: ((event: T) => void) | undefined;
   /** The first event, read before the stream was handed out (see {@link openStream}). */
   #head: IteratorResult<T> | undefined;
   #partialOutput = "";
@@ -42,6 +44,7 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
     sawDone: () => boolean | undefined,
     signal: AbortSignal | undefined,
     head?: IteratorResult<T>,
+    observe?: (event: T) => void,
   ) {
     this.#source = source;
     this.#ctx = ctx;
@@ -49,6 +52,7 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
     this.#sawDone = sawDone;
     this.#signal = signal;
     this.#head = head;
+    this.#observe = observe;
   }
 
   [Symbol.asyncIterator]() {
@@ -67,8 +71,10 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
         throw asServiceError(error, ctx);
       }
     }
-    if (!result.done) this.#watch(result.value);
-    else if (this.#signal?.aborted) throw abortError(this.#signal);
+    if (!result.done) {
+      this.#watch(result.value);
+      this.#observe?.(result.value);
+    } else if (this.#signal?.aborted) throw abortError(this.#signal);
     else this.#checkEnd();
     return result;
   }
@@ -126,13 +132,15 @@ export function tagStream<T extends object>(
  * fails, stalls or ends before its first event is retried like a failed request (nothing has been
  * handed out yet); later events are never retried. A stream with no event at all is the empty
  * response of `status` (a Pending endpoint on the dedicated surface, docs/service-contract.md#endpoint-states);
- * one the caller's `signal` stopped ends with the signal's own error.
+ * one the caller's `signal` stopped ends with the signal's own error. `observe` sees each event as
+ * it is handed out, the first included.
  */
 export async function openStream<T extends object>(
   stream: AsyncIterable<T>,
   response: Pick<Response, "headers" | "status">,
   ctx: FailureContext,
   signal?: AbortSignal,
+  observe?: (event: T) => void,
 ): Promise<AsyncIterableIterator<T>> {
   const { headers, status } = response;
   const source = stream[Symbol.asyncIterator]();
@@ -147,5 +155,5 @@ export async function openStream<T extends object>(
   if (first.done) throw toServiceError({ kind: "empty", status, headers }, ctx);
   const watched = { ...ctx, responseHeaders: headers };
   const sawDone = () => sawDoneEvent(response);
-  return new WatchedStream(source, watched, status, sawDone, signal, first);
+  return new WatchedStream(source, watched, status, sawDone, signal, first, observe);
 }

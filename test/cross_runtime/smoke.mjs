@@ -168,6 +168,35 @@ await check("stream cut mid-way", async () => {
   return `${detail} after ${JSON.stringify(received)}`;
 });
 
+// OpenTelemetry without @opentelemetry/api installed: the package reads the providers an app
+// registers from the API's global registry, so a provider put there by hand (as the API would
+// put it) gets the spans in every runtime.
+await check("telemetry through the API's global registry", async () => {
+  const ended = [];
+  const span = (name, options) => ({
+    setAttribute() {},
+    setAttributes() {},
+    addEvent() {},
+    setStatus() {},
+    isRecording: () => true,
+    end: () => ended.push({ name, kind: options?.kind }),
+  });
+  const key = Symbol.for("opentelemetry.js.api.1");
+  globalThis[key] = { version: "1.9.0", trace: { getTracer: () => ({ startSpan: span }) } };
+  try {
+    await chat().invoke(PROMPT, { signal: signal() });
+  } finally {
+    delete globalThis[key];
+  }
+  const names = ended.map((s) => `${s.name} (kind ${s.kind})`).join(", ");
+  expectEqual(
+    names,
+    "POST /inference/v1/chat/completions (kind 2), chat emulator-chat (kind 2)",
+    "spans",
+  );
+  return names;
+});
+
 const ok = checks.every((c) => c.ok);
 console.log(JSON.stringify({ runtime, version: VERSION, ok, checks }));
 if (!ok) throw new Error(`${checks.filter((c) => !c.ok).length} smoke check(s) failed`);

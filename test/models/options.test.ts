@@ -16,10 +16,11 @@ import { configurationProblem } from "../helpers/errors.js";
 describe("the models' options", () => {
   it("apply the defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
     const backoff = { initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30_000 };
-    expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: backoff });
+    expect(validateChatOptions({})).toEqual({ maxRetries: 2, retry: backoff, telemetry: true });
     expect(validateDedicatedEndpointOptions({ maxRetries: 0, retry: { maxDelayMs: 5 } })).toEqual({
       maxRetries: 0,
       retry: { ...backoff, maxDelayMs: 5 },
+      telemetry: true,
       waitForReady: 0,
       streaming: false,
       modelKwargs: {},
@@ -154,6 +155,8 @@ describe("the models' serialised options", () => {
       "timeout",
       "idleTimeout",
       "retry",
+      "telemetry",
+      "captureContent",
       "maxTokens",
       "temperature",
       "stop",

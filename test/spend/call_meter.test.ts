@@ -84,4 +84,28 @@ describe("CallMeter", () => {
     expect(grant.waitMs).toBeGreaterThan(0);
     expect(grant.epoch).toBe(1);
   });
+
+  it("tells its observer of each reservation, refusal and limiter wait, and of the settled cost", async () => {
+    const heard: unknown[][] = [];
+    const observer = {
+      reserved: (amount: number, currency?: string) => heard.push(["reserved", amount, currency]),
+      refused: (error: unknown) => heard.push(["refused", (error as Error).name]),
+      waited: (ms: number) => heard.push(["waited", typeof ms]),
+      settled: (cost: number, currency?: string) => heard.push(["settled", cost, currency]),
+    };
+    const { usage } = await tracker(1.5);
+    const limiter = new RateLimiter({ requestsPerMinute: 60_000 });
+    const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] }, limiter });
+    const attempt = await meter.begin(ESTIMATE, undefined, observer);
+    await attempt.settle({ inputTokens: 0, outputTokens: 50 }, 0);
+    await expect(
+      meter.begin({ ...ESTIMATE, maxOutputTokens: 1000 }, undefined, observer),
+    ).rejects.toBeInstanceOf(BudgetExceededError);
+    expect(heard).toEqual([
+      ["reserved", 1, undefined],
+      ["waited", "number"],
+      ["settled", 0.5, undefined],
+      ["refused", "BudgetExceededError"],
+    ]);
+  });
 });

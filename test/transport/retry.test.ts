@@ -88,6 +88,22 @@ describe("ServiceCaller", () => {
     expect(calls()).toBe(2);
   });
 
+  it("tells a call's onRetry of each retry, with the error and the delay waited", async () => {
+    const errors = [
+      new ServiceUnavailableError(init),
+      new RateLimitError({ ...init, retryAfterMs: 3 }),
+    ];
+    const { fn } = failing(errors);
+    const retries: Array<[unknown, number]> = [];
+    const onRetry = (error: unknown, delayMs: number) => void retries.push([error, delayMs]);
+    await new ServiceCaller({ ...fast, maxRetries: 2 }).callWithOptions({ onRetry }, fn);
+    expect(retries).toEqual([
+      [errors[0], expect.any(Number)],
+      [errors[1], 3],
+    ]);
+    expect(retries[0]![1]).toBeLessThanOrEqual(1);
+  });
+
   it("calls a user onFailedAttempt, which can stop retries", async () => {
     const { fn, calls } = failing([
       new ServiceUnavailableError(init),

@@ -36,7 +36,9 @@ import { toServiceError } from "../../errors/mapper.js";
 import { type CallMeter, type MeteredAttempt, streamEventsRun } from "../../spend/call_meter.js";
 import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
-import { type ChannelRequest, ServiceChannel } from "../../transport/channel.js";
+import type { CallTrace } from "../../telemetry/call_trace.js";
+import { checkChatCompletion } from "../../transport/answer.js";
+import { type ChannelRequest, ServiceChannel, settleStream } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
 import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "../options.js";
@@ -334,7 +336,7 @@ export class ChatInferenceService<
    * A stream's chunks, read from the channel chunk by chunk: reasoning in its own field, the
    * request ID and model on the first chunk, each token to `handleLLMNewToken`, the usage chunk
    * last. The call's meter settles to the usage chunk, or to what was streamed when the stream
-   * fails or is left before it.
+   * fails or is left before it; its span ends then too.
    */
   override _streamResponseChunks(
     messages: BaseMessage[],
@@ -342,10 +344,12 @@ export class ChatInferenceService<
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
     const meter = this.#channel.meter(runManager);
+    const trace = this.#channel.trace();
     let attempt: MeteredAttempt | undefined;
     // Opened when the chunks are first read: nothing is sent for a stream nobody reads.
     const open = async () => {
-      const opened = await this.#stream(this.#body(messages, options, true), options, meter);
+      const body = this.#body(messages, options, true);
+      const opened = await this.#stream(body, options, meter, trace);
       attempt = opened.attempt;
       return opened;
     };
@@ -356,7 +360,8 @@ export class ChatInferenceService<
     };
     const chunks = toGenerationChunks(open, state, options.signal, runManager);
     const { signal } = options;
-    return meter ? meter.meterStream(chunks, countGenerationChunk, () => attempt, signal) : chunks;
+    const count = countGenerationChunk;
+    return settleStream(chunks, { meter, count, attempt: () => attempt, trace, signal });
   }
 
   /**
@@ -409,10 +414,21 @@ export class ChatInferenceService<
   ): AsyncGenerator<ChatModelStreamEvent> {
     const body = this.#body(messages, options, true);
     const meter = this.#channel.meter(runManager ?? runOf(options));
-    const { events: opened, reasoning, meta, attempt } = await this.#stream(body, options, meter);
-    const raw = readStreamReasoning(opened, reasoning);
-    const events = meter ? meter.meterStream(raw, countChunk, () => attempt, options.signal) : raw;
+    const trace = this.#channel.trace();
+    const {
+      events: opened,
+      reasoning,
+      meta,
+      attempt,
+    } = await this.#stream(body, options, meter, trace);
     const signal = options.signal;
+    const events = settleStream(readStreamReasoning(opened, reasoning), {
+      meter,
+      count: countChunk,
+      attempt: () => attempt,
+      trace,
+      signal,
+    });
     async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
       for await (const data of source) {
         if (signal?.aborted) return; // core raises the abort once the events stop
@@ -458,8 +474,9 @@ export class ChatInferenceService<
     const call = { signal: signal ?? undefined, maxRetries, options };
     const meter = this.#channel.meter();
     if (request.stream) {
-      const { events, reasoning } = await this.#stream(request, call, meter);
-      return readStreamReasoning(events, reasoning);
+      const trace = this.#channel.trace();
+      const { events, reasoning } = await this.#stream(request, call, meter, trace);
+      return settleStream(readStreamReasoning(events, reasoning), { trace, signal: call.signal });
     }
     return (await this.#complete(request, call, meter)).completion;
   }
@@ -475,11 +492,12 @@ export class ChatInferenceService<
     return withReasoningSentBack(body, reasoningToSendBack(messages, reasoningRoundTrip));
   }
 
-  /** What a call hands the channel besides the body: its signal, retries and request options. */
+  /** What a call hands the channel besides the body: its signal, retries, request options and trace. */
   #channelRequest(
     body: ChatRequest,
     call: CallSettings,
     meter: CallMeter | undefined,
+    trace?: CallTrace,
   ): ChannelRequest {
     return {
       body: body as unknown as Record<string, unknown>,
@@ -488,6 +506,7 @@ export class ChatInferenceService<
       options: call.options,
       meter,
       estimate: () => estimateChatRequest(body as unknown as Record<string, unknown>, this.model),
+      trace,
     };
   }
 
@@ -511,14 +530,16 @@ export class ChatInferenceService<
   /**
    * A stream, once its first event has arrived, with the response's metadata, the profile's
    * reasoning tags to read out of it, and the metered attempt that answered it, which whoever
-   * reads the stream settles (`meterStream`).
+   * reads the stream settles with its `trace` (`settleStream`).
    */
   async #stream(
     body: ChatRequest,
     call: CallSettings,
     meter: CallMeter | undefined,
+    trace: CallTrace | undefined,
   ): Promise<OpenedChatStream> {
-    const opened = await this.#channel.stream<Chunk>(this.#channelRequest(body, call, meter));
+    const request = this.#channelRequest(body, call, meter, trace);
+    const opened = await this.#channel.stream<Chunk>(request);
     return {
       events: opened.events,
       meta: { requestId: opened.requestId },

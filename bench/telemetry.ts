@@ -1,0 +1,278 @@
+/**
+ * @module Benchmark 12, telemetry overhead: the same `ChatInferenceService` calls with the
+ * package's OpenTelemetry instrumentation on and off (`telemetry: false`), in the same process,
+ * with nothing registered (what every app without OpenTelemetry runs), then with the SDK
+ * registered (a tracer provider exporting to memory, a meter provider, the async-hooks context
+ * manager); and the CPU each call costs the client, without network, split between the package's
+ * own work and the SDK's.
+ */
+
+import { context, metrics, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { ChatInferenceService } from "../src/index.js";
+import { scaled } from "./lib/config.js";
+import { ours, PROMPT, type Target } from "./lib/contenders.js";
+import { type BenchContext, emulatorTarget, fixedTarget } from "./lib/context.js";
+import { COMPLETION, sseRoute } from "./lib/fixed_server.js";
+import type { Section, Table } from "./lib/report.js";
+import { type Contender, timeRounds } from "./lib/rounds.js";
+import { int, ms, pairedRatio, summarize } from "./lib/stats.js";
+
+const ON = "instrumented";
+const OFF = "telemetry: false";
+const STREAM_CHUNKS = 200;
+
+/** A metric reader that is never read: the SDK still aggregates every measurement. */
+class IdleReader extends MetricReader {
+  protected override async onShutdown(): Promise<void> {}
+  protected override async onForceFlush(): Promise<void> {}
+}
+
+/** What is registered while a table is measured; `close` takes it down again. */
+interface Registered {
+  label: string;
+  /** Called after each call: keeps the in-memory exporter's memory flat. */
+  after?: () => void;
+  close: () => Promise<void>;
+}
+
+/**
+ * The SDK registered as an app registers it, exporting to memory through a batch processor (as
+ * `NodeSDK` does) or a simple one (each span exported as it ends, for debugging).
+ */
+function registerSdk(processor: "batch" | "simple"): Registered {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [
+      processor === "batch" ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter),
+    ],
+  });
+  const meterProvider = new MeterProvider({ readers: [new IdleReader()] });
+  const manager = new AsyncLocalStorageContextManager().enable();
+  trace.setGlobalTracerProvider(tracerProvider);
+  metrics.setGlobalMeterProvider(meterProvider);
+  context.setGlobalContextManager(manager);
+  return {
+    label: `the SDK, ${processor} span processor`,
+    after: () => exporter.reset(),
+    close: async () => {
+      trace.disable();
+      metrics.disable();
+      context.disable();
+      manager.disable();
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+    },
+  };
+}
+
+/**
+ * Providers that record nothing, put on the API's registry by hand: what is left of a call's
+ * cost is the package's own work (reading the request and the answer, building attributes).
+ */
+function registerNoop(): Registered {
+  const span = {
+    setAttribute() {},
+    setAttributes() {},
+    addEvent() {},
+    setStatus() {},
+    isRecording: () => true,
+    end() {},
+  };
+  const instrument = { record() {}, add() {} };
+  const key = Symbol.for("opentelemetry.js.api.1");
+  const registry = globalThis as Record<symbol, unknown>;
+  const saved = registry[key];
+  registry[key] = {
+    version: "1.9.0",
+    trace: { getTracer: () => ({ startSpan: () => span }) },
+    metrics: {
+      getMeter: () => ({ createHistogram: () => instrument, createCounter: () => instrument }),
+    },
+  };
+  return {
+    label: "providers that record nothing (the package's own work)",
+    close: async () => {
+      registry[key] = saved;
+    },
+  };
+}
+
+const NOTHING: Registered = { label: "nothing", close: async () => {} };
+
+async function drain(stream: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of stream) {
+    // read to the end
+  }
+}
+
+/** The two contenders on `target`: invoke (or a whole stream) with telemetry on and off. */
+function contenders(target: Target, stream: boolean, after?: () => void): Contender[] {
+  const on = ours(target, { maxRetries: 0 });
+  const off = ours(target, { maxRetries: 0, telemetry: false });
+  const call = stream
+    ? (model: typeof on) => async () => drain(await model.stream(PROMPT))
+    : (model: typeof on) => () => model.invoke(PROMPT);
+  const measured = (name: string, run: () => Promise<unknown>): Contender => ({
+    name,
+    run: async () => {
+      await run();
+      after?.();
+    },
+  });
+  return [measured(ON, call(on)), measured(OFF, call(off))];
+}
+
+interface Case {
+  label: string;
+  target: Target;
+  stream: boolean;
+}
+
+/** On ÷ off, paired by round, for each case, with `registered` in place. */
+async function overheadTable(
+  ctx: BenchContext,
+  registered: Registered,
+  cases: Case[],
+  goal: string,
+): Promise<Table> {
+  const rows: string[][] = [];
+  const ratios: string[] = [];
+  try {
+    for (const { label, target, stream } of cases) {
+      const options = stream
+        ? { warmup: scaled(30, 5), rounds: scaled(40, 6), perRound: scaled(5, 2) }
+        : { warmup: scaled(300, 30), rounds: scaled(100, 10), perRound: scaled(20, 10) };
+      ctx.progress(
+        `telemetry: ${registered.label}, ${label}, ${options.rounds}×${options.perRound} calls each`,
+      );
+      const rounds = await timeRounds(contenders(target, stream, registered.after), options);
+      const on = rounds.get(ON)!;
+      const off = rounds.get(OFF)!;
+      const paired = pairedRatio(on, off);
+      const [a, b] = [summarize(on.flat()), summarize(off.flat())];
+      ratios.push(`${label} **${paired.median.toFixed(3)}×**`);
+      rows.push([
+        label,
+        ms(a.median),
+        ms(b.median),
+        `${paired.median.toFixed(3)}×`,
+        `${paired.q1.toFixed(2)}–${paired.q3.toFixed(2)}`,
+        `${a.median >= b.median ? "+" : "−"}${int(Math.abs(a.median - b.median) * 1000)} µs`,
+      ]);
+    }
+  } finally {
+    await registered.close();
+  }
+  return {
+    title: `Registered: ${registered.label} — instrumented vs telemetry: false`,
+    how:
+      "the same model class, one instance instrumented and one with `telemetry: false`, taking " +
+      "turns in rounds (order rotating) in the same process against the same server (the bench " +
+      "servers on 127.0.0.1); the ratio is paired: the median over rounds of (this round's median " +
+      "÷ the other's median in the same round), with its interquartile range.",
+    goal,
+    headers: ["call", ON, OFF, "× telemetry: false (paired)", "IQR of the ratio", "difference"],
+    rows,
+    summary: [
+      `Telemetry, ${registered.label} registered, instrumented ÷ off: ${ratios.join(", ")} — goal: ${goal}`,
+    ],
+  };
+}
+
+/**
+ * CPU per `invoke`, answered at once by a stub fetch: the client's whole work per call, in
+ * alternating blocks (instrumented, off) so drift hits both alike; median over blocks.
+ */
+async function cpuTable(ctx: BenchContext): Promise<Table> {
+  const headers = { "content-type": "application/json", "x-gateway-request-id": "1" };
+  const fetch = async () => new Response(COMPLETION, { headers });
+  const fields = { apiKey: "sk-bench", baseURL: "http://127.0.0.1/inference/v1", fetch };
+  const models: Record<string, ChatInferenceService> = {
+    [ON]: new ChatInferenceService("bench-model", fields),
+    [OFF]: new ChatInferenceService("bench-model", { ...fields, telemetry: false }),
+  };
+  const blocks = scaled(16, 6);
+  const calls = scaled(1500, 300);
+  const rows: string[][] = [];
+  const setups: Array<() => Registered> = [
+    () => NOTHING,
+    registerNoop,
+    () => registerSdk("batch"),
+    () => registerSdk("simple"),
+  ];
+  for (const setup of setups) {
+    const registered = setup();
+    ctx.progress(`telemetry: CPU per call, ${registered.label}`);
+    const cpu: Record<string, number[]> = { [ON]: [], [OFF]: [] };
+    try {
+      for (let block = 0; block < blocks + 2; block++) {
+        for (const name of block % 2 === 0 ? [ON, OFF] : [OFF, ON]) {
+          const model = models[name]!;
+          const started = process.cpuUsage();
+          for (let i = 0; i < calls; i++) {
+            await model.invoke(PROMPT);
+            registered.after?.();
+          }
+          const used = process.cpuUsage(started);
+          // The first two blocks warm up.
+          if (block >= 2) cpu[name]!.push((used.user + used.system) / calls);
+        }
+      }
+    } finally {
+      await registered.close();
+    }
+    const [on, off] = [summarize(cpu[ON]!).median, summarize(cpu[OFF]!).median];
+    rows.push([
+      registered.label,
+      `${on.toFixed(1)} µs`,
+      `${off.toFixed(1)} µs`,
+      `${on >= off ? "+" : "−"}${Math.abs(on - off).toFixed(1)} µs`,
+      `${(on / off).toFixed(3)}×`,
+    ]);
+  }
+  return {
+    title: "CPU per call, no network: the package's own work and the SDK's",
+    how:
+      `process CPU time (user + system) of ${int(calls)} \`invoke\` calls answered at once by a stub ` +
+      `fetch, in ${blocks} alternating blocks per contender after 2 warm-up blocks; median over ` +
+      "blocks. With providers that record nothing, what is added is the package's own work; with " +
+      "the SDK, the SDK's spans and metrics too.",
+    goal: "nothing registered: none; the package's own work: a few µs per call.",
+    headers: ["registered", ON, OFF, "added per call", "×"],
+    rows,
+  };
+}
+
+export async function telemetryOverhead(ctx: BenchContext): Promise<Section> {
+  const cases: Case[] = [
+    { label: "invoke, fixed server", target: fixedTarget(ctx.servers, "json"), stream: false },
+    { label: "invoke, emulator", target: emulatorTarget(ctx.servers), stream: false },
+    {
+      label: `stream of ${STREAM_CHUNKS} chunks, fixed server`,
+      target: fixedTarget(ctx.servers, sseRoute(STREAM_CHUNKS, 8)),
+      stream: true,
+    },
+  ];
+  // One setup at a time: each table registers what it measures, and takes it down.
+  const idle = await overheadTable(
+    ctx,
+    NOTHING,
+    cases,
+    "unchanged within noise (the IQR holds 1.00).",
+  );
+  const batch = await overheadTable(ctx, registerSdk("batch"), cases, "≤ 1.05× (median).");
+  const simple = await overheadTable(ctx, registerSdk("simple"), cases, "≤ 1.05× (median).");
+  return {
+    name: "telemetry",
+    heading: "12. Telemetry overhead",
+    tables: [idle, batch, simple, await cpuTable(ctx)],
+  };
+}

@@ -1,0 +1,504 @@
+/**
+ * @module `CallTrace`: the telemetry of one request of a model — its CLIENT span (a child of the
+ * app's active span), a child span per HTTP attempt, the meter's reservations, refusals and
+ * rate-limiter waits as events, and its metrics — ended once, however the request ends: answered,
+ * failed, or, for a stream, read to its end, failed, left or aborted. Built only when the app
+ * registered a tracer or meter provider; nothing here runs otherwise.
+ */
+import { LS_PROVIDER } from "../constants.js";
+import { BudgetExceededError, InferenceServiceError } from "../errors/errors.js";
+import type { MeterObserver, StreamEnd } from "../spend/call_meter.js";
+import { abortError } from "../utils/sleep.js";
+import { inputMessages, ReplyContent } from "./content.js";
+import { type Instruments, instrumentsOf, tracerOf } from "./instruments.js";
+import { ATTR, EVENTS } from "./names.js";
+import {
+  type Attributes,
+  type OtelContext,
+  type OtelRegistry,
+  type OtelSpan,
+  type OtelTracer,
+  ROOT_CONTEXT,
+  SPAN_KEY,
+  SPAN_KIND_CLIENT,
+  STATUS_ERROR,
+} from "./otel.js";
+import { AnswerFacts, addRequestAttributes } from "./wire.js";
+
+/**
+ * Attribute sets that a channel's metrics record call after call — a few per model and outcome —
+ * each made once: a measurement costs no new object. Past a bound (an unusual variety of models
+ * or errors) a set is made anew each time instead of kept.
+ */
+export class AttributeSets {
+  readonly #sets = new Map<string, Attributes>();
+
+  /** The set under `key`, made by `make` the first time. */
+  get(key: string, make: () => Attributes): Attributes {
+    let found = this.#sets.get(key);
+    if (found === undefined) {
+      found = make();
+      if (this.#sets.size < 256) this.#sets.set(key, found);
+    }
+    return found;
+  }
+}
+
+/** What every request of one channel shares: the API, where it is, and whether content is recorded. */
+export interface TraceTarget {
+  /** `gen_ai.operation.name`. */
+  operation: string;
+  /** The API's URL: the base URL and the API's path (no credential, no query: see `base_url.ts`). */
+  url: string;
+  /** The URL's path, the attempts' `url.template`. */
+  template: string;
+  address: string;
+  port: number;
+  captureContent: boolean;
+  /** The attribute sets its calls' metrics share. */
+  sets: AttributeSets;
+}
+
+/** Whom a request is for, as the channel's failure context names it. */
+export interface TraceAddressee {
+  model?: string;
+  serviceName?: string;
+}
+
+/** The class name of what a call failed with, as `error.type` records it. */
+function errorType(error: unknown): string {
+  const name = (error as { name?: unknown } | null | undefined)?.name;
+  return typeof name === "string" && name !== "" ? name : "_OTHER";
+}
+
+/** A failure's `code`, when it is a string (the gateway's, or the package's). */
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && code !== "" ? code : undefined;
+}
+
+/**
+ * A failure's span status message: the package's own hint (what to change, written by this
+ * package); the whole message, which may quote the service's answer, only with content capture.
+ */
+function statusMessage(error: unknown, captureContent: boolean): string | undefined {
+  if (!InferenceServiceError.isInstance(error) && !BudgetExceededError.isInstance(error)) {
+    return undefined;
+  }
+  return captureContent ? error.message : error.hint;
+}
+
+/** Adds the attributes of `error` (its type, and its code when it has one). */
+function addError(into: Attributes, error: unknown): string {
+  const type = errorType(error);
+  into[ATTR.errorType] = type;
+  const code = errorCode(error);
+  if (code !== undefined) into[ATTR.errorCode] = code;
+  return type;
+}
+
+const statusOf = (error: unknown): number | undefined =>
+  InferenceServiceError.isInstance(error) ? error.status : undefined;
+
+/** The telemetry of one request: see the module's comment. */
+export class CallTrace implements MeterObserver {
+  readonly #target: TraceTarget;
+  readonly #otel: OtelRegistry;
+  #tracer?: OtelTracer;
+  #span?: OtelSpan;
+  /** The context with the call's span in it: the attempts' parent. */
+  #parent?: OtelContext;
+  #instruments?: Instruments;
+  /** The attributes every metric of the call carries, and the key of that set. */
+  #metric?: Attributes;
+  #metricKey = "";
+  #start = 0;
+  #attempts = 0;
+  readonly #facts = new AnswerFacts();
+  #reply?: ReplyContent;
+  #requestId?: string;
+  #cost?: number;
+  #currency?: string;
+  #timeToFirstChunk?: number;
+  #state: "new" | "begun" | "ended" = "new";
+
+  constructor(target: TraceTarget, otel: OtelRegistry) {
+    this.#target = target;
+    this.#otel = otel;
+  }
+
+  /**
+   * The request starts: the call's span, under the app's active span, with the attributes a
+   * sampler decides by; the request's parameters (and, when asked, its content) only on a span
+   * that records.
+   */
+  begin(body: Record<string, unknown>, to: TraceAddressee, stream: boolean): void {
+    if (this.#state !== "new") return;
+    this.#state = "begun";
+    this.#start = performance.now();
+    const target = this.#target;
+    const model = typeof body.model === "string" ? body.model : (to.model ?? to.serviceName);
+    // Shared with the metrics; the SDK copies a span's attributes, so it is never changed.
+    const base = target.sets.get(model ?? "", () => ({
+      [ATTR.operation]: target.operation,
+      [ATTR.provider]: LS_PROVIDER,
+      ...(model !== undefined ? { [ATTR.requestModel]: model } : {}),
+      [ATTR.serverAddress]: target.address,
+      [ATTR.serverPort]: target.port,
+    }));
+    const { trace, metrics, context } = this.#otel;
+    if (metrics !== undefined) {
+      this.#instruments = instrumentsOf(metrics);
+      this.#metric = base;
+      this.#metricKey = model ?? "";
+    }
+    if (trace === undefined) return;
+    const tracer = tracerOf(trace);
+    const active = context?.active();
+    const name = model === undefined ? target.operation : `${target.operation} ${model}`;
+    const span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes: base }, active);
+    if (!span.isRecording()) return;
+    const more: Attributes = {};
+    if (to.serviceName !== undefined) more[ATTR.serviceName] = to.serviceName;
+    if (stream) more[ATTR.stream] = true;
+    addRequestAttributes(body, more);
+    if (target.captureContent) {
+      const input = inputMessages(body);
+      if (input !== undefined) more[ATTR.inputMessages] = input;
+      this.#reply = new ReplyContent();
+    }
+    span.setAttributes(more);
+    this.#tracer = tracer;
+    this.#span = span;
+    this.#parent = (active ?? ROOT_CONTEXT).setValue(SPAN_KEY, span);
+  }
+
+  /** Whether prompts and replies are recorded (and failures' whole messages). */
+  get captureContent(): boolean {
+    return this.#target.captureContent;
+  }
+
+  /** One HTTP attempt starts; undefined when nothing is recorded of it. */
+  attempt(): AttemptTrace | undefined {
+    const resend = this.#attempts++;
+    const span = this.#span;
+    if (span === undefined) return this.#instruments ? new AttemptTrace(this, resend) : undefined;
+    const target = this.#target;
+    const first = target.sets.get("\u0000attempt", () => ({
+      [ATTR.method]: "POST",
+      [ATTR.url]: target.url,
+      [ATTR.urlTemplate]: target.template,
+      [ATTR.serverAddress]: target.address,
+      [ATTR.serverPort]: target.port,
+    }));
+    const attributes = resend === 0 ? first : { ...first, [ATTR.resendCount]: resend };
+    const name = `POST ${target.template}`;
+    const child = this.#tracer!.startSpan(
+      name,
+      { kind: SPAN_KIND_CLIENT, attributes },
+      this.#parent,
+    );
+    const active = this.#otel.context ? this.#parent!.setValue(SPAN_KEY, child) : undefined;
+    return new AttemptTrace(this, resend, child, active);
+  }
+
+  /** Runs `send` with `active` as the active context, when the app registered a context manager. */
+  runIn<T>(active: OtelContext | undefined, send: () => Promise<T>): Promise<T> {
+    const manager = this.#otel.context;
+    return active === undefined || manager === undefined ? send() : manager.with(active, send);
+  }
+
+  /** The call's metric attributes and `more`'s, as the shared set named by `key`. */
+  #metricSet(key: string, more: () => Attributes): Attributes {
+    return this.#target.sets.get(`${this.#metricKey}\u0000${key}`, () => ({
+      ...this.#metric,
+      ...more(),
+    }));
+  }
+
+  /** An attempt ended: its request ID is the call's latest, and it is counted. */
+  attempted(requestId: string | undefined, status: number | undefined, type?: string): void {
+    if (requestId !== undefined) this.#requestId = requestId;
+    const instruments = this.#instruments;
+    if (instruments === undefined) return;
+    const set = this.#metricSet(`attempt\u0000${status}\u0000${type}`, () => ({
+      ...(status !== undefined ? { [ATTR.status]: status } : {}),
+      ...(type !== undefined ? { [ATTR.errorType]: type } : {}),
+    }));
+    instruments.attempts.add(1, set);
+  }
+
+  /** An attempt failed with a retryable error: the call waits `delayMs`, then sends it again. */
+  retrying(error: unknown, delayMs: number): void {
+    const type = errorType(error);
+    const status = statusOf(error);
+    const retryAfter = (error as { retryAfterMs?: unknown }).retryAfterMs;
+    this.#span?.addEvent(EVENTS.retry.name, {
+      "inference_service.retry.delay_ms": Math.round(delayMs),
+      "error.type": type,
+      ...(status !== undefined ? { "http.response.status_code": status } : {}),
+      ...(typeof retryAfter === "number"
+        ? { "inference_service.retry.retry_after_ms": retryAfter }
+        : {}),
+      "http.request.resend_count": this.#attempts,
+    });
+    const instruments = this.#instruments;
+    if (instruments === undefined) return;
+    const set = this.#metricSet(`retry\u0000${type}`, () => ({ [ATTR.errorType]: type }));
+    instruments.retries.add(1, set);
+  }
+
+  // ---- what the meter saw (MeterObserver) ------------------------------------------------
+
+  waited(ms: number): void {
+    this.#span?.addEvent(EVENTS.limiterWait.name, { "inference_service.wait_ms": ms });
+  }
+
+  reserved(amount: number, currency: string | undefined): void {
+    this.#span?.addEvent(EVENTS.reserved.name, {
+      "inference_service.budget.amount": amount,
+      ...(currency !== undefined ? { "inference_service.currency": currency } : {}),
+    });
+  }
+
+  refused(error: unknown): void {
+    if (!BudgetExceededError.isInstance(error)) return;
+    this.#span?.addEvent(EVENTS.refused.name, {
+      ...(error.requested !== undefined
+        ? { "inference_service.budget.amount": error.requested }
+        : {}),
+      "inference_service.budget.limit": error.budget,
+      "inference_service.budget.spent": error.spent,
+      "inference_service.budget.held": error.reserved,
+      ...(error.currency !== undefined ? { "inference_service.currency": error.currency } : {}),
+    });
+  }
+
+  settled(cost: number, currency: string | undefined): void {
+    this.#cost = (this.#cost ?? 0) + cost;
+    this.#currency ??= currency;
+  }
+
+  // ---- the answer --------------------------------------------------------------------------
+
+  /** A JSON answer passed its checks: what it says of itself (and, when asked, its content). */
+  answered(data: unknown): void {
+    this.#facts.read(data);
+    this.#reply?.read(data, false);
+  }
+
+  /** A stream's first event arrived. */
+  opened(): void {
+    this.#timeToFirstChunk = (performance.now() - this.#start) / 1000;
+  }
+
+  /** One event of the stream, as it is handed out. */
+  chunk(data: unknown): void {
+    this.#facts.read(data);
+    this.#reply?.read(data, true);
+  }
+
+  /**
+   * A stream as its reader hands it out, passed through, that ends the call's telemetry once
+   * however it ends: read to its end, failed, left (`break`, `return`), or stopped by `signal` —
+   * at once, even when nobody reads it again.
+   */
+  follow<T>(source: AsyncIterable<T>, signal?: AbortSignal): AsyncGenerator<T> {
+    return new FollowedStream(source[Symbol.asyncIterator](), this, signal);
+  }
+
+  /**
+   * The request ended, with `error` if it failed (`how` says how a stream ended): the span gets
+   * what the answer said, the cost and the error, and ends; the metrics are recorded. Only the
+   * first end counts.
+   */
+  end(error?: unknown, how?: StreamEnd): void {
+    if (this.#state !== "begun") return;
+    this.#state = "ended";
+    const seconds = (performance.now() - this.#start) / 1000;
+    const failed = error !== undefined || how === "failed" || how === "aborted";
+    if (failed && this.#requestId === undefined && InferenceServiceError.isInstance(error)) {
+      this.#requestId = error.requestId;
+    }
+    const outcome: Attributes = {};
+    const type = failed ? addError(outcome, error ?? new Error()) : undefined;
+    const span = this.#span;
+    if (span !== undefined) {
+      const attributes: Attributes = { ...outcome, [ATTR.attempts]: this.#attempts };
+      this.#facts.addTo(attributes);
+      if (this.#requestId !== undefined) attributes[ATTR.requestId] = this.#requestId;
+      if (this.#timeToFirstChunk !== undefined) {
+        attributes[ATTR.timeToFirstChunk] = this.#timeToFirstChunk;
+      }
+      if (how !== undefined) attributes[ATTR.streamEnd] = how;
+      if (this.#cost !== undefined) attributes[ATTR.cost] = this.#cost;
+      if (this.#currency !== undefined) attributes[ATTR.currency] = this.#currency;
+      const output = this.#reply?.json();
+      if (output !== undefined) attributes[ATTR.outputMessages] = output;
+      span.setAttributes(attributes);
+      if (type !== undefined) {
+        const message = statusMessage(error, this.#target.captureContent);
+        span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
+      }
+      span.end();
+    }
+    this.#record(seconds, type);
+  }
+
+  #record(seconds: number, type: string | undefined): void {
+    const instruments = this.#instruments;
+    if (instruments === undefined) return;
+    const facts = this.#facts;
+    const model = facts.model;
+    const answered = (): Attributes => (model === undefined ? {} : { [ATTR.responseModel]: model });
+    const key = `answer\u0000${model}`;
+    const duration =
+      type === undefined
+        ? this.#metricSet(key, answered)
+        : this.#metricSet(`${key}\u0000${type}`, () => ({ ...answered(), [ATTR.errorType]: type }));
+    instruments.duration.record(seconds, duration);
+    if (facts.inputTokens !== undefined) {
+      const set = this.#metricSet(`${key}\u0000input`, () => ({
+        ...answered(),
+        [ATTR.tokenType]: "input",
+      }));
+      instruments.tokens.record(facts.inputTokens, set);
+    }
+    if (facts.outputTokens !== undefined) {
+      const set = this.#metricSet(`${key}\u0000output`, () => ({
+        ...answered(),
+        [ATTR.tokenType]: "output",
+      }));
+      instruments.tokens.record(facts.outputTokens, set);
+    }
+    if (this.#timeToFirstChunk !== undefined) {
+      instruments.timeToFirstChunk.record(this.#timeToFirstChunk, this.#metricSet(key, answered));
+    }
+    if (this.#cost !== undefined) {
+      const currency = this.#currency;
+      const set = this.#metricSet(`cost\u0000${currency}`, () =>
+        currency === undefined ? {} : { [ATTR.currency]: currency },
+      );
+      instruments.cost.add(this.#cost, set);
+    }
+  }
+}
+
+/** One HTTP attempt of a call: its span, if the call's span records, and its count. */
+export class AttemptTrace {
+  readonly #call: CallTrace;
+  readonly #resend: number;
+  readonly #span?: OtelSpan;
+  /** The context with this attempt's span, made active while it is sent. */
+  readonly #active?: OtelContext;
+
+  constructor(call: CallTrace, resend: number, span?: OtelSpan, active?: OtelContext) {
+    this.#call = call;
+    this.#resend = resend;
+    this.#span = span;
+    this.#active = active;
+  }
+
+  /** How many attempts came before this one. */
+  get resendCount(): number {
+    return this.#resend;
+  }
+
+  /** Sends the attempt with its span active, so spans the app's own instrumentation makes nest under it. */
+  run<T>(send: () => Promise<T>): Promise<T> {
+    return this.#call.runIn(this.#active, send);
+  }
+
+  /** The attempt was answered and its answer passed its checks. */
+  succeeded(status: number, requestId: string | undefined): void {
+    const span = this.#span;
+    if (span !== undefined) {
+      span.setAttributes({
+        [ATTR.status]: status,
+        ...(requestId !== undefined ? { [ATTR.responseRequestId]: [requestId] } : {}),
+      });
+      span.end();
+    }
+    this.#call.attempted(requestId, status);
+  }
+
+  /** The attempt failed with `error`, the typed error of the attempt. */
+  failed(error: unknown): void {
+    const status = statusOf(error);
+    const requestId = InferenceServiceError.isInstance(error) ? error.requestId : undefined;
+    const attributes: Attributes = {};
+    const type = addError(attributes, error);
+    const span = this.#span;
+    if (span !== undefined) {
+      if (status !== undefined) attributes[ATTR.status] = status;
+      if (requestId !== undefined) attributes[ATTR.responseRequestId] = [requestId];
+      span.setAttributes(attributes);
+      const message = statusMessage(error, this.#call.captureContent);
+      span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
+      span.end();
+    }
+    this.#call.attempted(requestId, status, type);
+  }
+}
+
+/**
+ * A stream passed through unchanged that ends its call's trace once, however it ends (see
+ * {@link CallTrace.follow}). A plain iterator, not an async generator: it sits on every item of
+ * every traced stream, and adds one promise to each.
+ */
+class FollowedStream<T> implements AsyncGenerator<T> {
+  readonly #source: AsyncIterator<T>;
+  readonly #trace: CallTrace;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort: (() => void) | undefined;
+
+  constructor(source: AsyncIterator<T>, trace: CallTrace, signal: AbortSignal | undefined) {
+    this.#source = source;
+    this.#trace = trace;
+    this.#signal = signal;
+    if (signal !== undefined) {
+      this.#onAbort = () => this.#end(abortError(signal), "aborted");
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncGenerator<T> {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    return this.#source.next().then(
+      (result) => {
+        if (result.done) this.#end(undefined, "ended");
+        return result;
+      },
+      (error: unknown) => {
+        this.#end(error, this.#signal?.aborted ? "aborted" : "failed");
+        throw error;
+      },
+    );
+  }
+
+  /** Left before its end (`break`, `return`): the source is told, then the trace ends. */
+  async return(value?: unknown): Promise<IteratorResult<T>> {
+    try {
+      await this.#source.return?.(value);
+    } finally {
+      const signal = this.#signal;
+      if (signal?.aborted) this.#end(abortError(signal), "aborted");
+      else this.#end(undefined, "left");
+    }
+    return { done: true, value: undefined };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<T>> {
+    this.#end(error, "failed");
+    if (this.#source.throw) return this.#source.throw(error);
+    throw error;
+  }
+
+  #end(error: unknown, how: StreamEnd): void {
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#trace.end(error, how);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * @module What a call's span reads off the wire: the request's parameters that were set, and the
+ * answer's (or the stream's chunks') ID, model, finish reasons and usage. Read from the
+ * OpenAI-style bodies every API of the service shares, so a new API is read without code of its own.
+ */
+import { cachedTokensFromWire, tokenUsageFromWire } from "../spend/usage.js";
+import { ATTR } from "./names.js";
+import type { Attributes } from "./otel.js";
+
+const num = (value: unknown): value is number =>
+  typeof value === "number" && Number.isFinite(value);
+const str = (value: unknown): value is string => typeof value === "string";
+
+/** The request parameters `body` sets, added to `into` under the conventions' names. */
+export function addRequestAttributes(body: Record<string, unknown>, into: Attributes): void {
+  const maxTokens = body.max_tokens ?? body.max_completion_tokens;
+  if (num(maxTokens)) into[ATTR.maxTokens] = maxTokens;
+  if (num(body.temperature)) into[ATTR.temperature] = body.temperature;
+  if (num(body.top_p)) into[ATTR.topP] = body.top_p;
+  if (num(body.top_k)) into[ATTR.topK] = body.top_k;
+  if (num(body.frequency_penalty)) into[ATTR.frequencyPenalty] = body.frequency_penalty;
+  if (num(body.presence_penalty)) into[ATTR.presencePenalty] = body.presence_penalty;
+  if (num(body.seed)) into[ATTR.seed] = body.seed;
+  if (num(body.n) && body.n !== 1) into[ATTR.choiceCount] = body.n;
+  const { stop } = body;
+  if (str(stop)) into[ATTR.stopSequences] = [stop];
+  else if (Array.isArray(stop) && stop.length > 0) into[ATTR.stopSequences] = stop.filter(str);
+  const format = (body.response_format as { type?: unknown } | undefined)?.type;
+  if (format === "json_object" || format === "json_schema") into[ATTR.outputType] = "json";
+  else if (format === "text") into[ATTR.outputType] = "text";
+  if (str(body.encoding_format)) into[ATTR.encodingFormats] = [body.encoding_format];
+  if (num(body.dimensions)) into[ATTR.dimensions] = body.dimensions;
+}
+
+/** What the answer of one call said about itself, gathered from its body or its chunks. */
+export class AnswerFacts {
+  id?: string;
+  model?: string;
+  /** By choice index. */
+  readonly finishReasons: string[] = [];
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+
+  /** Reads an answer's body, or one chunk of a stream. */
+  read(data: unknown): void {
+    if (typeof data !== "object" || data === null) return;
+    const body = data as Record<string, unknown>;
+    if (this.id === undefined && str(body.id)) this.id = body.id;
+    if (this.model === undefined && str(body.model)) this.model = body.model;
+    const { choices } = body;
+    if (Array.isArray(choices)) {
+      for (const [i, choice] of (choices as Record<string, unknown>[]).entries()) {
+        if (!str(choice?.finish_reason)) continue;
+        this.finishReasons[num(choice.index) ? choice.index : i] = choice.finish_reason;
+      }
+    }
+    if (body.usage != null) this.#usage(body.usage);
+  }
+
+  #usage(usage: unknown): void {
+    const counts = tokenUsageFromWire(usage);
+    if (counts === undefined) return;
+    this.inputTokens = counts.promptTokens;
+    this.outputTokens = counts.completionTokens;
+    this.cachedInputTokens = cachedTokensFromWire(usage);
+    const { prompt_tokens_details: prompt, completion_tokens_details: reply } = usage as {
+      prompt_tokens_details?: { cache_write_tokens?: unknown } | null;
+      completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+    };
+    if (num(prompt?.cache_write_tokens)) this.cacheWriteTokens = prompt.cache_write_tokens;
+    if (num(reply?.reasoning_tokens)) this.reasoningTokens = reply.reasoning_tokens;
+  }
+
+  /** The facts as span attributes, added to `into`. */
+  addTo(into: Attributes): void {
+    if (this.id !== undefined) into[ATTR.responseId] = this.id;
+    if (this.model !== undefined) into[ATTR.responseModel] = this.model;
+    const reasons = this.finishReasons.filter(str);
+    if (reasons.length > 0) into[ATTR.finishReasons] = reasons;
+    if (this.inputTokens !== undefined) into[ATTR.inputTokens] = this.inputTokens;
+    if (this.outputTokens !== undefined) into[ATTR.outputTokens] = this.outputTokens;
+    if (this.cachedInputTokens !== undefined) into[ATTR.cachedInputTokens] = this.cachedInputTokens;
+    if (this.cacheWriteTokens !== undefined) into[ATTR.cacheWriteTokens] = this.cacheWriteTokens;
+    if (this.reasoningTokens !== undefined) into[ATTR.reasoningTokens] = this.reasoningTokens;
+  }
+}
