@@ -5,12 +5,14 @@
  * calls, reasoning and refusals read exactly as `ChatOpenAI` reads them.
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { AIMessage, AIMessageChunk, isAIMessage } from "@langchain/core/messages";
 import { type ChatGeneration, ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import {
   convertCompletionsDeltaToBaseMessageChunk,
   convertCompletionsMessageToBaseMessage,
+  convertOpenAICompletionsStream,
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import type { ReasoningSettings } from "../../config/profiles.js";
@@ -28,6 +30,9 @@ import { checkStructuredFinish } from "./structured_output.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+/** A chunk as core's OpenAI stream converter types it. */
+type EventChunk =
+  Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
 type WireUsage = OpenAI.CompletionUsage & {
   prompt_tokens_details?: { cache_write_tokens?: number | null } | null;
 };
@@ -320,4 +325,40 @@ export async function readCompletion(
   if (structured) checkStructuredFinish(completion);
   const model = typeof completion.model === "string" ? completion.model : undefined;
   return { completion, meta: { requestId: headerRequestId(response.headers), model } };
+}
+
+/**
+ * LangChain's chat-model stream events of a stream, built as `@langchain/openai` builds them
+ * (core's OpenAI stream converter: reasoning, tool calls and finish reasons as typed blocks),
+ * with the request ID and model in the finished message's metadata. Stops quietly at an abort:
+ * core raises it once the events stop.
+ */
+export async function* toChatModelEvents(
+  events: AsyncIterable<Chunk>,
+  meta: ResponseMeta,
+  signal: AbortSignal | undefined,
+  streamUsage: boolean | undefined,
+): AsyncGenerator<ChatModelStreamEvent> {
+  async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
+    for await (const data of source) {
+      if (signal?.aborted) return;
+      if (meta.model === undefined && typeof data.model === "string") meta.model = data.model;
+      yield data as EventChunk; // the SDK's type also allows `custom` tool calls
+    }
+  }
+  const converted = convertOpenAICompletionsStream(untilAborted(events), {
+    streamUsage,
+    provider: LS_PROVIDER,
+  });
+  for await (const event of converted) {
+    if (event.event !== "message-finish") yield event;
+    else {
+      const responseMetadata = {
+        ...event.responseMetadata,
+        model_provider: LS_PROVIDER,
+        ...metadataFields(meta),
+      };
+      yield { ...event, responseMetadata };
+    }
+  }
 }

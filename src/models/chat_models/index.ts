@@ -21,7 +21,6 @@ import {
   ChatOpenAICompletions,
   type ChatOpenAICompletionsCallOptions,
   convertMessagesToCompletionsMessageParams,
-  convertOpenAICompletionsStream,
 } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import {
@@ -37,7 +36,6 @@ import { type CallMeter, type MeteredAttempt, streamEventsRun } from "../../spen
 import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
 import type { CallTrace } from "../../telemetry/call_trace.js";
-import { checkChatCompletion } from "../../transport/answer.js";
 import { type ChannelRequest, ServiceChannel, settleStream } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
@@ -48,11 +46,11 @@ import { startedRun, startedStream } from "../run_start.js";
 import { runOf, withRun } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
-  metadataFields,
   type OpenedChatStream,
   type ResponseMeta,
   readCompletion,
   type StreamState,
+  toChatModelEvents,
   toChatResult,
   toChatResultFromChunks,
   toGenerationChunks,
@@ -93,9 +91,6 @@ type OutputSchema<R extends AnyRecord> = InteropZodType<R> | AnyRecord;
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type ChatRequest = OpenAI.Chat.ChatCompletionCreateParams;
-/** A chunk as core's OpenAI stream converter types it. */
-type EventChunk =
-  Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
 
 // Before any reply exists: `contentBlocks` of this package's messages finds its translator.
 registerContentBlockTranslator();
@@ -429,28 +424,7 @@ export class ChatInferenceService<
       trace,
       signal,
     });
-    async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
-      for await (const data of source) {
-        if (signal?.aborted) return; // core raises the abort once the events stop
-        if (meta.model === undefined && typeof data.model === "string") meta.model = data.model;
-        yield data as EventChunk; // the SDK's type also allows `custom` tool calls
-      }
-    }
-    const converted = convertOpenAICompletionsStream(untilAborted(events), {
-      streamUsage: this.streamUsage,
-      provider: LS_PROVIDER,
-    });
-    for await (const event of converted) {
-      if (event.event !== "message-finish") yield event;
-      else {
-        const responseMetadata = {
-          ...event.responseMetadata,
-          model_provider: LS_PROVIDER,
-          ...metadataFields(meta),
-        };
-        yield { ...event, responseMetadata };
-      }
-    }
+    yield* toChatModelEvents(events, meta, signal, this.streamUsage);
   }
 
   /**
