@@ -23,7 +23,6 @@ export function folderConfig({ name, mutate, testFiles, equivalentMutants = [] }
     equivalentMutants,
     coverageAnalysis: "perTest",
     ignoreStatic: true,
-    incrementalFile: `reports/mutation/${name}.incremental.json`,
     concurrency: 1,
     mutate,
     testFiles,

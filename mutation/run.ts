@@ -2,12 +2,14 @@
  * @module `npm run test:mutation`: runs StrykerJS on each core folder in turn (or those named:
  * `npm run test:mutation -- spend stores`), one folder at a time, then prints the score of every
  * module — killed and timed-out mutants over the mutants the tests cover — and fails when one is
- * under 85 %. `--report` skips the runs and prints the table of the reports already written.
+ * under 85 %. `--report` skips the runs and prints the table of the reports already written;
+ * `--check` only checks that each ignore list names code found on one line of its file.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The folders, in the order they run; each has `mutation/<name>.config.mjs`. */
@@ -74,11 +76,49 @@ function survivors(report: Report): string[] {
   );
 }
 
+const squash = (text: string) => text.replace(/\s+/g, " ").trim();
+
+/** The ignore list of a folder's config. */
+async function equivalentMutants(name: string): Promise<EquivalentMutant[]> {
+  const config = await import(join(ROOT, "mutation", `${name}.config.mjs`));
+  return config.default.equivalentMutants ?? [];
+}
+
+/**
+ * Checked before a run: each entry of the ignore list names code found on exactly one line of
+ * its file (the ignorer disables the entry's mutators on that line), so a run is never spent on a
+ * list that misses or hits more than was meant.
+ */
+function misplaced(entries: EquivalentMutant[]): string[] {
+  return entries.flatMap((entry) => {
+    const path = join(ROOT, entry.file);
+    if (!existsSync(path)) return [`${entry.file} does not exist`];
+    const source = ts.createSourceFile(
+      path,
+      readFileSync(path, "utf8"),
+      ts.ScriptTarget.Latest,
+      true,
+    );
+    const lines = new Set<number>();
+    const visit = (node: ts.Node) => {
+      if (squash(node.getText(source)) === squash(entry.code)) {
+        lines.add(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+      }
+      node.forEachChild(visit);
+    };
+    visit(source);
+    return lines.size === 1
+      ? []
+      : [
+          `\`${entry.code}\` is found on ${lines.size === 0 ? "no line" : `lines ${[...lines].join(", ")}`} of ${entry.file}`,
+        ];
+  });
+}
+
 /** Entries of the ignore list that no mutant of the run matched: stale, to be removed. */
 async function staleEntries(name: string, report: Report): Promise<EquivalentMutant[]> {
-  const config = await import(join(ROOT, "mutation", `${name}.config.mjs`));
   const { ignoreNote } = await import(join(ROOT, "mutation", "equivalent_mutants.mjs"));
-  const entries: EquivalentMutant[] = config.default.equivalentMutants ?? [];
+  const entries = await equivalentMutants(name);
   return entries.filter((entry) => {
     const note = ignoreNote(entry);
     const mutants = report.files[entry.file]?.mutants ?? [];
@@ -107,6 +147,7 @@ function table(rows: Row[], minutes: Map<string, number>): string {
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const reportOnly = args.includes("--report");
+  const checkOnly = args.includes("--check");
   const named = args.filter((a) => !a.startsWith("--"));
   const unknown = named.filter((n) => !(FOLDERS as readonly string[]).includes(n));
   if (unknown.length > 0) {
@@ -117,6 +158,14 @@ async function main(): Promise<number> {
   const minutes = new Map<string, number>();
   let failed = false;
   if (!reportOnly) {
+    const problems = (
+      await Promise.all(folders.map(async (name) => misplaced(await equivalentMutants(name))))
+    ).flat();
+    if (problems.length > 0) {
+      console.error(`The ignore lists need fixing first:\n  ${problems.join("\n  ")}`);
+      return 1;
+    }
+    if (checkOnly) return 0;
     for (const name of folders) {
       const started = Date.now();
       console.log(`\n== mutation: ${name}`);

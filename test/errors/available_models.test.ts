@@ -150,6 +150,27 @@ describe("closestModelIds: how near is near", () => {
   });
 });
 
+describe("closestModelIds at the edges of its rule", () => {
+  // Each pair sits where a bound of the rule decides: the limit of two edits, or a third of the
+  // longer ID; the part that differs once the shared prefix and suffix are set aside.
+  it.each<[string, string, boolean]>([
+    ["a", "b", true], // one edit, within the two any ID is allowed
+    ["aaa", "baac", true], // two edits, and the differing part is all of it
+    ["aaa-", "aaaca-", true],
+    ["-aa-", "-aaaa-", true], // letters added in the middle
+    ["-aaaax", "-aax", true], // letters left out
+    ["bxa", "baaxa", true],
+    ["aaaaxaaax", "aaaaax", true], // three edits: a third of 9
+    ["ac", "aaa-c", false], // three edits: over the two a 5-letter ID allows
+    ["a-", "aaa", false],
+    ["cc", "acac", false], // the shared suffix does not reach into the shared prefix
+    ["aaa-", "xa-", false],
+    ["aa", "-", false],
+  ])("for %j, suggests %j: %s", (wanted, id, suggested) => {
+    expect(closestModelIds(wanted, [id])).toEqual(suggested ? [id] : []);
+  });
+});
+
 describe("availableModelsText: its sentence", () => {
   it("offers every near miss, joined by `or`", () => {
     expect(availableModelsText("model", ["model-a", "model-b"])).toBe(

@@ -535,6 +535,8 @@ describe("what every error class carries", () => {
     expect(serviceClasses.length).toBeGreaterThan(15);
     for (const [name, Cls] of serviceClasses) expect(new Cls(init).name, name).toBe(name);
     expect(new ConfigurationError("o", "m").name).toBe("ConfigurationError");
+    expect(new BudgetExceededError({ budget: 1, spent: 1 }).name).toBe("BudgetExceededError");
+    expect(new UsageStoreError({ store: "s", operation: "o" }).name).toBe("UsageStoreError");
   });
 
   it("lists no request ID it was not given, and the one it was given", () => {
@@ -650,6 +652,16 @@ describe("UsageStoreError", () => {
     const messages: string[] = [];
     for (let at: unknown = copy; at instanceof Error; at = at.cause) messages.push(at.message);
     expect(messages).toEqual(["level 0", "level 1", "level 2", "level 3", "level 4"]);
+  });
+
+  it("hides a secret as short as a secret may be (4 characters), and none shorter", () => {
+    const error = new UsageStoreError({
+      store: "s",
+      operation: "o",
+      cause: "pw=abcd pin=xyz",
+      secrets: ["abcd", "xyz"],
+    });
+    expect(error.cause).toBe("pw=[redacted] pin=xyz");
   });
 
   it("reads a cause that is not an error as text, short secrets left alone", () => {

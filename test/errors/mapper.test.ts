@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError } from "openai";
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { describe, expect, it, vi } from "vitest";
 import {
   AuthenticationError,
@@ -724,6 +724,14 @@ describe("toServiceError: the summary of each kind of failure", () => {
     expect(toServiceError({ kind: "http", status: 500, body }, hosted).requestIds).toEqual(["m1"]);
   });
 
+  it("redacts a secret as short as a secret may be (4 characters), and none shorter", () => {
+    const error = toServiceError(
+      { kind: "http", status: 400, body: JSON.stringify({ error: { message: "k=abcd p=xyz" } }) },
+      { ...hosted, secrets: ["abcd", "xyz"] },
+    );
+    expect(error.serviceMessage).toBe("k=[redacted] p=xyz");
+  });
+
   it("redacts secrets from every field it copies from the service", () => {
     const key = "sk-secret-value-123456";
     const error = toServiceError(
@@ -938,5 +946,102 @@ describe("asServiceError: what it types and what it leaves alone", () => {
   it("leaves an error of ours that the mapper did not build as it is", () => {
     const own = new ServiceUnavailableError({ summary: "s", hint: "h", surface: "hosted" });
     expect(asServiceError(own, { ...hosted, midStream: true })).toBe(own);
+  });
+});
+
+describe("toServiceError and asServiceError: the cases at the edge of each rule", () => {
+  const hosted = { surface: "hosted" as const, model: "m" };
+  const http = (status: number, error: unknown) =>
+    ({ kind: "http", status, body: JSON.stringify({ error }) }) as const;
+
+  it("reads an error object in a 300 by its status, not as a success's", () => {
+    expect(
+      MalformedResponseError.isInstance(toServiceError(http(300, { message: "x" }), hosted)),
+    ).toBe(true);
+    // In a 200, an object naming status 300 is read as that status.
+    const named = toServiceError(http(200, { message: "x", status: 300 }), hosted);
+    expect(MalformedResponseError.isInstance(named)).toBe(true);
+  });
+
+  it("says where a cut connection was going and the code it was cut with", () => {
+    const cause = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+    const url = "http://h/inference/v1/chat/completions";
+    const cut = toServiceError(
+      { kind: "network", cause, afterResponse: true },
+      { ...hosted, url, midStream: true, partialOutput: "Hel" },
+    );
+    expect(cut.summary).toBe(
+      `The connection to ${url} was cut before the response was complete (UND_ERR_SOCKET).`,
+    );
+    const bare = toServiceError(
+      { kind: "network", cause: new Error("closed"), afterResponse: true },
+      hosted,
+    );
+    expect(bare.summary).toBe("The connection was cut before the response was complete.");
+  });
+
+  it("words an embedding input too long without a message of the service, and one blocked", () => {
+    const ctx = { ...hosted, api: "embeddings", inputs: { first: 3, count: 1 } } as const;
+    expect(toServiceError(http(400, { code: "context_length_exceeded" }), ctx).summary).toBe(
+      "The input at position 3 is longer than the embedding model takes.",
+    );
+    expect(toServiceError(http(500, { code: "sensitive_words_detected" }), ctx).summary).toBe(
+      "The service refused the prompt: it contains content the service blocks (the input at position 3).",
+    );
+  });
+
+  it("keeps the cause of a wait that ended on something not ours, and lists no request ID for it", () => {
+    const last = new Error("socket");
+    const error = toServiceError(
+      { kind: "still-pending", waitedMs: 5, limitMs: 5, last },
+      { surface: "dedicated", serviceName: "t.j" },
+    );
+    expect(error.cause).toBe(last);
+    expect(error.requestIds).toEqual([]);
+    expect(error.status).toBeUndefined();
+  });
+
+  it("leaves the SDK's own abort as it is: a cancellation is never typed", () => {
+    const abort = new APIUserAbortError();
+    expect(asServiceError(abort, hosted)).toBe(abort);
+  });
+
+  it("leaves a thrown object whose status is not a number as it is", () => {
+    const odd = { status: "500", error: { message: "x" } };
+    expect(asServiceError(odd, hosted)).toBe(odd);
+  });
+
+  it("types an error of ours again only for what the new context adds", () => {
+    const inputs = { ...hosted, api: "embeddings", inputs: { first: 1, count: 1 } } as const;
+    const long = toServiceError(http(400, { code: "context_length_exceeded" }), hosted);
+    expect(asServiceError(long, hosted)).toBe(long); // no inputs: nothing to add
+    const params = toServiceError(http(400, { code: "", message: "bad" }), hosted);
+    expect(asServiceError(params, inputs)).toBe(params); // not about the inputs
+    const unknown = toServiceError(http(503, { code: "model_not_found" }), hosted);
+    expect(asServiceError(unknown, hosted)).toBe(unknown); // no models listed
+    const models = { ...hosted, availableModels: ["m2"] };
+    expect(asServiceError(params, models)).toBe(params); // not an unknown model
+  });
+
+  it("hands on a copy whose message and stack can still be written, as an error's can", () => {
+    const key = "sk-secret-value-123456";
+    const copy = asServiceError(new RangeError(`bad ${key}`), {
+      ...hosted,
+      secrets: [key],
+    }) as Error;
+    copy.message += " (while sending)";
+    copy.stack = "replaced";
+    expect(copy.message).toBe("bad [redacted] (while sending)");
+    expect(copy.stack).toBe("replaced");
+    expect(Object.getOwnPropertyDescriptor(copy, "message")).toMatchObject({
+      writable: true,
+      configurable: true,
+    });
+  });
+
+  it("reads a body that is not an object as holding nothing, without a single field", () => {
+    expect(parseErrorBody(42)).toStrictEqual({});
+    expect(parseErrorBody("7")).toStrictEqual({});
+    expect(parseErrorBody("null")).toStrictEqual({});
   });
 });

@@ -85,7 +85,9 @@ describe("the status rows", () => {
   });
 
   it("matches a range at both of its ends, and a list by its members", () => {
-    const range = { match: { status: { from: 400, to: 499 } } } as (typeof STATUS_ROWS)[number];
+    const range = {
+      match: { status: { from: 400, to: 499 } },
+    } as unknown as (typeof STATUS_ROWS)[number];
     const facts = (status: number) => ({ status, surface: "hosted", hasCode: false }) as const;
     expect([399, 400, 499, 500].map((s) => matchesStatus(range, facts(s)))).toEqual([
       false,
@@ -93,7 +95,7 @@ describe("the status rows", () => {
       true,
       false,
     ]);
-    const list = { match: { status: [408, 409] } } as (typeof STATUS_ROWS)[number];
+    const list = { match: { status: [408, 409] } } as unknown as (typeof STATUS_ROWS)[number];
     expect([407, 408, 409, 410].map((s) => matchesStatus(list, facts(s)))).toEqual([
       false,
       true,
