@@ -523,12 +523,13 @@ function classify(error: unknown, ctx: FailureContext): unknown {
       ctx,
     );
   }
+  // Before APIError, which it extends: a connection error carries no status either.
+  if (error instanceof APIConnectionError) {
+    return toServiceError({ kind: "network", cause: (error as { cause?: unknown }).cause }, ctx);
+  }
   // The SDK raises an APIError without a status for an `{"error": …}` event inside a 200 stream.
   if (error instanceof APIError || (e.error !== undefined && e.status === undefined)) {
     return toServiceError({ kind: "stream-error", payload: { error: e.error }, headers }, ctx);
-  }
-  if (error instanceof APIConnectionError) {
-    return toServiceError({ kind: "network", cause: (error as { cause?: unknown }).cause }, ctx);
   }
   if (error instanceof SyntaxError) {
     return toServiceError({ kind: "malformed", detail: "the body is not valid JSON" }, ctx);

@@ -2,14 +2,17 @@ import { readFileSync } from "node:fs";
 import { getRetryable, LangChainError } from "@langchain/core/errors";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as errorsModule from "../../src/errors/errors.js";
 import {
   AuthenticationError,
   BadRequestError,
   BaseURLError,
+  BudgetExceededError,
   ConfigurationError,
   ContentFilterError,
   ContextLengthExceededError,
   EndpointNotReadyError,
+  formatDetails,
   InferenceServiceError,
   InsufficientCreditError,
   InvalidURLError,
@@ -20,6 +23,7 @@ import {
   ServiceConnectionError,
   ServiceNameError,
   ServiceUnavailableError,
+  UsageStoreError,
 } from "../../src/errors/errors.js";
 import * as pkg from "../../src/index.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
@@ -512,4 +516,175 @@ describe("malformed successes", () => {
       expect(seen).toHaveLength(1);
     },
   );
+});
+
+describe("what every error class carries", () => {
+  const init = { summary: "s", hint: "h", surface: "hosted" } as const;
+  const serviceClasses = (
+    Object.entries(errorsModule).filter(([, value]) => typeof value === "function") as Array<
+      [string, new (i: typeof init) => InferenceServiceError]
+    >
+  ).filter(([, Cls]) => {
+    for (let at: unknown = Cls; at; at = Object.getPrototypeOf(at)) {
+      if (at === InferenceServiceError) return true;
+    }
+    return false;
+  });
+
+  it("names each error after its class", () => {
+    expect(serviceClasses.length).toBeGreaterThan(15);
+    for (const [name, Cls] of serviceClasses) expect(new Cls(init).name, name).toBe(name);
+    expect(new ConfigurationError("o", "m").name).toBe("ConfigurationError");
+    expect(new BudgetExceededError({ budget: 1, spent: 1 }).name).toBe("BudgetExceededError");
+    expect(new UsageStoreError({ store: "s", operation: "o" }).name).toBe("UsageStoreError");
+  });
+
+  it("lists no request ID it was not given, and the one it was given", () => {
+    expect(new InferenceServiceError(init).requestIds).toEqual([]);
+    expect(new InferenceServiceError({ ...init, requestId: "r1" }).requestIds).toEqual(["r1"]);
+  });
+
+  it("is not mid-stream unless it says so, and keeps its cause out of JSON and its own keys", () => {
+    const cause = new Error("inner");
+    const error = new InferenceServiceError({ ...init, cause });
+    expect(error.midStream).toBe(false);
+    expect(error.cause).toBe(cause);
+    expect(Object.keys(error)).not.toContain("cause");
+    expect(JSON.stringify(error)).not.toContain("inner");
+  });
+
+  it("ends its message with the details a log reader needs, or none", () => {
+    expect(formatDetails({})).toBe("");
+    expect(formatDetails({ status: 0 })).toBe(" (status 0)");
+    expect(formatDetails({ code: "", requestId: "", midStream: false })).toBe("");
+    expect(formatDetails({ status: 503, code: "c", requestId: "r", midStream: true })).toBe(
+      " (status 503, code c, request id r, mid-stream)",
+    );
+    expect(new InferenceServiceError({ ...init, code: "c" }).message).toBe("s h (code c)");
+  });
+});
+
+describe("BudgetExceededError", () => {
+  it("says what was spent, held and asked, in the budget's unit, and which call was not sent", () => {
+    const error = new BudgetExceededError({
+      budget: 5,
+      spent: 4.1234567,
+      reserved: 0.5,
+      requested: 1,
+      currency: "credit",
+      model: "m",
+    });
+    expect(error.message).toBe(
+      'Usage budget reached: spent 4.12346 credit of 5 credit, 0.5 credit held by calls in flight; the call to "m" (up to 1 credit) was not sent. Raise `budget`, lower `maxTokens` (a call holds its worst case until it settles), or start a new tracker; the service\'s Wallet stays authoritative.',
+    );
+    expect(error).toMatchObject({
+      code: "budget_exceeded",
+      budget: 5,
+      spent: 4.1234567,
+      reserved: 0.5,
+      requested: 1,
+      currency: "credit",
+      model: "m",
+    });
+    expect(getRetryable(error)).toBe(false);
+  });
+
+  it("leaves out what it was not told: no unit, nothing held, no model, no request", () => {
+    const error = new BudgetExceededError({ budget: 2, spent: 2 });
+    expect(error.message).toMatch(/^Usage budget reached: spent 2 of 2; the call was not sent\. /);
+    expect(error.reserved).toBe(0);
+    expect(new BudgetExceededError({ budget: 2, spent: 2, reserved: 0 }).message).not.toContain(
+      "held",
+    );
+    expect(new BudgetExceededError({ budget: 2, spent: 1, requested: 0 }).message).toContain(
+      "the call (up to 0) was not sent",
+    );
+  });
+});
+
+describe("UsageStoreError", () => {
+  const secret = "redis-password-123456";
+
+  it("says which store failed, doing what, and why, without the store's secrets", () => {
+    const cause = Object.assign(new Error(`AUTH ${secret} failed`), {
+      name: "ReplyError",
+      code: `E-${secret}`,
+      command: { args: [secret] },
+    });
+    cause.stack = `ReplyError: AUTH ${secret}`;
+    const error = new UsageStoreError({
+      store: "redis",
+      operation: "reserve",
+      cause,
+      secrets: [secret],
+    });
+    expect(error.message).toBe(
+      "The usage store (redis) failed during reserve: AUTH [redacted] failed; the call was not sent. Check that redis is up and reachable, or set `failOpen: true` on the store to send calls unguarded while it is down.",
+    );
+    expect(error).toMatchObject({
+      code: "usage_store_unavailable",
+      store: "redis",
+      operation: "reserve",
+    });
+    const copy = error.cause as Error & { code?: unknown };
+    expect(copy).not.toBe(cause);
+    expect(copy).toMatchObject({
+      name: "ReplyError",
+      message: "AUTH [redacted] failed",
+      code: "E-[redacted]",
+    });
+    expect(copy.stack).toBe("ReplyError: AUTH [redacted]");
+    expect(JSON.stringify(copy)).not.toContain(secret);
+    expect(Object.keys(error)).not.toContain("cause");
+    expect(getRetryable(error)).toBe(false);
+  });
+
+  it("keeps a numeric code, a cause's causes four deep, and no stack it did not have", () => {
+    const chain = (depth: number): Error =>
+      Object.assign(new Error(`level ${depth}`), depth < 6 ? { cause: chain(depth + 1) } : {});
+    const cause = Object.assign(chain(0), { code: 7 });
+    cause.stack = undefined;
+    const copy = new UsageStoreError({ store: "s", operation: "o", cause }).cause as Error & {
+      code?: unknown;
+    };
+    expect(copy.code).toBe(7);
+    expect(copy.stack).toBeUndefined();
+    const messages: string[] = [];
+    for (let at: unknown = copy; at instanceof Error; at = at.cause) messages.push(at.message);
+    expect(messages).toEqual(["level 0", "level 1", "level 2", "level 3", "level 4"]);
+  });
+
+  it("hides a secret as short as a secret may be (4 characters), and none shorter", () => {
+    const error = new UsageStoreError({
+      store: "s",
+      operation: "o",
+      cause: "pw=abcd pin=xyz",
+      secrets: ["abcd", "xyz"],
+    });
+    expect(error.cause).toBe("pw=[redacted] pin=xyz");
+  });
+
+  it("reads a cause that is not an error as text, short secrets left alone", () => {
+    const error = new UsageStoreError({
+      store: "s",
+      operation: "o",
+      cause: `down ${secret} abc`,
+      secrets: [secret, "abc"],
+    });
+    expect(error.cause).toBe("down [redacted] abc");
+    expect(error.message).toContain("failed during o: down [redacted] abc;");
+    const quiet = new UsageStoreError({ store: "s", operation: "o" });
+    expect(quiet.message).toMatch(
+      /^The usage store \(s\) failed during o; the call was not sent\./,
+    );
+    expect(quiet.cause).toBeUndefined();
+    const empty = new UsageStoreError({ store: "s", operation: "o", cause: "" });
+    expect(empty.message).toMatch(/failed during o; the call/);
+    const code = new UsageStoreError({
+      store: "s",
+      operation: "o",
+      cause: Object.assign(new Error("x"), { code: { nested: true } }),
+    }).cause as { code?: unknown };
+    expect(code.code).toBeUndefined();
+  });
 });

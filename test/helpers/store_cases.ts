@@ -79,6 +79,19 @@ export function describeStoreContract(
       expect((await store.reserve("b6", { id: "a", amount: 0, budget: 0 })).ok).toBe(false);
     });
 
+    it("keeps the other call's hold reserved between two overlapping settles", async () => {
+      const store = await makeStore();
+      await store.reserve("b8", { id: "a", amount: 2, budget: 10 });
+      await store.reserve("b8", { id: "b", amount: 3, budget: 10 });
+      await store.settle("b8", "a", 0.5);
+      expect(await store.budgetState("b8")).toEqual({ spent: 0.5, reserved: 3 });
+      // Settling an ID twice charges the second time in full and holds nothing more.
+      await store.settle("b8", "a", 0.25);
+      expect(await store.budgetState("b8")).toEqual({ spent: 0.75, reserved: 3 });
+      await store.settle("b8", "b", 1);
+      expect(await store.budgetState("b8")).toEqual({ spent: 1.75, reserved: 0 });
+    });
+
     it("reset forgets spend but keeps the holds of calls in flight", async () => {
       const store = await makeStore();
       await store.charge("b7", 3);

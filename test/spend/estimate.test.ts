@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   estimateChatRequest,
   estimateCompletionRequest,
+  estimateEmbeddingRequest,
   estimateRerankRequest,
   estimateTokens,
   StreamReading,
+  worstCaseOutputTokens,
 } from "../../src/spend/estimate.js";
 
 describe("estimateTokens", () => {
@@ -101,5 +103,128 @@ describe("estimateRerankRequest", () => {
       choices: 1,
     });
     expect(estimateRerankRequest({ query: "abc" }, "r").inputTokens).toBe(0);
+  });
+});
+
+describe("estimateTokens at the edges of UTF-8", () => {
+  const encoder = new TextEncoder();
+  /** Three of `char`: a token per character of three bytes, half a token per one of two. */
+  it.each([
+    ["U+007F, the last 1-byte character", "\u007f", 3],
+    ["U+0080, the first 2-byte character", "\u0080", 6],
+    ["U+07FF, the last 2-byte character", "\u07ff", 6],
+    ["U+0800, the first 3-byte character", "\u0800", 9],
+    ["U+D7FF, the last character before the surrogates", "\ud7ff", 9],
+    ["U+E000, the first character after them", "\ue000", 9],
+    ["a pair of the first surrogates (U+10000)", "\ud800\udc00", 12],
+    ["a pair of the last surrogates (U+10FFFF)", "\udbff\udfff", 12],
+  ])("counts %s as the bytes the encoder sends", (_name, char, bytes) => {
+    const text = char.repeat(3);
+    expect(encoder.encode(text)).toHaveLength(bytes);
+    expect(estimateTokens(text)).toBe(Math.ceil(bytes / 3));
+  });
+
+  it("counts a lone low surrogate as the 3-byte replacement character the encoder sends", () => {
+    expect(encoder.encode("\udc00\udfff\udc00")).toHaveLength(9);
+    expect(estimateTokens("\udc00\udfff\udc00")).toBe(3);
+  });
+
+  it("reads a high surrogate and the code unit after it as one 4-byte character", () => {
+    // Lone, it takes "a" with it: 4 bytes, then "bc", 6 in all, as the encoder's 3 + 3.
+    expect(encoder.encode("\ud800abc")).toHaveLength(6);
+    expect(estimateTokens("\ud800abc")).toBe(2);
+    expect(estimateTokens("\udbffabc")).toBe(2);
+  });
+});
+
+describe("the estimate of a request's reply", () => {
+  it.each([
+    ["a string", "50"],
+    ["NaN", Number.NaN],
+    ["a negative number", -1],
+    ["infinity", Number.POSITIVE_INFINITY],
+    ["null", null],
+  ])("leaves the reply size open when max_tokens is %s", (_name, max) => {
+    expect(estimateChatRequest({ messages: [], max_tokens: max }, "m").maxOutputTokens).toBe(
+      undefined,
+    );
+    expect(
+      estimateCompletionRequest({ prompt: "", max_completion_tokens: max }, "m").maxOutputTokens,
+    ).toBe(undefined);
+  });
+
+  it("takes max_tokens of 0 as a reply of no tokens", () => {
+    expect(estimateChatRequest({ messages: [], max_tokens: 0 }, "m").maxOutputTokens).toBe(0);
+  });
+
+  it.each([
+    ["a string", "3"],
+    ["NaN", Number.NaN],
+    ["a negative number", -3],
+    ["a fraction", 2.5],
+    ["zero", 0],
+    ["one", 1],
+  ])("counts one choice when n is %s", (_name, n) => {
+    expect(estimateChatRequest({ messages: [], n }, "m").choices).toBe(1);
+    expect(estimateCompletionRequest({ prompt: "", n }, "m").choices).toBe(1);
+  });
+
+  it("counts n choices of max_tokens each in the worst case, or of defaultReplyTokens without it", () => {
+    const capped = estimateChatRequest({ messages: [], n: 3, max_tokens: 10 }, "m");
+    expect(worstCaseOutputTokens(capped, 1024)).toBe(30);
+    const open = estimateChatRequest({ messages: [], n: 2 }, "m");
+    expect(worstCaseOutputTokens(open, 100)).toBe(200);
+  });
+});
+
+describe("the estimate of a request's prompt", () => {
+  const base = estimateChatRequest({ messages: [] }, "m").inputTokens;
+
+  it("adds the JSON of `functions` and of `response_format`", () => {
+    // `[{"name":"f"}]` is 14 bytes: 5 tokens; `{"type":"json_object"}` 22: 8.
+    const functions = [{ name: "f" }];
+    const format = { type: "json_object" };
+    expect(estimateChatRequest({ messages: [], functions }, "m").inputTokens).toBe(base + 5);
+    expect(estimateChatRequest({ messages: [], response_format: format }, "m").inputTokens).toBe(
+      base + 8,
+    );
+    expect(
+      estimateChatRequest({ messages: [], functions, response_format: format }, "m").inputTokens,
+    ).toBe(base + 13);
+  });
+
+  it("counts a message's string parts, and nothing for content that is neither text nor parts", () => {
+    const tokens = (content: unknown) =>
+      estimateChatRequest({ messages: [{ role: "user", content }] }, "m").inputTokens - base - 4;
+    expect(tokens(["abcdef", { type: "text", text: "abc" }])).toBe(3);
+    expect(tokens(42)).toBe(0);
+    expect(tokens({ text: "abcdef" })).toBe(0);
+    expect(tokens([null, 7])).toBe(0);
+  });
+
+  it("counts nothing for tools it cannot write as JSON", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(estimateChatRequest({ messages: [], tools: cyclic }, "m").inputTokens).toBe(base);
+    expect(estimateChatRequest({ messages: [], tools: null }, "m").inputTokens).toBe(base);
+  });
+
+  it("counts only the string prompts of a completion request", () => {
+    expect(
+      estimateCompletionRequest({ prompt: ["abc", 7, null, "abcdef"] }, "t.a").inputTokens,
+    ).toBe(3);
+    expect(estimateCompletionRequest({ prompt: 42 }, "t.a").inputTokens).toBe(0);
+  });
+});
+
+describe("estimateEmbeddingRequest", () => {
+  it("reserves the tokens of the inputs and no output", () => {
+    expect(estimateEmbeddingRequest({ input: ["abc", "abcdef"] }, "e")).toEqual({
+      model: "e",
+      inputTokens: 3,
+      maxOutputTokens: 0,
+      choices: 1,
+    });
+    expect(estimateEmbeddingRequest({ input: "abcdefg" }, "e").inputTokens).toBe(3);
   });
 });

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEmulator, DEFAULT_MODEL } from "../../src/emulator/index.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import type { RequestEstimate } from "../../src/spend/estimate.js";
-import { RateLimiter } from "../../src/spend/rate_limiter.js";
+import { apiKeyId, RateLimiter } from "../../src/spend/rate_limiter.js";
+import { MemoryStore } from "../../src/stores/memory_store.js";
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -231,5 +232,175 @@ describe("RateLimiter on the wire", () => {
     for (const at of adaptive.service.rejected) {
       expect(adaptive.service.sent.filter((t) => t > at && t < at + 1000)).toEqual([]);
     }
+  });
+});
+
+/** The times (ms after the start) at which `count` calls of `acquire` get their turn. */
+async function turns(limiter: RateLimiter, count: number, est = estimate()): Promise<number[]> {
+  const granted: number[] = [];
+  const all = Promise.all(
+    Array.from({ length: count }, () =>
+      limiter.acquire(est).then(() => granted.push(Date.now() - 1_000_000)),
+    ),
+  );
+  await vi.runAllTimersAsync();
+  await all;
+  return granted;
+}
+
+/** A MemoryStore that counts the calls made to it. */
+function countingStore() {
+  const store = new MemoryStore();
+  const calls = { takeRate: 0, penalizeRate: 0 };
+  const take = store.takeRate.bind(store);
+  const penalize = store.penalizeRate.bind(store);
+  store.takeRate = (key, t) => {
+    calls.takeRate++;
+    return take(key, t);
+  };
+  store.penalizeRate = (key, p) => {
+    calls.penalizeRate++;
+    return penalize(key, p);
+  };
+  return { store, calls };
+}
+
+describe("RateLimiter adapting to 429s", () => {
+  it("learns from the answers reported with `answered`, not from the slots handed out", async () => {
+    const learnedSpacing = async (answers: number) => {
+      vi.setSystemTime(1_000_000);
+      const limiter = new RateLimiter({ decrease: 0.5 });
+      const permits = await Promise.all(
+        Array.from({ length: 10 }, () => limiter.acquire(estimate())),
+      );
+      for (const permit of permits.slice(0, answers)) permit.answered();
+      await permits[9]!.rateLimited(0);
+      return turns(limiter, 3);
+    };
+    // 4 answered in the last second: half of 4 a second; none answered: half of the 10 sent.
+    expect(await learnedSpacing(4)).toEqual([0, 500, 1000]);
+    expect(await learnedSpacing(0)).toEqual([0, 200, 400]);
+  });
+
+  it("reports each answer once, with the next take or the next 429, whichever comes first", async () => {
+    const limiter = new RateLimiter({ decrease: 0.5 });
+    const permits = await Promise.all(
+      Array.from({ length: 10 }, () => limiter.acquire(estimate())),
+    );
+    for (const permit of permits.slice(0, 4)) permit.answered();
+    // This take carries the 4 answers; the 429 after it has none left to add.
+    const late = await limiter.acquire(estimate());
+    await late.rateLimited(0);
+    expect(await turns(limiter, 3)).toEqual([0, 500, 1000]);
+  });
+
+  it("pauses pauseMs after a 429 without Retry-After, and at most maxPauseMs after one with it", async () => {
+    const pausedFor = async (options: object, retryAfterMs?: number) => {
+      vi.setSystemTime(1_000_000);
+      const limiter = new RateLimiter({ requestsPerMinute: 6000, decrease: 0.9, ...options });
+      const permit = await limiter.acquire(estimate());
+      await permit.rateLimited(retryAfterMs);
+      return (await turns(limiter, 1))[0];
+    };
+    expect(await pausedFor({})).toBe(1000);
+    expect(await pausedFor({ pauseMs: 250 })).toBe(250);
+    expect(await pausedFor({}, 4000)).toBe(4000);
+    expect(await pausedFor({ maxPauseMs: 3000 }, 4000)).toBe(3000);
+    expect(await pausedFor({ pauseMs: 250 }, 0)).toBe(0);
+  });
+
+  it("with adaptive: false, neither pauses nor slows down after a 429", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 600, adaptive: false });
+    const permit = await limiter.acquire(estimate());
+    permit.answered();
+    await permit.rateLimited(5000);
+    expect(await turns(limiter, 3)).toEqual([100, 200, 300]);
+  });
+
+  it("with adaptive: false and no limit, hands out every turn at once and never asks its store", async () => {
+    const { store, calls } = countingStore();
+    const limiter = new RateLimiter({ adaptive: false, store });
+    expect(await turns(limiter, 50)).toEqual(Array(50).fill(0));
+    const permit = await limiter.acquire(estimate());
+    await permit.rateLimited(5000);
+    expect(calls).toEqual({ takeRate: 0, penalizeRate: 0 });
+    expect(await turns(limiter, 2)).toEqual([0, 0]);
+  });
+
+  it("without a limit but adaptive, sends at once until the first 429, through its store", async () => {
+    const { store, calls } = countingStore();
+    const limiter = new RateLimiter({ store });
+    expect(await turns(limiter, 50)).toEqual(Array(50).fill(0));
+    expect(calls.takeRate).toBe(50);
+  });
+
+  it("with adaptive: false, keeps the configured spacing after a 429, learning nothing", async () => {
+    const { store } = countingStore();
+    const limiter = new RateLimiter({ tokensPerMinute: 60_000, adaptive: false, store });
+    const permit = await limiter.acquire(estimate("m", 0, 100));
+    await permit.rateLimited(5000);
+    // Tokens at 1 a millisecond: the 100 tokens before it, then its own.
+    expect(await turns(limiter, 2, estimate("m", 0, 100))).toEqual([100, 200]);
+  });
+});
+
+describe("RateLimiter limits", () => {
+  it("shares one limit between limiters of one store and name, and none between names", async () => {
+    const store = new MemoryStore();
+    const a = new RateLimiter({ requestsPerMinute: 60, store });
+    const b = new RateLimiter({ requestsPerMinute: 60, store });
+    const other = new RateLimiter({ requestsPerMinute: 60, store, name: "other" });
+    await a.acquire(estimate());
+    expect(await turns(b, 1)).toEqual([1000]);
+    vi.setSystemTime(1_000_000);
+    expect(await turns(other, 1)).toEqual([0]);
+  });
+
+  it("with per: 'key', puts calls without a key ID under one default key", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60, per: "key" });
+    await limiter.acquire(estimate("a"));
+    expect(await turns(limiter, 1, estimate("b"))).toEqual([1000]);
+    vi.setSystemTime(1_000_000);
+    let at = -1;
+    const other = limiter.acquire(estimate("a"), { keyId: "k2" }).then(() => {
+      at = Date.now() - 1_000_000;
+    });
+    await vi.runAllTimersAsync();
+    await other;
+    expect(at).toBe(0);
+  });
+
+  it("counts the prompt and max_tokens of every choice, or defaultReplyTokens without max_tokens", async () => {
+    const limiter = new RateLimiter({ tokensPerMinute: 60_000, defaultReplyTokens: 300 });
+    const noMax = { model: "m", inputTokens: 100, choices: 2 };
+    const capped = { model: "m", inputTokens: 10, maxOutputTokens: 40, choices: 3 };
+    const granted: number[] = [];
+    const all = Promise.all(
+      [noMax, capped, noMax].map((e) =>
+        limiter.acquire(e).then(() => granted.push(Date.now() - 1_000_000)),
+      ),
+    );
+    await vi.runAllTimersAsync();
+    await all;
+    // 100 + 2 × 300 = 700 tokens, then 10 + 3 × 40 = 130: at 1 token a millisecond.
+    expect(granted).toEqual([0, 700, 830]);
+  });
+});
+
+describe("apiKeyId", () => {
+  it("gives cyrb53's published values, so processes and versions sharing a store agree", () => {
+    // cyrb53("a") = 7929297801672961 and cyrb53("b") = 8684336938537663, in base 36.
+    expect(apiKeyId("a")).toBe((7929297801672961).toString(36));
+    expect(apiKeyId("b")).toBe((8684336938537663).toString(36));
+  });
+
+  it("tells keys apart and never shows the key", () => {
+    const ids = ["sk-emulator-demo", "sk-emulator-noperm", "sk-emulator-expired", "", "你好"].map(
+      apiKeyId,
+    );
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(apiKeyId("sk-emulator-demo")).toBe("1ksf0ntqvku");
+    for (const id of ids) expect(id).toMatch(/^[0-9a-z]{1,11}$/);
+    expect(apiKeyId("sk-emulator-demo")).toBe(apiKeyId("sk-emulator-demo"));
   });
 });

@@ -70,6 +70,16 @@ describe("EventBoundaries", () => {
     expect(ends(["\n\n\n"])).toEqual([false]);
   });
 
+  it("counts no event for a non-data line as long as `data` (`:abc`, `ping`), which would reset the idle timeout", () => {
+    expect(ends([":abc\n\n", "ping\n\n", "dat:\n\n", "Data\n\n"])).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(ends(["ping\ndata\n\n"])).toEqual([true]);
+  });
+
   it("notes a `data: [DONE]` line, however split, and nothing like it", () => {
     const sawDone = (parts: string[]) => {
       const boundaries = new EventBoundaries();
@@ -82,6 +92,8 @@ describe("EventBoundaries", () => {
     expect(sawDone([`data: {"text":"${"x".repeat(500)}"}\r\n\r\ndata: [DONE]\r\n\r\n`])).toBe(true);
     expect(sawDone(['data: {"id":1}\n\n'])).toBe(false);
     expect(sawDone(["data: [DONE]"])).toBe(false); // the line never ended
+    expect(sawDone(["data: 123456\n"])).toBe(false); // as long as `data: [DONE]`
+    expect(sawDone(["data: [DONE\n", "data: [DONF]\n", "data: DONE]\n"])).toBe(false);
     expect(sawDone(["data: [DONE]x\n", "data:  [DONE]\n", ": [DONE]\n", "event: [DONE]\n"])).toBe(
       false,
     );
