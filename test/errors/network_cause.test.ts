@@ -3,7 +3,10 @@ import { isNotReady, networkCause } from "../../src/errors/network_cause.js";
 
 /** An error with `code`, whose cause is `cause`. */
 const failure = (message: string, code?: string, cause?: unknown) =>
-  Object.assign(new Error(message, cause === undefined ? {} : { cause }), code ? { code } : {});
+  Object.assign(
+    new Error(message, cause === undefined ? {} : { cause }),
+    code === undefined ? {} : { code },
+  );
 
 /** `inner` wrapped in `depth` errors without a code or message of their own. */
 const wrapped = (inner: unknown, depth: number): unknown =>
