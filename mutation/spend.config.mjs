@@ -82,5 +82,54 @@ export default folderConfig({
       reason:
         "Every runtime the tests run in (and the package supports) has `performance`: the fallback to Date.now is for others.",
     },
+    {
+      file: "src/spend/estimate.ts",
+      code: "value === undefined",
+      mutators: ["ConditionalExpression"],
+      reason:
+        'JSON.stringify(undefined) is undefined, read as "" just below: 0 tokens with or without the early return.',
+    },
+    {
+      file: "src/spend/call_meter.ts",
+      code: 'signal?.removeEventListener("abort", onAbort)',
+      mutators: ["StringLiteral"],
+      reason:
+        "A stream settles once (`settled ??=`): an abort after its end, heard by a listener left in place, settles nothing again.",
+    },
+    {
+      file: "src/spend/call_meter.ts",
+      code: "{ once: true }",
+      mutators: ["ObjectLiteral", "BooleanLiteral"],
+      reason:
+        "A signal aborts once, and a stream settles once (`settled ??=`): `once` changes nothing.",
+    },
+    {
+      file: "src/spend/usage.ts",
+      code: "Array.isArray(output?.generations) ? output.generations.flat() : []",
+      mutators: ["ArrayDeclaration"],
+      reason:
+        "A string in place of no generations has no message, usage or request ID to read: the same nothing.",
+    },
+    {
+      file: "src/spend/usage.ts",
+      code: 'typeof n === "number"',
+      mutators: ["ConditionalExpression"],
+      reason:
+        "Number.isFinite is false for anything that is not a number (it converts nothing): the typeof test changes nothing.",
+    },
+    {
+      file: "src/spend/usage.ts",
+      code: 'typeof value === "number"',
+      mutators: ["ConditionalExpression"],
+      reason:
+        "Number.isFinite is false for anything that is not a number (it converts nothing): the typeof test changes nothing.",
+    },
+    {
+      file: "src/spend/usage_tracker.ts",
+      code: "how.requestId !== undefined",
+      mutators: ["ConditionalExpression"],
+      reason:
+        "The record is built without its undefined fields (withoutUndefined): a requestId of undefined is no field either way.",
+    },
   ],
 });

@@ -255,6 +255,16 @@ describe("CallMeter with the trackers and limiter it is given", () => {
       ["waited", 30],
       ["settled", 1.5, "credit"],
     ]);
+    // A cancelled request is charged as its holds stand.
+    const cancelled = new CallMeter({ run: { runId: "r", handlers: [] } }, [
+      recordingGuard(log, "held", { amount: 2, currency: "credit", cost: 2 }),
+    ]);
+    await (await cancelled.begin(ESTIMATE, undefined, observer)).cancelled();
+    expect(log.at(-1)).toEqual(["held", "settleAsHeld"]);
+    expect(heard.slice(3)).toEqual([
+      ["reserved", 2],
+      ["settled", 2, "credit"],
+    ]);
   });
 
   it("settles a stream stopped by its signal at once, and ends its run as aborted with its request ID", async () => {
@@ -299,7 +309,10 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     }).rejects.toThrow("cut");
     const attempt = await meter.begin(ESTIMATE);
     for await (const _ of meter.meterStream(ok(), read, () => attempt)) break;
-    expect(log.filter(([, what]) => what === "endRun")).toEqual([
+    // A stream left before it opened has no attempt yet.
+    for await (const _ of meter.meterStream(ok(), read, () => undefined)) break;
+    expect(log.filter(([, what]) => what === "endRun")).toStrictEqual([
+      ["a", "endRun", "r", { abandoned: true }],
       ["a", "endRun", "r", { abandoned: true }],
     ]);
   });
@@ -311,6 +324,9 @@ describe("streamEventsRun", () => {
 
   it("carries the run only when a given or local handler prefers stream events", () => {
     expect(streamEventsRun([other], [other], "id")).toBeUndefined();
+    expect(
+      streamEventsRun([undefined as unknown as BaseCallbackHandler], [], "id"),
+    ).toBeUndefined();
     expect(streamEventsRun(undefined, [other, prefers], "id")).toEqual({
       runId: "id",
       handlers: [other, prefers],

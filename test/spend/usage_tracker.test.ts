@@ -1090,6 +1090,9 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
     expect(second).not.toHaveProperty("amount");
     expect(second).not.toHaveProperty("currency");
     expect(await shared.budgetStatus()).toMatchObject({ reserved: 0 });
+    // Its settle counts the run's tokens, and charges nothing: the holder's settle does.
+    await second.settle({ inputTokens: 1000, outputTokens: 0 }, false);
+    expect(await shared.budgetStatus()).toMatchObject({ spent: 0, reserved: 0 });
     expect(shared.sharedBudget).toEqual({ store: shared.store, key: shared.budgetKey });
     const counting = new UsageTracker({ prices });
     expect(counting.sharedBudget).toBeUndefined();
@@ -1105,7 +1108,16 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
     expect(await usage.budgetStatus()).toMatchObject({ reserved: 3 });
     await b.settleAsHeld();
     expect(await usage.budgetStatus()).toMatchObject({ spent: 3, reserved: 0 });
-    expect((await usage.reserve("unseen", ESTIMATE)).amount).toBe(3);
+    await usage.handleLLMEnd(noUsage, "r");
+    // The hold charged as it stood counts its worst case, as an estimate.
+    expect(usage.records[0]).toMatchObject({
+      inputTokens: 1000,
+      outputTokens: 100,
+      estimated: true,
+    });
+    const unseen = await usage.reserve("unseen", ESTIMATE);
+    expect(unseen.amount).toBe(3);
+    expect(await unseen.settle({ inputTokens: 1, outputTokens: 1 }, false)).toBeCloseTo(0.011, 12);
     await start(usage, "named", "m");
     expect((await usage.reserve("named", { ...ESTIMATE, model: "alias" })).amount).toBe(3);
   });
@@ -1139,6 +1151,15 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
     );
     await usage.handleLLMEnd(noUsage, "plain");
     expect(usage.records[1]).not.toHaveProperty("inputTokenDetails");
+  });
+
+  it("marks a run estimated when any of its attempts was", async () => {
+    const usage = new UsageTracker({ prices });
+    await start(usage, "r");
+    await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 1, outputTokens: 1 }, true);
+    await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 1, outputTokens: 1 }, false);
+    await usage.handleLLMEnd(noUsage, "r");
+    expect(usage.records[0]).toMatchObject({ inputTokens: 2, estimated: true });
   });
 
   it("charges another model's run at its end, and refuses it at its start once the budget is spent", async () => {
@@ -1175,18 +1196,20 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
 
   it("records a cancelled run as aborted, and an error that is not an Error by its text", async () => {
     const usage = new UsageTracker();
-    for (const id of ["a", "b", "c", "d"]) await start(usage, id);
+    for (const id of ["a", "b", "c", "d", "e"]) await start(usage, id);
     const abort = Object.assign(new Error("stopped"), { name: "AbortError" });
     usage.handleLLMError(abort, "a");
     usage.handleLLMError("boom" as unknown as Error, "b");
     usage.handleLLMError({ name: 7, message: 8 } as unknown as Error, "c");
     usage.handleLLMError(new TypeError("bad"), "d");
+    usage.handleLLMError(undefined as unknown as Error, "e");
     expect(usage.records[0]).toMatchObject({ aborted: true });
     expect(usage.records[0]).not.toHaveProperty("error");
     expect(usage.records[1]?.error).toEqual({ name: "Error", message: "boom" });
     expect(usage.records[2]?.error).toEqual({ name: "Error", message: "[object Object]" });
     expect(usage.records[3]?.error).toEqual({ name: "TypeError", message: "bad" });
-    expect(usage.totals).toMatchObject({ calls: 4, failed: 3 });
+    expect(usage.records[4]?.error).toEqual({ name: "Error", message: "undefined" });
+    expect(usage.totals).toMatchObject({ calls: 5, failed: 4 });
   });
 
   it("measures a run's duration from its start to its end", async () => {
