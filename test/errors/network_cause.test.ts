@@ -76,6 +76,22 @@ describe("networkCause", () => {
   });
 });
 
+describe("networkCause on odd causes", () => {
+  it("stops at a cause that is null, and reads a blocked port's message with space around it", () => {
+    expect(networkCause(new TypeError("fetch failed", { cause: null })).words).toBe(
+      "the connection failed",
+    );
+    expect(networkCause(new TypeError("fetch failed", { cause: new Error(" bad port ") }))).toEqual(
+      {
+        code: undefined,
+        words:
+          "fetch refuses to connect to that port, one it blocks for safety (such as 9 or 6000)",
+        fix: "Use another port in `baseURL`",
+      },
+    );
+  });
+});
+
 describe("isNotReady", () => {
   it("takes a refused or reset connection, or one without a code, for an endpoint still Pending", () => {
     for (const code of [
