@@ -63,13 +63,6 @@ export default folderConfig({
     },
     {
       file: "src/errors/mapper.ts",
-      code: 'message.replace(/\\.$/, "")',
-      mutators: ["Regex", "StringLiteral"],
-      reason:
-        "The message comes through bareMessage, which has already taken off its final full stops: the replace never finds one.",
-    },
-    {
-      file: "src/errors/mapper.ts",
       code: 'row.summary.replace(/\\.$/, "")',
       mutators: ["Regex"],
       reason:
@@ -137,18 +130,43 @@ export default folderConfig({
         "An error of ours the mapper did not build has no failure to type again: the attempt throws, and asServiceError's guard hands the error on as it is.",
     },
     {
+      file: "src/errors/mapper.ts",
+      code: "headers?.get(REQUEST_ID_HEADER)?.trim()",
+      mutators: ["MethodExpression"],
+      reason:
+        "Headers strips the white space around a value when it is set: get() never returns any to trim.",
+    },
+    {
+      file: "src/errors/mapper.ts",
+      code: "body.status !== undefined",
+      mutators: ["ConditionalExpression"],
+      reason: "`undefined >= 300` is false: without the test a missing status is still no status.",
+    },
+    {
+      file: "src/errors/mapper.ts",
+      code: 'e.message ?? ""',
+      mutators: ["StringLiteral"],
+      reason:
+        "An error without a message is read as text naming no network failure: any other such text (Stryker's) gives the same answer.",
+    },
+    {
       file: "src/errors/available_models.ts",
       code: "start < a.length && start < b.length && a[start] === b[start]",
-      mutators: ["ConditionalExpression", "EqualityOperator"],
+      mutators: ["ConditionalExpression", "EqualityOperator", "LogicalOperator"],
       reason:
         "A bound that lets `start` run past the end of one ID compares a character with undefined, never equal: the loop stops where it did (equal IDs never get here).",
     },
     {
       file: "src/errors/available_models.ts",
-      code: "end < a.length - start",
-      mutators: ["ConditionalExpression", "EqualityOperator", "ArithmeticOperator"],
+      code: "end < a.length - start && end < b.length - start",
+      mutators: [
+        "ConditionalExpression",
+        "EqualityOperator",
+        "ArithmeticOperator",
+        "LogicalOperator",
+      ],
       reason:
-        "A suffix that runs into the shared prefix empties the wanted ID's differing part, and an empty part is accepted whatever the other's is: the same answer.",
+        "A suffix that runs into the shared prefix empties a differing part, and an empty part is accepted whatever the other's is: the same answer (checked against the original on random IDs). Without the bounds the loop still ends: the IDs differ, so the shorter one runs out first and undefined never equals a character.",
     },
     {
       file: "src/errors/available_models.ts",
@@ -174,7 +192,7 @@ export default folderConfig({
     {
       file: "src/errors/available_models.ts",
       code: "i > 1 && j > 1",
-      mutators: ["ConditionalExpression", "EqualityOperator"],
+      mutators: ["ConditionalExpression", "EqualityOperator", "LogicalOperator"],
       reason:
         "The guard keeps index -1 out of the comparisons, but a[-1] and b[-1] are undefined and never equal a character: the transposition test fails either way.",
     },

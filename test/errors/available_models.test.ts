@@ -41,6 +41,13 @@ describe("closestModelIds", () => {
   });
 });
 
+describe("closestModelIds on blank input", () => {
+  it("reads a blank ID as no ID, even beside IDs one letter long", () => {
+    expect(closestModelIds(" ", ["a", "b"])).toEqual([]);
+    expect(closestModelIds(" A ", ["a", "bcd"])).toEqual(["a"]);
+  });
+});
+
 describe("availableModelsText", () => {
   it("names the near misses, then the listed IDs", () => {
     expect(availableModelsText("emulator-caht", IDS)).toBe(

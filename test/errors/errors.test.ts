@@ -654,6 +654,16 @@ describe("UsageStoreError", () => {
     expect(messages).toEqual(["level 0", "level 1", "level 2", "level 3", "level 4"]);
   });
 
+  it("copies a cause with secrets to hide whatever it lacks: no stack, a numeric code, no cause", () => {
+    const cause = Object.assign(new Error(`AUTH ${secret} failed`), { code: 7 });
+    cause.stack = undefined;
+    const copy = new UsageStoreError({ store: "s", operation: "o", cause, secrets: [secret] })
+      .cause as Error & { code?: unknown };
+    expect(copy).toMatchObject({ message: "AUTH [redacted] failed", code: 7 });
+    expect(copy.stack).toBeUndefined();
+    expect("cause" in copy).toBe(false);
+  });
+
   it("hides a secret as short as a secret may be (4 characters), and none shorter", () => {
     const error = new UsageStoreError({
       store: "s",

@@ -268,6 +268,40 @@ describe("asServiceError", () => {
   });
 });
 
+describe("a too-long input's summary quotes the service's message", () => {
+  const http = (message: string) =>
+    ({
+      kind: "http",
+      status: 400,
+      body: JSON.stringify({ error: { code: "context_length_exceeded", message } }),
+    }) as const;
+
+  it("says a rerank document is too long, with the message and one full stop at its end", () => {
+    const ctx = { surface: "hosted", model: "r", api: "rerank" } as const;
+    const error = toServiceError(http("Model v1.2 takes 512 tokens. ."), ctx);
+    expect(ContextLengthExceededError.isInstance(error)).toBe(true);
+    expect(error.summary).toBe(
+      "A document, read with the query, is longer than the rerank model takes: Model v1.2 takes 512 tokens.",
+    );
+    expect(error.hint).toMatch(/^Split the documents into smaller pieces/);
+    expect(toServiceError(http(""), ctx).summary).toBe(
+      "A document, read with the query, is longer than the rerank model takes.",
+    );
+  });
+
+  it("ends an embedding input's summary with one full stop, whatever the message ends with", () => {
+    const ctx = {
+      surface: "hosted",
+      model: "e",
+      api: "embeddings",
+      inputs: { first: 0, count: 1 },
+    } as const;
+    expect(toServiceError(http("Model v1.2 takes 512 tokens. ."), ctx).summary).toBe(
+      "The input at position 0 is longer than the embedding model takes: Model v1.2 takes 512 tokens.",
+    );
+  });
+});
+
 describe("embeddings in the one mapper", () => {
   const ctx = { surface: "hosted", model: "e", api: "embeddings" } as const;
   const http = (status: number, error: Record<string, unknown>) =>
@@ -917,6 +951,16 @@ describe("asServiceError: what it types and what it leaves alone", () => {
     expect(copy).not.toBe(error);
     expect(copy.message).toBe("plain");
     expect(copy.stack).toBe("RangeError: [redacted]");
+  });
+
+  it("copies an error whose message alone shows a secret", () => {
+    const key = "sk-secret-value-123456";
+    const error = new RangeError(`bad ${key}`);
+    error.stack = "RangeError: (stack elided)";
+    const copy = asServiceError(error, { ...hosted, secrets: [key] }) as RangeError;
+    expect(copy).not.toBe(error);
+    expect(copy.message).toBe("bad [redacted]");
+    expect(copy.stack).toBe("RangeError: (stack elided)");
   });
 
   it("types an error again for a stream, once, keeping its output", () => {

@@ -3,7 +3,10 @@ import { isNotReady, networkCause } from "../../src/errors/network_cause.js";
 
 /** An error with `code`, whose cause is `cause`. */
 const failure = (message: string, code?: string, cause?: unknown) =>
-  Object.assign(new Error(message, cause === undefined ? {} : { cause }), code ? { code } : {});
+  Object.assign(
+    new Error(message, cause === undefined ? {} : { cause }),
+    code === undefined ? {} : { code },
+  );
 
 /** `inner` wrapped in `depth` errors without a code or message of their own. */
 const wrapped = (inner: unknown, depth: number): unknown =>
@@ -70,6 +73,22 @@ describe("networkCause", () => {
       fix: "Check the host and port of `baseURL`, that the service is up there, and the network between",
     });
     expect(networkCause(undefined).words).toBe("the connection failed");
+  });
+});
+
+describe("networkCause on odd causes", () => {
+  it("stops at a cause that is null, and reads a blocked port's message with space around it", () => {
+    expect(networkCause(new TypeError("fetch failed", { cause: null })).words).toBe(
+      "the connection failed",
+    );
+    expect(networkCause(new TypeError("fetch failed", { cause: new Error(" bad port ") }))).toEqual(
+      {
+        code: undefined,
+        words:
+          "fetch refuses to connect to that port, one it blocks for safety (such as 9 or 6000)",
+        fix: "Use another port in `baseURL`",
+      },
+    );
   });
 });
 

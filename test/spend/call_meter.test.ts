@@ -1,9 +1,17 @@
+import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { BudgetExceededError, RateLimitError } from "../../src/errors/errors.js";
-import { CallMeter, createCallMeter } from "../../src/spend/call_meter.js";
+import {
+  CallMeter,
+  createCallMeter,
+  streamEventsRun,
+  tokenCountFromWire,
+  tokenCountOf,
+} from "../../src/spend/call_meter.js";
 import type { StreamReading } from "../../src/spend/estimate.js";
-import { RateLimiter } from "../../src/spend/rate_limiter.js";
+import { RateLimiter, type RatePermit } from "../../src/spend/rate_limiter.js";
+import type { RunEnd, SpendGuard, TokenCount } from "../../src/spend/spend_guard.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";
 
@@ -107,5 +115,241 @@ describe("CallMeter", () => {
       ["settled", 0.5, undefined],
       ["refused", "BudgetExceededError"],
     ]);
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A spend guard that writes down every call it gets; its reservations settle to `cost`. */
+function recordingGuard(
+  log: unknown[][],
+  name: string,
+  reservation: { amount?: number; currency?: string; cost?: number } = {},
+  sharedBudget?: { store: object; key: string },
+): SpendGuard {
+  const { cost, ...held } = reservation;
+  return {
+    sharedBudget,
+    reserve: async (runId, _estimate, options) => {
+      log.push([name, "reserve", runId, options]);
+      return {
+        ...held,
+        settle: async (usage: TokenCount, estimated: boolean) => {
+          log.push([name, "settle", usage, estimated]);
+          return cost;
+        },
+        settleAsHeld: async () => {
+          log.push([name, "settleAsHeld"]);
+          return cost;
+        },
+      };
+    },
+    endRun: async (runId: string, how: RunEnd) => {
+      log.push([name, "endRun", runId, how]);
+    },
+  };
+}
+
+/** A limiter that writes down what it is asked, and hands out a recording permit. */
+function recordingLimiter(log: unknown[][]): RateLimiter {
+  const permit: RatePermit = {
+    answered: () => void log.push(["permit", "answered"]),
+    rateLimited: async (retryAfterMs) => void log.push(["permit", "rateLimited", retryAfterMs]),
+  };
+  return {
+    acquire: async (_estimate: unknown, options: unknown) => {
+      log.push(["limiter", "acquire", options]);
+      return permit;
+    },
+  } as unknown as RateLimiter;
+}
+
+const rateLimited = () =>
+  new RateLimitError({ summary: "429", hint: "wait", surface: "hosted", retryAfterMs: 5 });
+
+describe("CallMeter with the trackers and limiter it is given", () => {
+  it("tells each guard whether it holds, and gives the limiter the key ID and the signal", async () => {
+    const log: unknown[][] = [];
+    const store = new MemoryStore();
+    const guards = [
+      recordingGuard(log, "a", {}, { store, key: "k" }),
+      recordingGuard(log, "b", {}, { store, key: "k" }),
+    ];
+    const signal = new AbortController().signal;
+    const meter = new CallMeter(
+      { run: { runId: "r", handlers: [] }, limiter: recordingLimiter(log), keyId: "key-1" },
+      guards,
+    );
+    await meter.begin(ESTIMATE, signal);
+    expect(log).toEqual([
+      ["a", "reserve", "r", { hold: true }],
+      ["b", "reserve", "r", { hold: false }],
+      ["limiter", "acquire", { keyId: "key-1", signal }],
+    ]);
+  });
+
+  it("without a run, neither reserves nor ends anything, and needs no handlers", async () => {
+    const log: unknown[][] = [];
+    const meter = new CallMeter({ limiter: recordingLimiter(log) }, [recordingGuard(log, "a")]);
+    await meter.begin(ESTIMATE);
+    await meter.endRun({ abandoned: true });
+    expect(log).toEqual([["limiter", "acquire", { keyId: undefined, signal: undefined }]]);
+    expect(() => new CallMeter({ limiter: recordingLimiter(log) })).not.toThrow();
+  });
+
+  it("releases a failed attempt at zero, not as an estimate, and pauses the limiter for a 429 only", async () => {
+    const log: unknown[][] = [];
+    const meter = new CallMeter(
+      { run: { runId: "r", handlers: [] }, limiter: recordingLimiter(log) },
+      [recordingGuard(log, "a")],
+    );
+    await (await meter.begin(ESTIMATE)).fail(new Error("500"));
+    await (await meter.begin(ESTIMATE)).fail(rateLimited());
+    expect(log.filter(([who, what]) => who === "permit" || what === "settle")).toEqual([
+      ["a", "settle", { inputTokens: 0, outputTokens: 0 }, false],
+      ["permit", "rateLimited", 5],
+      ["a", "settle", { inputTokens: 0, outputTokens: 0 }, false],
+    ]);
+    // Without a limiter a 429 only releases the holds.
+    const plain = new CallMeter({ run: { runId: "r", handlers: [] } }, [recordingGuard(log, "b")]);
+    await expect((await plain.begin(ESTIMATE)).fail(rateLimited())).resolves.toBeUndefined();
+  });
+
+  it("keeps the request ID of an answer and tells the limiter it was answered", async () => {
+    const log: unknown[][] = [];
+    const meter = new CallMeter({ limiter: recordingLimiter(log) });
+    const attempt = await meter.begin(ESTIMATE);
+    attempt.answered("req-1");
+    expect(attempt.requestId).toBe("req-1");
+    expect(log.at(-1)).toEqual(["permit", "answered"]);
+  });
+
+  it("tells its observer only of amounts held and costs priced, and the wait it measured", async () => {
+    const heard: unknown[][] = [];
+    const observer = {
+      reserved: (amount: number) => heard.push(["reserved", amount]),
+      refused: () => heard.push(["refused"]),
+      waited: (ms: number) => heard.push(["waited", ms]),
+      settled: (cost: number, currency?: string) => heard.push(["settled", cost, currency]),
+    };
+    const now = vi.spyOn(performance, "now");
+    now.mockReturnValueOnce(100).mockReturnValueOnce(130);
+    const log: unknown[][] = [];
+    const meter = new CallMeter(
+      { run: { runId: "r", handlers: [] }, limiter: recordingLimiter(log) },
+      [
+        recordingGuard(log, "unpriced"),
+        recordingGuard(log, "priced", { amount: 2, currency: "credit", cost: 1.5 }),
+      ],
+    );
+    const attempt = await meter.begin(ESTIMATE, undefined, observer);
+    await attempt.settle({ inputTokens: 1, outputTokens: 1 }, 0);
+    const unpriced = new CallMeter({ run: { runId: "r", handlers: [] } }, [
+      recordingGuard(log, "none"),
+    ]);
+    await (await unpriced.begin(ESTIMATE, undefined, observer)).cancelled();
+    expect(heard).toEqual([
+      ["reserved", 2],
+      ["waited", 30],
+      ["settled", 1.5, "credit"],
+    ]);
+    // A cancelled request is charged as its holds stand.
+    const cancelled = new CallMeter({ run: { runId: "r", handlers: [] } }, [
+      recordingGuard(log, "held", { amount: 2, currency: "credit", cost: 2 }),
+    ]);
+    await (await cancelled.begin(ESTIMATE, undefined, observer)).cancelled();
+    expect(log.at(-1)).toEqual(["held", "settleAsHeld"]);
+    expect(heard.slice(3)).toEqual([
+      ["reserved", 2],
+      ["settled", 2, "credit"],
+    ]);
+  });
+
+  it("settles a stream stopped by its signal at once, and ends its run as aborted with its request ID", async () => {
+    const log: unknown[][] = [];
+    const meter = new CallMeter({ run: { runId: "r", handlers: [] } }, [recordingGuard(log, "a")]);
+    const attempt = await meter.begin(ESTIMATE);
+    attempt.answered("req-9");
+    const controller = new AbortController();
+    async function* text() {
+      yield "x".repeat(6);
+      await new Promise(() => {}); // the service goes quiet
+    }
+    const read = (reading: StreamReading, item: string) => reading.addText(item);
+    const stream = meter.meterStream(text(), read, () => attempt, controller.signal);
+    await stream.next();
+    controller.abort();
+    await vi.waitFor(() => expect(log.some(([, what]) => what === "endRun")).toBe(true));
+    expect(log.slice(1)).toEqual([
+      ["a", "settle", { inputTokens: 0, outputTokens: 2 }, true],
+      ["a", "endRun", "r", { abandoned: true, aborted: true, requestId: "req-9" }],
+    ]);
+  });
+
+  it("ends nothing for a stream read to its end or one that failed, and no request ID before an answer", async () => {
+    const log: unknown[][] = [];
+    const meter = new CallMeter({ run: { runId: "r", handlers: [] } }, [recordingGuard(log, "a")]);
+    const read = (reading: StreamReading, item: string) => reading.addText(item);
+    async function* ok() {
+      yield "abc";
+    }
+    for await (const _ of meter.meterStream(ok(), read, () => undefined)) {
+      // read to the end
+    }
+    async function* failing() {
+      yield "abc";
+      throw new Error("cut");
+    }
+    await expect(async () => {
+      for await (const _ of meter.meterStream(failing(), read, () => undefined)) {
+        // read until it fails
+      }
+    }).rejects.toThrow("cut");
+    const attempt = await meter.begin(ESTIMATE);
+    for await (const _ of meter.meterStream(ok(), read, () => attempt)) break;
+    // A stream left before it opened has no attempt yet.
+    for await (const _ of meter.meterStream(ok(), read, () => undefined)) break;
+    expect(log.filter(([, what]) => what === "endRun")).toStrictEqual([
+      ["a", "endRun", "r", { abandoned: true }],
+      ["a", "endRun", "r", { abandoned: true }],
+    ]);
+  });
+});
+
+describe("streamEventsRun", () => {
+  const prefers = { lc_prefer_chat_model_stream_events: true } as unknown as BaseCallbackHandler;
+  const other = { lc_prefer_chat_model_stream_events: "yes" } as unknown as BaseCallbackHandler;
+
+  it("carries the run only when a given or local handler prefers stream events", () => {
+    expect(streamEventsRun([other], [other], "id")).toBeUndefined();
+    expect(
+      streamEventsRun([undefined as unknown as BaseCallbackHandler], [], "id"),
+    ).toBeUndefined();
+    expect(streamEventsRun(undefined, [other, prefers], "id")).toEqual({
+      runId: "id",
+      handlers: [other, prefers],
+    });
+    expect(streamEventsRun([prefers], undefined, "id")).toEqual({
+      runId: "id",
+      handlers: [prefers],
+    });
+  });
+});
+
+describe("token counts from the wire", () => {
+  it("reads either count alone, and the cached part only beside a count", () => {
+    expect(tokenCountOf({ promptTokens: 3 })).toEqual({ inputTokens: 3, outputTokens: 0 });
+    expect(tokenCountOf({ completionTokens: 2 })).toEqual({ inputTokens: 0, outputTokens: 2 });
+    expect(tokenCountOf({ totalTokens: 5 })).toBeUndefined();
+    expect(
+      tokenCountFromWire({ prompt_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } }),
+    ).toEqual({ inputTokens: 3, outputTokens: 0, cachedInputTokens: 2 });
+    expect(tokenCountFromWire({ prompt_tokens_details: { cached_tokens: 2 } })).toBeUndefined();
+    expect(tokenCountFromWire({ completion_tokens: 1 })).toEqual({
+      inputTokens: 0,
+      outputTokens: 1,
+    });
   });
 });

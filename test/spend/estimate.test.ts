@@ -228,3 +228,23 @@ describe("estimateEmbeddingRequest", () => {
     expect(estimateEmbeddingRequest({ input: "abcdefg" }, "e").inputTokens).toBe(3);
   });
 });
+
+describe("estimates of one character and of malformed parts", () => {
+  it("counts a single character by its own bytes: one token up to 3 bytes, two for a pair of surrogates", () => {
+    expect(estimateTokens("\ue000")).toBe(1);
+    expect(estimateTokens("\udc00")).toBe(1); // a lone low surrogate: the 3-byte replacement
+    expect(estimateTokens("\udbff\udfff")).toBe(2);
+  });
+
+  it("counts no tokens for null tools or response format, and framing only for a null message", () => {
+    const bare = estimateChatRequest({ messages: [] }, "m").inputTokens;
+    expect(
+      estimateChatRequest({ messages: [], tools: null, response_format: null }, "m").inputTokens,
+    ).toBe(bare);
+    expect(estimateChatRequest({ messages: [null] }, "m").inputTokens).toBe(bare + 4);
+  });
+
+  it("counts a rerank document that is null as nothing but the query", () => {
+    expect(estimateRerankRequest({ query: "abc", documents: [null] }, "r").inputTokens).toBe(1);
+  });
+});

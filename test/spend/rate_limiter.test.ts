@@ -404,3 +404,60 @@ describe("apiKeyId", () => {
     expect(apiKeyId("sk-emulator-demo")).toBe(apiKeyId("sk-emulator-demo"));
   });
 });
+
+describe("RateLimiter keys and cancellations", () => {
+  it("keeps one limit per key ID, under the store key `<name>:key:<ID>`, `default` without one", async () => {
+    const store = new MemoryStore();
+    const limiter = new RateLimiter({ requestsPerMinute: 60, per: "key", store });
+    await limiter.acquire(estimate(), { keyId: "k1" });
+    let at = -1;
+    const other = limiter.acquire(estimate(), { keyId: "k2" }).then(() => {
+      at = Date.now() - 1_000_000;
+    });
+    await vi.runAllTimersAsync();
+    await other;
+    expect(at).toBe(0);
+    await limiter.acquire(estimate());
+    const take = { now: Date.now(), requestRate: 1 / 1000, burst: 1, tokens: 0, recoveryMs: 1 };
+    const next = await store.takeRate("default:key:default", {
+      ...take,
+      learn: false,
+      accepted: 0,
+    });
+    expect(next.waitMs).toBe(1000);
+  });
+
+  it("keeps a slot it handed out when the call's signal aborts afterwards", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    const controller = new AbortController();
+    await limiter.acquire(estimate());
+    const second = limiter.acquire(estimate(), { signal: controller.signal });
+    await vi.advanceTimersByTimeAsync(1000);
+    await second;
+    controller.abort(); // after its turn came: the request went out in that slot
+    expect(await turns(limiter, 1)).toEqual([2000]);
+  });
+
+  it("gives up a turn on a store that cannot take slots back, whose slot stays taken", async () => {
+    const inner = new MemoryStore();
+    const store = {
+      reserve: inner.reserve.bind(inner),
+      settle: inner.settle.bind(inner),
+      charge: inner.charge.bind(inner),
+      budgetState: inner.budgetState.bind(inner),
+      resetBudget: inner.resetBudget.bind(inner),
+      takeRate: inner.takeRate.bind(inner),
+      penalizeRate: inner.penalizeRate.bind(inner),
+    };
+    const limiter = new RateLimiter({ requestsPerMinute: 60, store });
+    const controller = new AbortController();
+    await limiter.acquire(estimate());
+    const cancelled = limiter.acquire(estimate(), { signal: controller.signal });
+    const failed = expect(cancelled).rejects.toMatchObject({ name: "AbortError" });
+    await vi.advanceTimersByTimeAsync(10); // it waits for its turn at 1000
+    controller.abort();
+    await failed;
+    // Its slot stays taken: the next turn is the one after it.
+    expect(await turns(limiter, 1)).toEqual([2000]);
+  });
+});

@@ -3,6 +3,7 @@ import { AIMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
 import {
+  cachedTokensFromWire,
   modelOfRun,
   promptUsageFromWire,
   requestIdOfError,
@@ -194,5 +195,93 @@ describe("tokenUsageFromWire and sumTokenUsage", () => {
       completionTokens: 4,
       totalTokens: 7,
     });
+  });
+});
+
+describe("reading counts that may be missing or malformed", () => {
+  it("derives a total only from both counts, and keeps any one count it finds", () => {
+    expect(tokenUsageFromWire({ prompt_tokens: 3 })).toEqual({ promptTokens: 3 });
+    expect(tokenUsageFromWire({ completion_tokens: 2 })).toEqual({ completionTokens: 2 });
+    expect(tokenUsageFromWire({ total_tokens: 5 })).toEqual({ totalTokens: 5 });
+    expect(
+      tokenUsageFromWire({ prompt_tokens: Number.NaN, completion_tokens: "2", total_tokens: null }),
+    ).toBeUndefined();
+  });
+
+  it("reads nothing from a usage or details that are null", () => {
+    expect(promptUsageFromWire(null)).toBeUndefined();
+    expect(cachedTokensFromWire(null)).toBeUndefined();
+    expect(cachedTokensFromWire({ prompt_tokens_details: null })).toBeUndefined();
+    expect(cachedTokensFromWire({ prompt_tokens_details: { cached_tokens: 4 } })).toBe(4);
+  });
+
+  it("reads a model from constructor arguments only, and names none it cannot find", () => {
+    const notSerialisable: Serialized = {
+      lc: 1,
+      type: "not_implemented",
+      id: ["x", "Fake"],
+      kwargs: { model: "hidden" },
+    } as Serialized;
+    expect(modelOfRun(notSerialisable, undefined, undefined)).toBe("Fake");
+    expect(modelOfRun({ lc: 1, type: "not_implemented" } as Serialized, {}, {})).toBe("unknown");
+  });
+
+  it("derives a message's missing total and keeps only the finite token details", () => {
+    const output: LLMResult = {
+      generations: [
+        [
+          {
+            text: "",
+            message: new AIMessage({
+              content: "",
+              usage_metadata: {
+                input_tokens: 3,
+                output_tokens: 2,
+                input_token_details: { cache_read: 1, audio: Number.NaN },
+                output_token_details: { reasoning: "2" as unknown as number },
+              },
+            } as ConstructorParameters<typeof AIMessage>[0]),
+          } as never,
+        ],
+      ],
+    };
+    expect(runUsageFromResult(output)).toEqual({
+      inputTokens: 3,
+      outputTokens: 2,
+      totalTokens: 5,
+      inputTokenDetails: { cache_read: 1 },
+    });
+  });
+
+  it("passes over a tokenUsage that is not an object for the streamed generation's", () => {
+    for (const tokenUsage of [null, "n/a"]) {
+      const output = {
+        generations: [[{ text: "", generationInfo: { tokenUsage: { promptTokens: 1 } } }]],
+        llmOutput: { tokenUsage },
+      } as unknown as LLMResult;
+      expect(runUsageFromResult(output)).toEqual({
+        inputTokens: 1,
+        outputTokens: 0,
+        totalTokens: 1,
+      });
+    }
+    expect(runUsageFromResult(undefined as unknown as LLMResult)).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+    });
+  });
+
+  it("takes the first non-empty request ID of any generation, then llmOutput's", () => {
+    const output = {
+      generations: [
+        [{ text: "", generationInfo: { requestId: "" } }],
+        [{ text: "", generationInfo: { requestId: 42 } }],
+        [{ text: "", generationInfo: { requestId: "req-3" } }],
+      ],
+      llmOutput: { requestId: "req-llm" },
+    } as unknown as LLMResult;
+    expect(requestIdOfResult(output)).toBe("req-3");
+    expect(requestIdOfResult(undefined as unknown as LLMResult)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { InMemoryCache } from "@langchain/core/caches";
 import { getRetryable, LangChainError } from "@langchain/core/errors";
 import { BaseLLM } from "@langchain/core/language_models/llms";
+import type { Serialized } from "@langchain/core/load/serializable";
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import type { LLMResult } from "@langchain/core/outputs";
@@ -1038,5 +1039,202 @@ describe("UsageTracker with cached prompt tokens", () => {
     await chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] });
     expect(reserved).toEqual([worst]);
     expect((await usage.budgetStatus()).spent).toBeCloseTo(COST, 12);
+  });
+});
+
+describe("UsageTracker as the models' spend guard (its callbacks called directly)", () => {
+  const OURS: Serialized = {
+    lc: 1,
+    type: "not_implemented",
+    id: ["langchain_inference_service", "M"],
+  };
+  const THEIRS: Serialized = { lc: 1, type: "not_implemented", id: ["langchain", "Other"] };
+  const ESTIMATE = { model: "m", inputTokens: 1000, maxOutputTokens: 100, choices: 1 };
+  /** Prices per million tokens; a cached prompt token costs more here, so the worst case shows. */
+  const prices = { m: { input: 1000, output: 10_000, cachedInput: 2000 } };
+  const start = (usage: UsageTracker, runId: string, model = "m", llm = OURS) =>
+    usage.handleLLMStart(llm, ["p"], runId, undefined, { invocation_params: { model } });
+  const noUsage: LLMResult = { generations: [] };
+
+  it("holds the worst case, every prompt token at the dearer price, and settles it once", async () => {
+    const usage = new UsageTracker({ prices, budget: 100, currency: "credit" });
+    await start(usage, "r");
+    const reservation = await usage.reserve("r", ESTIMATE);
+    // 1000 prompt tokens at 2000 and 100 reply tokens at 10000, per million.
+    expect(reservation).toEqual({
+      amount: 3,
+      currency: "credit",
+      settle: expect.any(Function),
+      settleAsHeld: expect.any(Function),
+    });
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 0, reserved: 3 });
+    expect(await reservation.settle({ inputTokens: 500, outputTokens: 10 }, true)).toBe(0.6);
+    expect(await reservation.settle({ inputTokens: 500, outputTokens: 10 }, true)).toBeUndefined();
+    expect(await reservation.settleAsHeld()).toBeUndefined();
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 0.6, reserved: 0 });
+    await usage.handleLLMEnd(noUsage, "r");
+    expect(usage.records[0]).toMatchObject({
+      inputTokens: 500,
+      outputTokens: 10,
+      totalTokens: 510,
+      estimated: true,
+      cost: 0.6,
+    });
+    expect((await usage.budgetStatus()).spent).toBe(0.6); // a reserved run is not charged again
+  });
+
+  it("holds nothing without a budget, or with hold: false, and names no currency it lacks", async () => {
+    const shared = new UsageTracker({ prices, budget: 100 });
+    await start(shared, "r");
+    const second = await shared.reserve("r", ESTIMATE, { hold: false });
+    expect(second).not.toHaveProperty("amount");
+    expect(second).not.toHaveProperty("currency");
+    expect(await shared.budgetStatus()).toMatchObject({ reserved: 0 });
+    // Its settle counts the run's tokens, and charges nothing: the holder's settle does.
+    await second.settle({ inputTokens: 1000, outputTokens: 0 }, false);
+    expect(await shared.budgetStatus()).toMatchObject({ spent: 0, reserved: 0 });
+    expect(shared.sharedBudget).toEqual({ store: shared.store, key: shared.budgetKey });
+    const counting = new UsageTracker({ prices });
+    expect(counting.sharedBudget).toBeUndefined();
+    expect(await counting.reserve("r", ESTIMATE)).not.toHaveProperty("amount");
+  });
+
+  it("keeps two holds of one run apart, and prices a run it never saw start by the estimate's model", async () => {
+    const usage = new UsageTracker({ prices, budget: 100 });
+    await start(usage, "r", "m");
+    const [a, b] = await Promise.all([usage.reserve("r", ESTIMATE), usage.reserve("r", ESTIMATE)]);
+    expect(await usage.budgetStatus()).toMatchObject({ reserved: 6 });
+    await a.settle({ inputTokens: 0, outputTokens: 0 }, false);
+    expect(await usage.budgetStatus()).toMatchObject({ reserved: 3 });
+    await b.settleAsHeld();
+    expect(await usage.budgetStatus()).toMatchObject({ spent: 3, reserved: 0 });
+    await usage.handleLLMEnd(noUsage, "r");
+    // The hold charged as it stood counts its worst case, as an estimate.
+    expect(usage.records[0]).toMatchObject({
+      inputTokens: 1000,
+      outputTokens: 100,
+      estimated: true,
+    });
+    const unseen = await usage.reserve("unseen", ESTIMATE);
+    expect(unseen.amount).toBe(3);
+    expect(await unseen.settle({ inputTokens: 1, outputTokens: 1 }, false)).toBeCloseTo(0.011, 12);
+    await start(usage, "named", "m");
+    expect((await usage.reserve("named", { ...ESTIMATE, model: "alias" })).amount).toBe(3);
+  });
+
+  it("sums every attempt's tokens, cached ones included, into the run's record", async () => {
+    const usage = new UsageTracker({ prices });
+    await start(usage, "r");
+    await (await usage.reserve("r", ESTIMATE)).settle(
+      { inputTokens: 10, outputTokens: 1, cachedInputTokens: 4 },
+      false,
+    );
+    // The same handler reached again keeps the run as it was.
+    await start(usage, "r");
+    await (await usage.reserve("r", ESTIMATE)).settle(
+      { inputTokens: 20, outputTokens: 2, cachedInputTokens: 6 },
+      false,
+    );
+    await usage.handleLLMEnd(noUsage, "r");
+    expect(usage.records).toHaveLength(1);
+    expect(usage.records[0]).toMatchObject({
+      inputTokens: 30,
+      outputTokens: 3,
+      totalTokens: 33,
+      inputTokenDetails: { cache_read: 10 },
+    });
+    expect(usage.records[0]).not.toHaveProperty("estimated");
+    await start(usage, "plain");
+    await (await usage.reserve("plain", ESTIMATE)).settle(
+      { inputTokens: 5, outputTokens: 5 },
+      false,
+    );
+    await usage.handleLLMEnd(noUsage, "plain");
+    expect(usage.records[1]).not.toHaveProperty("inputTokenDetails");
+  });
+
+  it("marks a run estimated when any of its attempts was", async () => {
+    const usage = new UsageTracker({ prices });
+    await start(usage, "r");
+    await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 1, outputTokens: 1 }, true);
+    await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 1, outputTokens: 1 }, false);
+    await usage.handleLLMEnd(noUsage, "r");
+    expect(usage.records[0]).toMatchObject({ inputTokens: 2, estimated: true });
+  });
+
+  it("charges another model's run at its end, and refuses it at its start once the budget is spent", async () => {
+    const usage = new UsageTracker({ prices, budget: 0.0105 });
+    const tenPromptTokens: LLMResult = {
+      generations: [],
+      llmOutput: { tokenUsage: { promptTokens: 10, completionTokens: 0, totalTokens: 10 } },
+    };
+    await start(usage, "other", "m", THEIRS);
+    await usage.handleLLMEnd(tenPromptTokens, "other");
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.01, 12);
+    await start(usage, "again", "m", THEIRS); // 0.01 of 0.0105: not spent yet
+    await usage.handleLLMEnd(tenPromptTokens, "again");
+    await expect(start(usage, "late", "m", THEIRS)).rejects.toBeInstanceOf(BudgetExceededError);
+    // A model without a price is never refused, nor charged; ours is refused from its call path.
+    await start(usage, "free", "free", THEIRS);
+    await usage.handleLLMEnd(tenPromptTokens, "free");
+    await expect(start(usage, "ours", "m", OURS)).resolves.toBeUndefined();
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.02, 12);
+  });
+
+  it("records how a run ended that LangChain will not end: aborted, left, failed to start", async () => {
+    const usage = new UsageTracker();
+    for (const id of ["a", "b", "c"]) await start(usage, id);
+    await usage.endRun("a", { aborted: true, abandoned: true, requestId: "req-a" });
+    await usage.endRun("b", { failedToStart: { name: "TypeError", message: "x" } });
+    await usage.endRun("c", {});
+    expect(usage.records.map(({ runId, durationMs, ...rest }) => rest)).toEqual([
+      expect.objectContaining({ aborted: true, abandoned: true, requestId: "req-a" }),
+      expect.objectContaining({ error: { name: "TypeError", message: "x" } }),
+      { model: "m", inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    ]);
+  });
+
+  it("records a cancelled run as aborted, and an error that is not an Error by its text", async () => {
+    const usage = new UsageTracker();
+    for (const id of ["a", "b", "c", "d", "e"]) await start(usage, id);
+    const abort = Object.assign(new Error("stopped"), { name: "AbortError" });
+    usage.handleLLMError(abort, "a");
+    usage.handleLLMError("boom" as unknown as Error, "b");
+    usage.handleLLMError({ name: 7, message: 8 } as unknown as Error, "c");
+    usage.handleLLMError(new TypeError("bad"), "d");
+    usage.handleLLMError(undefined as unknown as Error, "e");
+    expect(usage.records[0]).toMatchObject({ aborted: true });
+    expect(usage.records[0]).not.toHaveProperty("error");
+    expect(usage.records[1]?.error).toEqual({ name: "Error", message: "boom" });
+    expect(usage.records[2]?.error).toEqual({ name: "Error", message: "[object Object]" });
+    expect(usage.records[3]?.error).toEqual({ name: "TypeError", message: "bad" });
+    expect(usage.records[4]?.error).toEqual({ name: "Error", message: "undefined" });
+    expect(usage.totals).toMatchObject({ calls: 5, failed: 4 });
+  });
+
+  it("measures a run's duration from its start to its end", async () => {
+    const now = vi.spyOn(performance, "now");
+    const usage = new UsageTracker({ maxRecords: 1 });
+    now.mockReturnValue(1000);
+    await start(usage, "r");
+    now.mockReturnValue(1250.4);
+    await usage.handleLLMEnd(noUsage, "r");
+    expect(usage.records[0]?.durationMs).toBe(250);
+    expect(usage.name).toBe("inference_service_usage_tracker");
+  });
+
+  it("ignores the end or failure of a run it never saw start, and is its own copy", async () => {
+    const usage = new UsageTracker({ prices });
+    await usage.handleLLMEnd(noUsage, "unseen");
+    usage.handleLLMError(new Error("x"), "unseen");
+    expect(usage.records).toEqual([]);
+    expect(usage.copy()).toBe(usage);
+    expect(usage.priceOf("m")).toEqual(prices.m);
+    // A model serialised without an ID path is still tracked, by its invocation parameters.
+    await usage.handleLLMStart({ lc: 1, type: "not_implemented" } as never, ["p"], "r", undefined, {
+      invocation_params: { model: "m" },
+    });
+    await usage.handleLLMEnd(noUsage, "r");
+    expect(usage.records[0]?.model).toBe("m");
   });
 });

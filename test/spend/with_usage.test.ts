@@ -135,3 +135,25 @@ describe("withUsage", () => {
     expect(seen).toHaveLength(0);
   });
 });
+
+describe("withUsage where the runtime has no AsyncLocalStorage", () => {
+  it("still runs the block and returns its result, leaving LangChain's context off", async () => {
+    const globals = globalThis as Record<symbol, unknown>;
+    const runtime = process as { getBuiltinModule?: unknown };
+    const previous = globals[ALS_KEY];
+    const getBuiltinModule = runtime.getBuiltinModule;
+    try {
+      for (const lookup of [undefined, () => undefined]) {
+        delete globals[ALS_KEY];
+        runtime.getBuiltinModule = lookup;
+        const { result, usage } = await withUsage(() => 42);
+        expect(result).toBe(42);
+        expect(usage.totals.calls).toBe(0);
+        expect(globals[ALS_KEY]).toBeUndefined();
+      }
+    } finally {
+      runtime.getBuiltinModule = getBuiltinModule;
+      if (previous !== undefined) globals[ALS_KEY] = previous;
+    }
+  });
+});
