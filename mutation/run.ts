@@ -3,7 +3,8 @@
  * `npm run test:mutation -- spend stores`), one folder at a time, then prints the score of every
  * module — killed and timed-out mutants over the mutants the tests cover — and fails when one is
  * under 85 %. `--report` skips the runs and prints the table of the reports already written;
- * `--check` only checks that each ignore list names code found on one line of its file.
+ * `--check` only checks that each ignore list names code found on one line of its file; `--force`
+ * runs every mutant again, ignoring what the incremental report kept.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -148,6 +149,9 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const reportOnly = args.includes("--report");
   const checkOnly = args.includes("--check");
+  // Incremental runs know a test by file, line and name: after a test's body changes, --force
+  // runs every mutant again instead of reusing what that test killed before.
+  const force = args.includes("--force");
   const named = args.filter((a) => !a.startsWith("--"));
   const unknown = named.filter((n) => !(FOLDERS as readonly string[]).includes(n));
   if (unknown.length > 0) {
@@ -171,7 +175,7 @@ async function main(): Promise<number> {
       console.log(`\n== mutation: ${name}`);
       const run = spawnSync(
         join(ROOT, "node_modules", ".bin", "stryker"),
-        ["run", join("mutation", `${name}.config.mjs`)],
+        ["run", join("mutation", `${name}.config.mjs`), ...(force ? ["--force"] : [])],
         { cwd: ROOT, stdio: "inherit" },
       );
       minutes.set(name, (Date.now() - started) / 60_000);
