@@ -566,26 +566,19 @@ describe("what every error class carries", () => {
 
 describe("BudgetExceededError", () => {
   it("says what was spent, held and asked, in the budget's unit, and which call was not sent", () => {
-    const error = new BudgetExceededError({
+    const fields = {
       budget: 5,
       spent: 4.1234567,
       reserved: 0.5,
       requested: 1,
       currency: "credit",
       model: "m",
-    });
+    };
+    const error = new BudgetExceededError(fields);
     expect(error.message).toBe(
       'Usage budget reached: spent 4.12346 credit of 5 credit, 0.5 credit held by calls in flight; the call to "m" (up to 1 credit) was not sent. Raise `budget`, lower `maxTokens` (a call holds its worst case until it settles), or start a new tracker; the service\'s Wallet stays authoritative.',
     );
-    expect(error).toMatchObject({
-      code: "budget_exceeded",
-      budget: 5,
-      spent: 4.1234567,
-      reserved: 0.5,
-      requested: 1,
-      currency: "credit",
-      model: "m",
-    });
+    expect(error).toMatchObject({ code: "budget_exceeded", ...fields });
     expect(getRetryable(error)).toBe(false);
   });
 
