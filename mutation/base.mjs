@@ -29,6 +29,8 @@ export function folderConfig({ name, mutate, testFiles, equivalentMutants = [] }
     reporters: ["progress", "json", "html"],
     jsonReporter: { fileName: `reports/mutation/${name}.json` },
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
+    incremental: true,
+    incrementalFile: `reports/mutation/${name}.incremental.json`,
     tempDirName: ".stryker-tmp",
     cleanTempDir: "always",
     ignorePatterns: ["bench", "examples", "test-output", "coverage", "dist"],
