@@ -240,7 +240,7 @@ describe("openStream", () => {
     const failed = new AbortController();
     async function* failedFirst() {
       failed.abort(reason);
-      throw new TypeError("terminated");
+      yield* failing([], new TypeError("terminated"));
     }
     await expect(openStream(failedFirst(), response, ctx, failed.signal)).rejects.toBe(reason);
   });
