@@ -163,3 +163,32 @@ describe("ServiceChannel", () => {
     expect(sent[0]!.body).toMatchObject({ stream: true });
   });
 });
+
+describe("ServiceChannel options", () => {
+  it("bounds a stream's wait for its next event by timeout when no idleTimeout is given", async () => {
+    const first = new TextEncoder().encode(
+      'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n',
+    );
+    const fetch: Fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(first);
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch, timeout: 50, maxRetries: 0 },
+      { model: "m" },
+    );
+    const opened = await channel.stream({ body: { model: "m", messages: [], stream: true } });
+    const error = await (async () => {
+      for await (const _event of opened.events) {
+        // the first event, then the stream stalls
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "ServiceTimeoutError" });
+  });
+});
