@@ -11,6 +11,7 @@ import {
 } from "../../src/errors/errors.js";
 import { ServiceChannel } from "../../src/transport/channel.js";
 import type { Fetch } from "../../src/transport/fetch.js";
+import { ServiceCaller } from "../../src/transport/retry.js";
 
 const BASE = "https://svc.test/inference/v1";
 const KEY = "sk-channel-key-1";
@@ -190,5 +191,43 @@ describe("ServiceChannel options", () => {
       }
     })().catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "ServiceTimeoutError" });
+  });
+});
+
+describe("ServiceChannel's context", () => {
+  it("types failures with the surface, the API, the model given and the key as a secret, nothing more", () => {
+    const rerank = new ServiceChannel("rerank", { apiKey: KEY, baseURL: BASE }, { model: "r" });
+    expect(rerank.context).toStrictEqual({
+      surface: "hosted",
+      api: "rerank",
+      model: "r",
+      secrets: [KEY],
+    });
+    const bare = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE });
+    expect(bare.context).toStrictEqual({ surface: "hosted", secrets: [KEY] });
+  });
+
+  it("adds a dedicated endpoint's Service-Name, and the values of configured headers as secrets", () => {
+    const channel = new ServiceChannel(
+      "completions",
+      {
+        apiKey: KEY,
+        baseURL: BASE,
+        configuration: { defaultHeaders: { "X-Team-Token": "team-token-7781" } },
+      },
+      { serviceName: "tenant.a" },
+    );
+    expect(channel.context).toStrictEqual({
+      surface: "dedicated",
+      serviceName: "tenant.a",
+      secrets: [KEY, "team-token-7781"],
+    });
+  });
+
+  it("shows its key, its caller and, without trackers or a limiter, no meter", () => {
+    const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE }, { model: "m" });
+    expect(channel.apiKey).toBe(KEY);
+    expect(channel.caller).toBeInstanceOf(ServiceCaller);
+    expect(channel.meter()).toBeUndefined();
   });
 });
