@@ -5,5 +5,27 @@ export default folderConfig({
   name: "transport",
   mutate: ["src/transport/**/*.ts"],
   testFiles: ["test/transport/**/*.test.ts"],
-  equivalentMutants: [],
+  equivalentMutants: [
+    {
+      file: "src/transport/event_boundaries.ts",
+      code: "this.#lineLength >= TELLING",
+      mutators: ["BlockStatement"],
+      reason:
+        "Speed only: without the skip, the rest of a long line is read byte by byte, which ends the line at the same byte and never matches [DONE] past its length.",
+    },
+    {
+      file: "src/transport/event_boundaries.ts",
+      code: "this.#lineLength += end - i",
+      mutators: ["ArithmeticOperator"],
+      reason:
+        "A line's length is only compared with 0, 4 and 12, which a line long enough to be skipped has passed whichever way the skipped bytes are counted.",
+    },
+    {
+      file: "src/transport/event_boundaries.ts",
+      code: "this.#doneMatched = -1",
+      mutators: ["UnaryOperator"],
+      reason:
+        "The rest of the line is skipped to its end, so the match is not read again before the line ends: 1 or -1, it is not DONE.length.",
+    },
+  ],
 });

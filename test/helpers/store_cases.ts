@@ -246,6 +246,16 @@ export function describeStoreContract(
       expect((await store.takeRate("r10", { ...TAKE, now: 0 })).waitMs).toBeCloseTo(3000, 6);
     });
 
+    it("gives back a slot of a limit on tokens alone", async () => {
+      const store = await makeStore();
+      const take = { ...TAKE, requestRate: undefined, learn: false, tokenRate: 1, tokens: 100 };
+      await store.takeRate("r11", { ...take, now: 0 });
+      const second = await store.takeRate("r11", { ...take, now: 0 });
+      expect(second.requestSpan).toBeUndefined();
+      await store.releaseRate?.("r11", { epoch: second.epoch, ...spans(second) });
+      expect((await store.takeRate("r11", { ...take, now: 0 })).waitMs).toBe(100);
+    });
+
     it("cuts to what the service accepted, not to what was sent", async () => {
       const store = await makeStore();
       const take = { ...TAKE, requestRate: undefined };

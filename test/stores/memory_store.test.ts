@@ -15,3 +15,14 @@ describe("MemoryStore bookkeeping", () => {
     expect(store.reservations).toBe(0);
   });
 });
+
+describe("MemoryStore reservations", () => {
+  it("holds exactly 0 once every call has settled, whatever float dust the amounts leave", async () => {
+    const store = new MemoryStore();
+    await store.reserve("k", { id: "1", amount: 0.1, budget: 5 });
+    await store.reserve("k", { id: "2", amount: 0.2, budget: 5 });
+    await store.settle("k", "1", 0);
+    await store.settle("k", "2", 0);
+    expect(await store.budgetState("k")).toEqual({ spent: 0, reserved: 0 });
+  });
+});

@@ -113,6 +113,13 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
     expect(() => store({ timeoutMs: 3e9 })).toThrow(/`timeoutMs` must be at most 2147483647 ms/);
   });
 
+  it("quits the client it made from url on close(): a later call fails with a UsageStoreError", async () => {
+    const s = new RedisStore({ url: server.url, timeoutMs: 5000 });
+    await s.charge("closed", 1);
+    await s.close();
+    await expect(s.charge("closed", 1)).rejects.toBeInstanceOf(UsageStoreError);
+  });
+
   it("loads its scripts again after Redis forgot them (SCRIPT FLUSH, a restart)", async () => {
     const s = store();
     await s.charge("flush", 1);
@@ -379,9 +386,166 @@ describe("RedisStore options", () => {
     [{ timeoutMs: 2 ** 31 }, "timeoutMs"],
     [{ failOpen: "yes" }, "failOpen"],
     [{ client: {} }, "client"],
+    [{ client: null }, "client"],
+    [{ onError: "log" }, "onError"],
     [{ reservationLeaseMs: -1 }, "reservationLeaseMs"],
     [{ host: "x" }, "host"],
   ])("rejects %j at construction, naming the option", (options, option) => {
     expect(() => new RedisStore(options as never)).toThrow(expect.objectContaining({ option }));
+  });
+});
+
+/**
+ * A client that records the commands it is sent and answers as `answer` says: for what a real
+ * Redis does not do on demand (hang, fail with a given text).
+ */
+function recordingClient(answer: (command: string) => Promise<unknown>, options = {}) {
+  const sent: string[] = [];
+  const client = {
+    options,
+    sent,
+    script: (_load: string, _source: string) => {
+      sent.push("script load");
+      return Promise.resolve("sha-1");
+    },
+    evalsha: (sha: string) => {
+      sent.push(`evalsha ${sha}`);
+      return answer("evalsha");
+    },
+    eval: () => {
+      sent.push("eval");
+      return answer("eval");
+    },
+    quit: () => {
+      sent.push("quit");
+      return Promise.resolve("OK");
+    },
+    disconnect: () => sent.push("disconnect"),
+  };
+  return client;
+}
+
+const GRANTED = () => Promise.resolve([1, "0", "1"]);
+
+describe("RedisStore over a client it is given", () => {
+  it("loads each script once, however many calls wait for it, then runs it by its SHA", async () => {
+    const client = recordingClient(GRANTED);
+    const s = new RedisStore({ client: client as never });
+    await Promise.all(["a", "b", "c"].map((id) => s.reserve("k", { id, amount: 1, budget: 5 })));
+    await s.reserve("k", { id: "d", amount: 1, budget: 5 });
+    expect(client.sent).toEqual(["script load", ...Array(4).fill("evalsha sha-1")]);
+  });
+
+  it("sends the script's text only after NOSCRIPT: any other error fails the call as it is", async () => {
+    const client = recordingClient(() => Promise.reject(new Error("ERR something broke")));
+    const s = new RedisStore({ client: client as never });
+    const error = await s.charge("k", 1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageStoreError);
+    expect((error as Error).message).toContain("ERR something broke");
+    expect(client.sent).toEqual(["script load", "evalsha sha-1"]);
+  });
+
+  it("names the operation that failed in each UsageStoreError", async () => {
+    const client = recordingClient(() => Promise.reject(new Error("connect ECONNREFUSED")));
+    const s = new RedisStore({ client: client as never });
+    const take = {
+      now: 0,
+      burst: 1,
+      tokens: 0,
+      recoveryMs: 1,
+      learn: true,
+      accepted: 0,
+    };
+    const calls = [
+      () => s.reserve("k", { id: "a", amount: 1, budget: 5 }),
+      () => s.settle("k", "a", 1),
+      () => s.charge("k", 1),
+      () => s.budgetState("k"),
+      () => s.resetBudget("k"),
+      () => s.takeRate("k", take),
+      () => s.releaseRate("k", { epoch: 0 }),
+      () => s.penalizeRate("k", { ...take, pauseMs: 0, epoch: 0, decrease: 0.5 }),
+    ];
+    const operations = [];
+    for (const call of calls) {
+      operations.push(((await call().catch((e: unknown) => e)) as UsageStoreError).operation);
+    }
+    expect(operations).toEqual([
+      "reserve",
+      "settle",
+      "charge",
+      "budgetState",
+      "resetBudget",
+      "takeRate",
+      "releaseRate",
+      "penalizeRate",
+    ]);
+  });
+
+  it("with failOpen and no onError, answers every operation as a store with nothing in it", async () => {
+    const client = recordingClient(() => Promise.reject(new Error("connect ECONNREFUSED")));
+    const s = new RedisStore({ client: client as never, failOpen: true });
+    expect(await s.reserve("k", { id: "a", amount: 9, budget: 1 })).toEqual({
+      ok: true,
+      spent: 0,
+      reserved: 0,
+    });
+    expect(await s.budgetState("k")).toEqual({ spent: 0, reserved: 0 });
+    const penalty = { now: 0, pauseMs: 0, epoch: 3, decrease: 0.5, recoveryMs: 1, accepted: 0 };
+    expect(await s.penalizeRate("k", penalty)).toBe(0);
+  });
+
+  it("fails a command Redis never answers after timeoutMs, saying so", async () => {
+    const client = recordingClient(() => new Promise(() => {}));
+    const s = new RedisStore({ client: client as never, timeoutMs: 20 });
+    const error = await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageStoreError);
+    expect((error as Error).message).toContain("no answer to reserve within 20 ms");
+  });
+
+  it("leaves no timer behind once Redis has answered", async () => {
+    vi.useFakeTimers();
+    try {
+      const s = new RedisStore({ client: recordingClient(GRANTED) as never });
+      await s.reserve("k", { id: "a", amount: 1, budget: 5 });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps the passwords of the client and of the url out of an error that quotes them", async () => {
+    const passwords = {
+      password: "client/pass-4f1a",
+      sentinelPassword: "sentinel-pass-8b2c",
+      redisOptions: { password: "node-pass-3d9e" },
+    };
+    const inUrl = "url-pass%41-7c5f"; // as written in the URL; "url-passA-7c5f" decoded
+    const quoted = [
+      passwords.password,
+      encodeURIComponent(passwords.password),
+      passwords.sentinelPassword,
+      passwords.redisOptions.password,
+      inUrl,
+      decodeURIComponent(inUrl),
+    ];
+    const client = recordingClient(
+      () => Promise.reject(new Error(`AUTH failed: ${quoted.join(" ")}`)),
+      passwords,
+    );
+    const s = new RedisStore({
+      client: client as never,
+      url: `redis://:${inUrl}@127.0.0.1:6379`,
+    });
+    const error = await s.charge("k", 1).catch((e: unknown) => e);
+    const text = `${(error as Error).message} ${String((error as Error).cause)}`;
+    expect(text).toContain("AUTH failed");
+    for (const secret of quoted) expect(text).not.toContain(secret);
+  });
+
+  it("leaves a client it was given open on close()", async () => {
+    const client = recordingClient(GRANTED);
+    await new RedisStore({ client: client as never }).close();
+    expect(client.sent).toEqual([]);
   });
 });

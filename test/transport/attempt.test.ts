@@ -175,3 +175,115 @@ describe("sendRequest", () => {
     expect(sent).toBe(0);
   });
 });
+
+describe("sendRequest: what a cancelled attempt does with what it held", () => {
+  /** A meter whose attempts record what they were told; `onBegin` runs while the reservation is made. */
+  function recordingMeter(onBegin: () => void = () => {}) {
+    const told: string[] = [];
+    const attempt = {
+      answered: () => void told.push("answered"),
+      settle: async (_usage: unknown, cost: number) => void told.push(`settle ${cost}`),
+      fail: async () => void told.push("fail"),
+      cancelled: async () => void told.push("cancelled"),
+    };
+    const meter = {
+      begin: async () => {
+        onBegin();
+        return attempt;
+      },
+    };
+    return { meter: meter as never, told };
+  }
+
+  const plan = (signal: AbortSignal) => ({
+    caller: caller(),
+    ctx,
+    signal,
+    estimate: () => ESTIMATE,
+  });
+
+  /** What the meter's attempt is told when the caller cancels while the request is sent or read. */
+  async function cancelledWhile(phase: "sending" | "reading", stream: boolean) {
+    const controller = new AbortController();
+    const { meter, told } = recordingMeter();
+    const cancel = () => {
+      controller.abort(new Error("user abort"));
+      throw new Error("aborted");
+    };
+    await sendRequest({
+      ...plan(controller.signal),
+      meter,
+      stream,
+      send: async () => (phase === "sending" ? cancel() : answer({})),
+      read: () => (phase === "reading" ? cancel() : "never"),
+    }).catch(() => undefined);
+    return told;
+  }
+
+  it("sends nothing and releases the hold of a call cancelled while it reserved", async () => {
+    const controller = new AbortController();
+    const { meter, told } = recordingMeter(() => controller.abort(new Error("user abort")));
+    let sent = 0;
+    const error = await sendRequest({
+      ...plan(controller.signal),
+      meter,
+      send: async () => {
+        sent++;
+        return answer({});
+      },
+      read: () => "never",
+    }).catch((e: unknown) => e);
+    expect(error).toEqual(new Error("user abort"));
+    expect(sent).toBe(0);
+    expect(told).toEqual(["fail"]);
+  });
+
+  it("keeps the hold of a call cancelled once sent (it may be billed), before or after its answer", async () => {
+    for (const stream of [false, true]) {
+      const told = await cancelledWhile("sending", stream);
+      expect(told).toEqual(["cancelled"]);
+    }
+  });
+
+  it("settles a stream cancelled after its answer began at its prompt, and anything else as cancelled", async () => {
+    for (const [stream, expected] of [
+      [true, ["answered", "settle 0"]],
+      [false, ["answered", "cancelled"]],
+    ] as const) {
+      expect(await cancelledWhile("reading", stream)).toEqual(expected);
+    }
+  });
+
+  it("without a meter, ends a cancelled call with the signal's reason", async () => {
+    for (const stream of [false, true]) {
+      const controller = new AbortController();
+      const error = await sendRequest({
+        caller: caller(),
+        ctx,
+        signal: controller.signal,
+        stream,
+        send: async () => answer({}),
+        read: () => {
+          controller.abort(new Error("user abort"));
+          throw new Error("aborted");
+        },
+      }).catch((e: unknown) => e);
+      expect(error).toEqual(new Error("user abort"));
+    }
+  });
+
+  it("retries as often as the request's own maxRetries says", async () => {
+    let sent = 0;
+    await sendRequest({
+      caller: caller(),
+      ctx,
+      maxRetries: 0,
+      send: async () => {
+        sent++;
+        throw new ServiceUnavailableError(init);
+      },
+      read: () => "never",
+    }).catch(() => undefined);
+    expect(sent).toBe(1);
+  });
+});

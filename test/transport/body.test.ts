@@ -3,11 +3,17 @@ import {
   BaseURLError,
   EndpointNotReadyError,
   MalformedResponseError,
+  RateLimitError,
   ServiceConnectionError,
   ServiceTimeoutError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
-import { guardBody, MAX_ERROR_BODY_BYTES, readErrorBody } from "../../src/transport/body.js";
+import {
+  guardBody,
+  MAX_ERROR_BODY_BYTES,
+  readErrorBody,
+  sawDoneEvent,
+} from "../../src/transport/body.js";
 import { dripBody } from "../helpers/drip.js";
 
 const encoder = new TextEncoder();
@@ -307,5 +313,123 @@ describe("guardBody", () => {
       guardBody(response(stream, "application/json"), "json", { ...ctx(), aborted: () => true }),
     ).catch((e: unknown) => e);
     expect(error).toBe(abort);
+  });
+});
+
+describe("readErrorBody at its edges", () => {
+  it("reads nothing from a response without a body", async () => {
+    expect(await readErrorBody(new Response(null, { status: 500 }), 5_000)).toBe("");
+  });
+
+  it("cuts one chunk larger than the bound at exactly 64 KiB", async () => {
+    const { stream } = source(["x".repeat(MAX_ERROR_BODY_BYTES + 100)]);
+    const text = await readErrorBody(response(stream, "text/plain", 500), 5_000);
+    expect(text).toHaveLength(MAX_ERROR_BODY_BYTES);
+  });
+});
+
+describe("guardBody: bodies with nothing in them, and JSON's edges", () => {
+  it("types a response without a body as empty, read as JSON or as a stream", async () => {
+    const bodyless = () =>
+      new Response(null, {
+        headers: { "content-type": "application/json", "x-gateway-request-id": RID },
+      });
+    const json = await readAll(guardBody(bodyless(), "json", ctx())).catch((e: unknown) => e);
+    const sse = await readAll(guardBody(bodyless(), "sse", ctx()), true).catch((e: unknown) => e);
+    expect(MalformedResponseError.isInstance(json)).toBe(true);
+    expect(MalformedResponseError.isInstance(sse)).toBe(true);
+    expect([json, sse]).toMatchObject([{ requestId: RID }, { requestId: RID }]);
+  });
+
+  it("types a JSON body of whitespace alone as empty", async () => {
+    const { stream } = source([" \n\t "]);
+    const error = await readAll(
+      guardBody(response(stream, "application/json"), "json", ctx()),
+    ).catch((e: unknown) => e);
+    expect(MalformedResponseError.isInstance(error)).toBe(true);
+    expect((error as Error).message).not.toMatch(/closing bracket/);
+  });
+
+  it("finds a short error object (under 32 characters) in a 200 JSON body", async () => {
+    const short = '{"error":{"code":"busy"}}';
+    expect(short.length).toBeLessThan(32);
+    const { stream } = source([short]);
+    const error = await readAll(
+      guardBody(response(stream, "application/json"), "json", ctx()),
+    ).catch((e: unknown) => e);
+    expect(ServiceUnavailableError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ requestId: RID });
+  });
+
+  it("reads JSON followed by whitespace as whole, and an array without its ] as cut", async () => {
+    const whole = source(['{"a":1}', "\n\r\n"]).stream;
+    expect(await readAll(guardBody(response(whole, "application/json"), "json", ctx()))).toBe(
+      '{"a":1}\n\r\n',
+    );
+    const cut = source(["[1,2"]).stream;
+    const error = await readAll(guardBody(response(cut, "application/json"), "json", ctx())).catch(
+      (e: unknown) => e,
+    );
+    expect(ServiceConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ retryable: true });
+    expect(String((error as Error).cause)).toContain(
+      "the JSON body ended before its closing bracket",
+    );
+  });
+});
+
+describe("guardBody: what opens a stream", () => {
+  const RATE_LIMITED =
+    '{"error":{"message":"slow down","type":"rate_limit_exceeded","code":"rate_limit_exceeded"}}';
+
+  it("quotes the whole of an HTML page that arrived in one chunk", async () => {
+    const { stream } = source(["<html>console</html>"]);
+    const error = await readAll(
+      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
+    ).catch((e: unknown) => e);
+    expect(BaseURLError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("<html>console</html>");
+  });
+
+  it("reads an error object after whitespace of any kind, in the first chunk or the next", async () => {
+    for (const chunks of [[`\r\n\t ${RATE_LIMITED}`], ["\n", RATE_LIMITED]]) {
+      const { stream } = source(chunks);
+      const error = await readAll(
+        guardBody(response(stream, "text/event-stream"), "sse", ctx()),
+      ).catch((e: unknown) => e);
+      expect(RateLimitError.isInstance(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ requestId: RID });
+    }
+  });
+
+  it("says what a JSON document that is not a completion was", async () => {
+    const { stream } = source(['{"id":"c","object":"list"}']);
+    const error = await readAll(
+      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
+    ).catch((e: unknown) => e);
+    expect((error as Error).message).toContain(
+      "the event stream holds a JSON document instead of events",
+    );
+  });
+
+  it("notes whether a guarded stream carried [DONE], and knows nothing of one it did not guard", async () => {
+    const out = guardBody(
+      response(source(['data: {"id":1}\n\n', "data: [DONE]\n\n"]).stream, "text/event-stream"),
+      "sse",
+      ctx(),
+    );
+    expect(sawDoneEvent(out)).toBe(false);
+    await readAll(out);
+    expect(sawDoneEvent(out)).toBe(true);
+    expect(sawDoneEvent(new Response("{}"))).toBeUndefined();
+  });
+
+  it("cancels the body underneath when the reader cancels the stream", async () => {
+    const { stream, counter } = source(['data: {"id":1}\n\n'], "stall");
+    const out = guardBody(response(stream, "text/event-stream"), "sse", ctx());
+    const reader = out.body!.getReader();
+    await reader.read();
+    await reader.cancel(new Error("done with it"));
+    expect(counter.cancelled).toBe(true);
   });
 });

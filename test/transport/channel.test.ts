@@ -11,6 +11,7 @@ import {
 } from "../../src/errors/errors.js";
 import { ServiceChannel } from "../../src/transport/channel.js";
 import type { Fetch } from "../../src/transport/fetch.js";
+import { ServiceCaller } from "../../src/transport/retry.js";
 
 const BASE = "https://svc.test/inference/v1";
 const KEY = "sk-channel-key-1";
@@ -161,5 +162,72 @@ describe("ServiceChannel", () => {
     for await (const event of opened.events) texts.push(event.choices[0]!.delta.content);
     expect(texts).toEqual(["hi"]);
     expect(sent[0]!.body).toMatchObject({ stream: true });
+  });
+});
+
+describe("ServiceChannel options", () => {
+  it("bounds a stream's wait for its next event by timeout when no idleTimeout is given", async () => {
+    const first = new TextEncoder().encode(
+      'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n',
+    );
+    const fetch: Fetch = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(first);
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch, timeout: 50, maxRetries: 0 },
+      { model: "m" },
+    );
+    const opened = await channel.stream({ body: { model: "m", messages: [], stream: true } });
+    const error = await (async () => {
+      for await (const _event of opened.events) {
+        // the first event, then the stream stalls
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "ServiceTimeoutError" });
+  });
+});
+
+describe("ServiceChannel's context", () => {
+  it("types failures with the surface, the API, the model given and the key as a secret, nothing more", () => {
+    const rerank = new ServiceChannel("rerank", { apiKey: KEY, baseURL: BASE }, { model: "r" });
+    expect(rerank.context).toStrictEqual({
+      surface: "hosted",
+      api: "rerank",
+      model: "r",
+      secrets: [KEY],
+    });
+    const bare = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE });
+    expect(bare.context).toStrictEqual({ surface: "hosted", secrets: [KEY] });
+  });
+
+  it("adds a dedicated endpoint's Service-Name, and the values of configured headers as secrets", () => {
+    const channel = new ServiceChannel(
+      "completions",
+      {
+        apiKey: KEY,
+        baseURL: BASE,
+        configuration: { defaultHeaders: { "X-Team-Token": "team-token-7781" } },
+      },
+      { serviceName: "tenant.a" },
+    );
+    expect(channel.context).toStrictEqual({
+      surface: "dedicated",
+      serviceName: "tenant.a",
+      secrets: [KEY, "team-token-7781"],
+    });
+  });
+
+  it("shows its key, its caller and, without trackers or a limiter, no meter", () => {
+    const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE }, { model: "m" });
+    expect(channel.apiKey).toBe(KEY);
+    expect(channel.caller).toBeInstanceOf(ServiceCaller);
+    expect(channel.meter()).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ function recorder(status: number) {
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
 });
 
 describe("createServiceClient", () => {
@@ -50,5 +51,16 @@ describe("createServiceClient", () => {
     expect(sent[0]!.url).toBe("http://h.invalid/v1/embeddings");
     expect(sent[0]!.headers.get("x-team")).toBe("search");
     expect(sent[0]!.headers.get("authorization")).toBe("Bearer sk-x");
+  });
+});
+
+describe("createServiceClient in a browser", () => {
+  it("builds in a browser-like runtime, where guarding the key is the app's", () => {
+    vi.stubGlobal("window", { document: {} });
+    vi.stubGlobal("navigator", { userAgent: "Mozilla/5.0" });
+    const { fetch } = recorder(200);
+    expect(() =>
+      createServiceClient({ apiKey: "sk-x", baseURL: "http://h.invalid/v1", fetch }),
+    ).not.toThrow();
   });
 });

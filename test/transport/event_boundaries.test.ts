@@ -94,6 +94,7 @@ describe("EventBoundaries", () => {
     expect(sawDone(["data: [DONE]"])).toBe(false); // the line never ended
     expect(sawDone(["data: 123456\n"])).toBe(false); // as long as `data: [DONE]`
     expect(sawDone(["data: [DONE\n", "data: [DONF]\n", "data: DONE]\n"])).toBe(false);
+    expect(sawDone(["data: xDONE]\n", "data: [xONE]\n"])).toBe(false); // a miss is never undone
     expect(sawDone(["data: [DONE]x\n", "data:  [DONE]\n", ": [DONE]\n", "event: [DONE]\n"])).toBe(
       false,
     );

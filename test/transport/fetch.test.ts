@@ -320,3 +320,146 @@ describe("redirects", () => {
     expect(error).toMatchObject({ name: "BaseURLError", code: "cross_origin_redirect" });
   });
 });
+
+describe("the request's headers", () => {
+  const json = () => new Response("{}", { headers: { "content-type": "application/json" } });
+
+  /** The `headers` the base fetch was given, as they were given. */
+  async function sentHeaders(
+    options: Parameters<typeof createServiceFetch>[0],
+    headers: HeadersInit | undefined,
+  ) {
+    let seen: HeadersInit | undefined;
+    const fetch: Fetch = async (_input, init) => {
+      seen = init?.headers;
+      return json();
+    };
+    await createServiceFetch({ ...options, fetch })(URL_, { headers });
+    return seen;
+  }
+
+  it("passes the caller's own headers on untouched on a hosted call with nothing to add or remove", async () => {
+    const record = { Authorization: "Bearer k" };
+    expect(await sentHeaders({ surface: "hosted" }, record)).toBe(record);
+    expect(await sentHeaders({ surface: "hosted" }, undefined)).toBeUndefined();
+  });
+
+  it("adds the surface's headers on a hosted call too", async () => {
+    const sent = await sentHeaders({ surface: "hosted", headers: { "X-Extra": "1" } }, {});
+    expect(new Headers(sent).get("x-extra")).toBe("1");
+  });
+
+  it("strips Service-Name on the hosted surface however the headers are given", async () => {
+    for (const given of [
+      new Headers({ "Service-Name": "t.a" }),
+      [
+        ["Authorization", "Bearer k"],
+        ["service-name", "t.a"],
+      ] as [string, string][],
+      { Authorization: "Bearer k", "SERVICE-NAME": "t.a" },
+    ]) {
+      const sent = new Headers(await sentHeaders({ surface: "hosted" }, given));
+      expect(sent.has("service-name")).toBe(false);
+    }
+  });
+});
+
+describe("2xx bodies that are not labelled JSON", () => {
+  it("maps a JSON answer of length 0 and a blank text answer as empty", async () => {
+    const zero = new Response("", {
+      headers: { "content-type": "application/json", "content-length": "0" },
+    });
+    const blank = new Response("  \n", { headers: { "content-type": "text/plain" } });
+    for (const response of [zero, blank]) {
+      const error = await createServiceFetch({ surface: "hosted", fetch: stub(response).fetch })(
+        URL_,
+      ).catch((e) => e);
+      expect(MalformedResponseError.isInstance(error)).toBe(true);
+    }
+  });
+
+  it("accepts unlabelled JSON whose strings hold a '<'", async () => {
+    const { fetch } = stub(new Response('{"text":"a <b> tag"}'));
+    const out = await createServiceFetch({ surface: "hosted", fetch })(URL_);
+    expect(await out.json()).toEqual({ text: "a <b> tag" });
+  });
+
+  it("names the content type without its parameters, and the URL without its query", async () => {
+    const { fetch } = stub(
+      new Response("plain words", { headers: { "content-type": "text/plain; charset=utf-8" } }),
+    );
+    const error = await createServiceFetch({ surface: "hosted", fetch })(`${URL_}?k=v`).catch(
+      (e) => e,
+    );
+    expect(BaseURLError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("text/plain");
+    expect(error.message).not.toContain("charset");
+  });
+});
+
+describe("failures before a response", () => {
+  it("names the URL a 404 of the hosted surface was sent to, without its query", async () => {
+    const { fetch } = stub(
+      new Response('{"error":{"code":"","message":"Invalid URL (POST /v1/completions)"}}', {
+        status: 404,
+      }),
+    );
+    const error = await createServiceFetch({ surface: "hosted", fetch })(`${URL_}?k=v`).catch(
+      (e) => e,
+    );
+    expect(InvalidURLError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(`(${URL_})`);
+  });
+
+  it("passes any failure of a request the caller cancelled through as it is", async () => {
+    const controller = new AbortController();
+    const failure = new TypeError("fetch failed");
+    const fetch: Fetch = async () => {
+      controller.abort();
+      throw failure;
+    };
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_, {
+      signal: controller.signal,
+    }).catch((e) => e);
+    expect(error).toBe(failure);
+  });
+
+  it("does not look the model up unless asked to", async () => {
+    const calls: string[] = [];
+    const fetch: Fetch = async (input) => {
+      calls.push(String(input));
+      return new Response(
+        '{"error":{"code":"model_not_found","message":"The model `x` does not exist"}}',
+        { status: 404 },
+      );
+    };
+    await createServiceFetch({ surface: "hosted", fetch })(
+      "https://svc.test/inference/v1/chat/completions",
+      { method: "POST" },
+    ).catch((e) => e);
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe("redirects, one hop", () => {
+  it("follows one same-origin redirect to the answer", async () => {
+    const urls: string[] = [];
+    const fetch: Fetch = async (input) => {
+      urls.push(String(input));
+      return urls.length === 1
+        ? new Response(null, { status: 307, headers: { location: "/moved" } })
+        : new Response("{}", { headers: { "content-type": "application/json" } });
+    };
+    const out = await createServiceFetch({ surface: "hosted", fetch })(URL_);
+    expect(await out.json()).toEqual({});
+    expect(urls).toEqual([URL_, "https://svc.test/moved"]);
+  });
+
+  it("ends at a redirect without a Location, naming it hidden", async () => {
+    const { fetch, calls } = stub(new Response(null, { status: 302 }));
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch((e) => e);
+    expect(error).toMatchObject({ name: "BaseURLError", code: "cross_origin_redirect" });
+    expect(error.message).toContain("a hidden location");
+    expect(calls).toHaveLength(1);
+  });
+});

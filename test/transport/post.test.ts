@@ -3,7 +3,7 @@
  * the wire, and that its timeout, its cancellation and its answer behave as the SDK's would.
  */
 import nock from "nock";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ServiceTimeoutError } from "../../src/errors/errors.js";
 import { ServiceChannel } from "../../src/transport/channel.js";
 import { type DirectTarget, postJSON } from "../../src/transport/post.js";
@@ -136,5 +136,37 @@ describe("postJSON", () => {
       postJSON(target, { body: {}, signal: AbortSignal.abort(reason), fetchOptions: {} }),
     ).rejects.toBe(reason);
     expect(sent).toBe(1);
+  });
+});
+
+describe("postJSON's own timer", () => {
+  it("leaves no timer behind once the answer is read", async () => {
+    vi.useFakeTimers();
+    try {
+      const target: DirectTarget = {
+        url: `${BASE}/rerank`,
+        apiKey: KEY,
+        fetch: async () => new Response(JSON.stringify(RESULTS)),
+      };
+      const answer = await postJSON(target, { body: {}, fetchOptions: {} });
+      expect(answer.data).toEqual(RESULTS);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("aborts the request with a TimeoutError that says so once timeout has passed", async () => {
+    const target: DirectTarget = {
+      url: `${BASE}/rerank`,
+      apiKey: KEY,
+      timeout: 5,
+      fetch: (_url, init) =>
+        new Promise((_resolve, reject) => {
+          init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+        }),
+    };
+    const error = await postJSON(target, { body: {}, fetchOptions: {} }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "TimeoutError", message: "The request timed out." });
   });
 });

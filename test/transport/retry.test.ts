@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   BadRequestError,
   EndpointNotReadyError,
   RateLimitError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
-import { ServiceCaller } from "../../src/transport/retry.js";
+import { DEFAULT_MAX_RETRIES, ServiceCaller } from "../../src/transport/retry.js";
 
 const fast = { initialDelayMs: 1, maxDelayMs: 2 };
 const init = { summary: "s.", hint: "h.", surface: "hosted" as const };
@@ -128,5 +128,167 @@ describe("ServiceCaller", () => {
     const pending = caller.callWithOptions({ signal: controller.signal }, fn);
     setTimeout(() => controller.abort(new Error("user abort")), 5);
     await expect(pending).rejects.toThrow(/abort/i);
+  });
+});
+
+/** The delays a caller waits before each retry of `errors`, then the call's outcome. */
+async function delaysOf(caller: ServiceCaller, errors: unknown[]) {
+  const delays: number[] = [];
+  const { fn } = failing(errors);
+  const outcome = await caller
+    .callWithOptions({ onRetry: (_e, delay) => void delays.push(delay) }, fn)
+    .catch((e: unknown) => e);
+  return { delays, outcome };
+}
+
+const unavailable = (n: number) =>
+  Array.from({ length: n }, () => new ServiceUnavailableError(init));
+
+describe("ServiceCaller backoff", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("doubles the step from initialDelayMs up to maxDelayMs, waiting between half of it and all of it", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    const caller = new ServiceCaller({ initialDelayMs: 4, maxDelayMs: 10, maxRetries: 4 });
+    expect((await delaysOf(caller, unavailable(4))).delays).toEqual([3, 6, 7.5, 7.5]);
+    vi.spyOn(Math, "random").mockReturnValue(0);
+    expect((await delaysOf(caller, unavailable(2))).delays).toEqual([2, 4]);
+  });
+
+  it("waits out a Retry-After longer than the backoff, up to maxRetryAfterMs itself", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0);
+    const caller = new ServiceCaller({ initialDelayMs: 8, maxRetries: 3, maxRetryAfterMs: 12 });
+    const { delays, outcome } = await delaysOf(caller, [
+      new RateLimitError({ ...init, retryAfterMs: 1 }),
+      new RateLimitError({ ...init, retryAfterMs: 12 }),
+    ]);
+    expect(delays).toEqual([4, 12]);
+    expect(outcome).toBe("ok");
+  });
+
+  it(`retries ${DEFAULT_MAX_RETRIES} times when maxRetries is not given`, async () => {
+    const caller = new ServiceCaller(fast);
+    expect(caller.defaultMaxRetries).toBe(DEFAULT_MAX_RETRIES);
+    expect(new ServiceCaller({ maxRetries: 4 }).defaultMaxRetries).toBe(4);
+    const { fn, calls } = failing(unavailable(10));
+    await expect(caller.call(fn)).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(calls()).toBe(DEFAULT_MAX_RETRIES + 1);
+  });
+});
+
+describe("ServiceCaller deadline", () => {
+  const deadline = (ms: number) => ({
+    ms,
+    when: (e: unknown) => EndpointNotReadyError.isInstance(e),
+    onDeadline: () => new Error("deadline passed"),
+  });
+
+  it("ignores a deadline of 0 ms: maxRetries counts, and the last error is thrown as it is", async () => {
+    const errors = Array.from({ length: 5 }, () => new EndpointNotReadyError(init));
+    const { fn, calls } = failing(errors);
+    const caller = new ServiceCaller({ ...fast, maxRetries: 1, deadline: deadline(0) });
+    await expect(caller.call(fn)).rejects.toBe(errors[1]);
+    expect(calls()).toBe(2);
+  });
+
+  it("throws an error the deadline is not about as it is, after maxRetries", async () => {
+    const errors = unavailable(5);
+    const { fn, calls } = failing(errors);
+    const caller = new ServiceCaller({ ...fast, maxRetries: 1, deadline: deadline(10_000) });
+    await expect(caller.call(fn)).rejects.toBe(errors[1]);
+    expect(calls()).toBe(2);
+  });
+
+  it("never waits past the deadline for one more attempt", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0);
+    const caller = new ServiceCaller({
+      initialDelayMs: 10_000,
+      maxRetries: 0,
+      deadline: deadline(20),
+    });
+    const errors = Array.from({ length: 1000 }, () => new EndpointNotReadyError(init));
+    const { delays, outcome } = await delaysOf(caller, errors);
+    expect(delays.length).toBeGreaterThan(0);
+    expect(delays.every((d) => d <= 20)).toBe(true);
+    expect(outcome).toEqual(new Error("deadline passed"));
+    vi.restoreAllMocks();
+  });
+});
+
+describe("ServiceCaller cancellation and maxConcurrency", () => {
+  /** A task that runs until `finish` is called. */
+  function gate() {
+    let finish = () => {};
+    let started = false;
+    const task = () =>
+      new Promise<string>((resolve) => {
+        started = true;
+        finish = () => resolve("done");
+      });
+    return { task, started: () => started, finish: () => finish() };
+  }
+
+  it("sends nothing for a call whose signal aborted before it started", async () => {
+    const { fn, calls } = failing([]);
+    const controller = new AbortController();
+    controller.abort(new Error("gone"));
+    await expect(
+      new ServiceCaller(fast).callWithOptions({ signal: controller.signal }, fn),
+    ).rejects.toThrow("gone");
+    expect(calls()).toBe(0);
+  });
+
+  it("ends a call aborted during its attempt with the signal's reason, not the attempt's error", async () => {
+    const controller = new AbortController();
+    const fn = async () => {
+      controller.abort(new Error("user abort"));
+      throw new ServiceUnavailableError(init);
+    };
+    await expect(
+      new ServiceCaller(fast).callWithOptions({ signal: controller.signal }, fn),
+    ).rejects.toThrow("user abort");
+  });
+
+  it("runs at most maxConcurrency calls at once, the others in order as slots free", async () => {
+    const caller = new ServiceCaller({ ...fast, maxConcurrency: 1 });
+    const [a, b, c] = [gate(), gate(), gate()];
+    const results = [a, b, c].map((g) => caller.call(g.task));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect([a.started(), b.started(), c.started()]).toEqual([true, false, false]);
+    a.finish();
+    await results[0];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect([b.started(), c.started()]).toEqual([true, false]);
+    b.finish();
+    await results[1];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    c.finish();
+    expect(await Promise.all(results)).toEqual(["done", "done", "done"]);
+  });
+
+  it("lets a call waiting for a slot leave the line when its signal aborts, taking no slot", async () => {
+    const caller = new ServiceCaller({ ...fast, maxConcurrency: 1 });
+    const [a, b, c] = [gate(), gate(), gate()];
+    const first = caller.call(a.task);
+    const controller = new AbortController();
+    const left = caller.callWithOptions({ signal: controller.signal }, b.task);
+    const third = caller.call(c.task);
+    controller.abort(new Error("left the line"));
+    await expect(left).rejects.toThrow("left the line");
+    a.finish();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect([b.started(), c.started()]).toEqual([false, true]);
+    c.finish();
+    await third;
+    const aborted = new AbortController();
+    aborted.abort(new Error("already gone"));
+    const busy = gate();
+    const running = caller.call(busy.task);
+    await expect(caller.callWithOptions({ signal: aborted.signal }, gate().task)).rejects.toThrow(
+      "already gone",
+    );
+    busy.finish();
+    await running;
   });
 });

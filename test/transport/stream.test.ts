@@ -4,7 +4,7 @@ import {
   ServiceConnectionError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
-import { tagStream } from "../../src/transport/stream.js";
+import { openStream, tagStream } from "../../src/transport/stream.js";
 
 const ctx = { surface: "hosted" as const, model: "m", secrets: ["sk-secret-1234"] };
 const headers = new Headers({ "x-gateway-request-id": "rid-1" });
@@ -144,5 +144,114 @@ describe("tagStream", () => {
       yield last;
     }
     expect(await drain(tagStream(source(), headers, ctx, 200, sawDone))).toHaveLength(2);
+  });
+});
+
+describe("tagStream: how a stream ends", () => {
+  const source = (chunks: object[]) =>
+    (async function* () {
+      yield* chunks;
+    })();
+
+  it("says whether the stream had no choice at all or choices without an answer", async () => {
+    const none = await drain(tagStream(source([{ usage: {} }]), headers, ctx)).catch((e) => e);
+    expect(none.message).toContain("the stream ended without any choice");
+    const empty = await drain(
+      tagStream(
+        source([{ usage: {} }, { choices: [{ delta: { role: "assistant" } }] }]),
+        headers,
+        ctx,
+      ),
+    ).catch((e) => e);
+    expect(empty.message).toContain("the stream's choices carried no content");
+  });
+
+  it("keeps only the text the stream carried as its partial output", async () => {
+    const cut = new TypeError("terminated");
+    async function* chunks() {
+      yield { choices: [{ delta: { role: "assistant" } }] };
+      yield chunk("Hi");
+      throw cut;
+    }
+    const error = await drain(tagStream(chunks(), headers, ctx)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ midStream: true, partialOutput: "Hi" });
+  });
+
+  it("names why a stream without a finish reason or [DONE] counts as cut", async () => {
+    const error = await drain(
+      tagStream(source([chunk("Hel")]), headers, ctx, 200, () => false),
+    ).catch((e: unknown) => e as Error);
+    expect(`${(error as Error).message} ${String((error as Error).cause)}`).toContain(
+      "the event stream ended without a finish reason or [DONE]",
+    );
+  });
+
+  it("ends with the signal's reason when the caller stopped it, however the source ends", async () => {
+    for (const ending of ["fails", "ends"] as const) {
+      const controller = new AbortController();
+      const reason = new Error("stopped");
+      async function* chunks() {
+        yield chunk("Hel");
+        controller.abort(reason);
+        if (ending === "fails") throw new TypeError("terminated");
+      }
+      const error = await drain(
+        tagStream(chunks(), headers, ctx, 200, () => false, controller.signal),
+      ).catch((e: unknown) => e);
+      expect(error).toBe(reason);
+    }
+  });
+
+  it("closes a source that has no return() without failing", async () => {
+    const bare: AsyncIterable<object> = {
+      [Symbol.asyncIterator]: () => ({ next: async () => ({ done: false, value: chunk("a") }) }),
+    };
+    const stream = tagStream(bare, headers, ctx);
+    await stream.next();
+    expect(await stream.return?.()).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe("openStream", () => {
+  const response = { headers, status: 200 };
+
+  it("types a stream that fails before its first event with the response's request ID", async () => {
+    const error = await openStream(failing([], new TypeError("terminated")), response, ctx).catch(
+      (e: unknown) => e,
+    );
+    expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ requestId: "rid-1" });
+  });
+
+  it("types a stream with no event at all as an empty answer", async () => {
+    async function* nothing() {}
+    const error = await openStream(nothing(), response, ctx).catch((e: unknown) => e);
+    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+  });
+
+  it("ends with the signal's reason when the caller stopped it before or while the first event came", async () => {
+    const controller = new AbortController();
+    const reason = new Error("stopped");
+    async function* first() {
+      controller.abort(reason);
+      yield chunk("a");
+    }
+    await expect(openStream(first(), response, ctx, controller.signal)).rejects.toBe(reason);
+    const failed = new AbortController();
+    async function* failedFirst() {
+      failed.abort(reason);
+      yield* failing([], new TypeError("terminated"));
+    }
+    await expect(openStream(failedFirst(), response, ctx, failed.signal)).rejects.toBe(reason);
+  });
+
+  it("keeps the response's request ID on errors later in the stream", async () => {
+    const stream = await openStream(
+      failing([chunk("a")], new TypeError("terminated")),
+      response,
+      ctx,
+    );
+    const error = await drain(stream).catch((e: unknown) => e);
+    expect(error).toMatchObject({ midStream: true, requestId: "rid-1", partialOutput: "a" });
   });
 });

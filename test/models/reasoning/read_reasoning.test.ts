@@ -8,6 +8,7 @@
 import type { AIMessageChunk } from "@langchain/core/messages";
 import { concat } from "@langchain/core/utils/stream";
 import nock from "nock";
+import type { OpenAI } from "openai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { InferenceModelProfile } from "../../../src/config/profiles.js";
@@ -15,6 +16,11 @@ import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
 } from "../../../src/models/chat_models/index.js";
+import {
+  readCompletionReasoning,
+  readStreamReasoning,
+  StreamReasoning,
+} from "../../../src/models/reasoning/read_reasoning.js";
 import {
   BASE,
   chatChunk,
@@ -239,5 +245,182 @@ describe("structured output from a model that thinks in <think> tags", () => {
       .withStructuredOutput(Person, { method: "jsonMode" })
       .invoke("Ada is 36. Answer in JSON with name and age.");
     expect(parsed).toEqual({ name: "Ada", age: 36 });
+  });
+});
+
+describe("the readers on their own: a completion and a stream's chunks rewritten in place", () => {
+  type Completion = Parameters<typeof readCompletionReasoning>[0];
+  type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+  const completion = (fields: Record<string, unknown>) => fields as unknown as Completion;
+  const chunk = (choices: unknown[], usage?: unknown) =>
+    ({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices, usage }) as Chunk;
+  const delta = (fields: Record<string, unknown>, finish: string | null = null, index = 0) => ({
+    index,
+    delta: fields,
+    finish_reason: finish,
+  });
+
+  it("takes an empty <think></think> out of a completion's answer", () => {
+    const read = readCompletionReasoning(
+      completion({ choices: [{ index: 0, message: { content: "<think></think>\n\n42" } }] }),
+      "leading",
+    );
+    expect(read.choices[0]!.message).toEqual({ content: "42" });
+  });
+
+  it("skips a choice without a message and a completion without choices", () => {
+    expect(readCompletionReasoning(completion({ choices: [{ index: 0 }] }), "leading")).toEqual({
+      choices: [{ index: 0 }],
+    });
+    expect(readCompletionReasoning(completion({ usage: null }), "leading")).toEqual({
+      usage: null,
+    });
+  });
+
+  it("keeps reasoning_content when vLLM's reasoning comes too, and drops a reasoning that is not text", () => {
+    const both = readCompletionReasoning(
+      completion({
+        choices: [
+          { index: 0, message: { content: "a", reasoning_content: "kept", reasoning: "r" } },
+        ],
+      }),
+      "leading",
+    );
+    expect(both.choices[0]!.message).toEqual({ content: "a", reasoning_content: "kept" });
+    const odd = readCompletionReasoning(
+      completion({ choices: [{ index: 0, message: { content: "a", reasoning: 5 } }] }),
+      "leading",
+    );
+    expect(odd.choices[0]!.message).toEqual({ content: "a" });
+  });
+
+  it("copies DeepSeek's cached prompt tokens into prompt_tokens_details, unless it has a count", () => {
+    const usage = (u: Record<string, unknown>) =>
+      readCompletionReasoning(completion({ choices: [], usage: u }), "off").usage;
+    expect(usage({ prompt_cache_hit_tokens: 7 })).toEqual({
+      prompt_cache_hit_tokens: 7,
+      prompt_tokens_details: { cached_tokens: 7 },
+    });
+    expect(
+      usage({ prompt_cache_hit_tokens: 7, prompt_tokens_details: { audio_tokens: 1 } }),
+    ).toEqual({
+      prompt_cache_hit_tokens: 7,
+      prompt_tokens_details: { audio_tokens: 1, cached_tokens: 7 },
+    });
+    expect(
+      usage({ prompt_cache_hit_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } }),
+    ).toEqual({ prompt_cache_hit_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } });
+    expect(usage({ prompt_cache_hit_tokens: "7" })).toEqual({ prompt_cache_hit_tokens: "7" });
+    expect(usage({ prompt_tokens: 1 })).toEqual({ prompt_tokens: 1 });
+  });
+
+  it("reads a stream's chunks: no empty reasoning added, a role-only delta left alone", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    const first = chunk([delta({ role: "assistant" })]);
+    const second = chunk([delta({ content: "Hi" })]);
+    const usageOnly = chunk([], { prompt_cache_hit_tokens: 2 });
+    for (const c of [first, second, usageOnly]) reader.read(c);
+    expect(first.choices[0]!.delta).toEqual({ role: "assistant" });
+    expect(second.choices[0]!.delta).toEqual({ content: "Hi" });
+    expect(usageOnly.usage).toEqual({
+      prompt_cache_hit_tokens: 2,
+      prompt_tokens_details: { cached_tokens: 2 },
+    });
+    expect(reader.end()).toEqual([]);
+  });
+
+  it("skips a chunk's choice without a delta, and a chunk without choices", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    const bare = chunk([{ index: 0, finish_reason: null }]);
+    reader.read(bare);
+    reader.read({ id: "c" } as unknown as Chunk);
+    expect(bare.choices).toEqual([{ index: 0, finish_reason: null }]);
+  });
+
+  it("sends what is held back with the finishing chunk, nothing after it", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    const last = chunk([delta({ content: "<think>a</thi" }, "length")]);
+    reader.read(last);
+    expect(last.choices[0]!.delta).toEqual({ content: "", reasoning_content: "a</thi" });
+    expect(reader.end()).toEqual([]);
+  });
+
+  it("finishes a choice whose answer is plain text without touching its last chunk", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    const last = chunk([delta({ content: "done" }, "stop")]);
+    reader.read(last);
+    expect(last.choices[0]!.delta).toEqual({ content: "done" });
+  });
+
+  it("ends a stream cut inside the reasoning with what was held, as reasoning", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    reader.read(chunk([delta({ content: "<think>abc</th" })]));
+    const held = reader.end();
+    expect(held.map((c) => c.choices)).toEqual([
+      [
+        {
+          index: 0,
+          delta: { content: "", reasoning_content: "</th" },
+          finish_reason: null,
+          logprobs: null,
+        },
+      ],
+    ]);
+    const nothingHeld = new StreamReasoning<Chunk>("leading");
+    nothingHeld.read(chunk([delta({ content: "<think>abc" })]));
+    expect(nothingHeld.end()).toEqual([]);
+  });
+
+  it("splits each choice of a stream on its own", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    const a = chunk([
+      delta({ content: "<think>x" }, null, 0),
+      delta({ content: "<think>y" }, null, 1),
+    ]);
+    const b = chunk([
+      delta({ content: "</think>X" }, null, 0),
+      delta({ content: "</think>Y" }, null, 1),
+    ]);
+    reader.read(a);
+    reader.read(b);
+    expect([...a.choices, ...b.choices].map((c) => c.delta)).toEqual([
+      { content: "", reasoning_content: "x" },
+      { content: "", reasoning_content: "y" },
+      { content: "X" },
+      { content: "Y" },
+    ]);
+  });
+
+  it('leaves tags in the text with reasoningTags "off"', () => {
+    const reader = new StreamReasoning<Chunk>("off");
+    const c = chunk([delta({ content: "<think>x</think>y" })]);
+    reader.read(c);
+    expect(c.choices[0]!.delta).toEqual({ content: "<think>x</think>y" });
+  });
+
+  it("still reads tags when reasoning_content is there but empty", () => {
+    const reader = new StreamReasoning<Chunk>("leading");
+    const c = chunk([delta({ reasoning_content: "", content: "<think>x</think>y" })]);
+    reader.read(c);
+    expect(c.choices[0]!.delta).toEqual({ reasoning_content: "x", content: "y" });
+  });
+
+  it("as an iterator, yields the held-back chunk at the end, and closes its source on return()", async () => {
+    let closed = false;
+    async function* source() {
+      try {
+        yield chunk([delta({ content: "<thi" })]);
+      } finally {
+        closed = true;
+      }
+    }
+    const all = [];
+    for await (const c of readStreamReasoning(source(), "leading")) all.push(c.choices[0]!.delta);
+    expect(all).toEqual([{ content: "" }, { content: "<thi" }]);
+    closed = false;
+    const it = readStreamReasoning(source(), "leading");
+    await it.next();
+    expect(await it.return?.()).toEqual({ done: true, value: undefined });
+    expect(closed).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
 import {
   AIMessage,
   type BaseMessage,
+  ChatMessage,
   HumanMessage,
   mapChatMessagesToStoredMessages,
   mapStoredMessagesToChatMessages,
@@ -16,6 +17,10 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { InferenceModelProfile } from "../../../src/config/profiles.js";
 import { ChatInferenceService } from "../../../src/models/chat_models/index.js";
+import {
+  reasoningToSendBack,
+  withReasoningSentBack,
+} from "../../../src/models/reasoning/send_reasoning.js";
 import {
   BASE,
   chatCompletion,
@@ -153,5 +158,89 @@ describe("reasoning sent back with the tool-calling assistant messages", () => {
     );
     await model().invoke(plain);
     expect(JSON.stringify(seen[0]!.body)).not.toContain("reasoning_content");
+  });
+});
+
+describe("reasoningToSendBack and withReasoningSentBack on their own", () => {
+  const call = (id: string, reasoning?: string, content: AIMessage["content"] = "") =>
+    new AIMessage({
+      content,
+      tool_calls: [{ id, name: "lookup", args: {} }],
+      additional_kwargs: reasoning === undefined ? {} : { reasoning_content: reasoning },
+    });
+  const result = (id: string) => new ToolMessage({ content: "ok", tool_call_id: id });
+
+  it("sends only the turn after the last user message, even right after it", () => {
+    const messages = [
+      new HumanMessage("a"),
+      call("1", "r0"),
+      new HumanMessage("b"),
+      call("2", "r1"),
+    ];
+    expect(reasoningToSendBack(messages, "turn")).toEqual([undefined, "r1"]);
+  });
+
+  it("sends every turn of a history without a user message", () => {
+    const messages = [call("1", "r0"), result("1"), call("2", "r1"), result("2")];
+    expect(reasoningToSendBack(messages, "turn")).toEqual(["r0", "r1"]);
+  });
+
+  it("reads a ChatMessage with role user as the user's turn, and one with role assistant as a tool call", () => {
+    const assistant = new ChatMessage({
+      content: "",
+      role: "assistant",
+      additional_kwargs: { tool_calls: [{ id: "1" }], reasoning_content: "r1" } as never,
+    });
+    const user = new ChatMessage({ content: "b", role: "user" });
+    expect(reasoningToSendBack([call("0", "r0"), user, assistant], "turn")).toEqual([
+      undefined,
+      "r1",
+    ]);
+  });
+
+  it("counts no tool call on a message that is not the assistant's", () => {
+    const tool = new ChatMessage({
+      content: "",
+      role: "tool",
+      additional_kwargs: { tool_calls: [{ id: "1" }], reasoning_content: "x" } as never,
+    });
+    expect(reasoningToSendBack([tool, call("2", "r")], "always")).toEqual(["r"]);
+  });
+
+  it("sends nothing at all when no turn has reasoning", () => {
+    expect(reasoningToSendBack([new HumanMessage("a"), call("1")], "always")).toBeUndefined();
+  });
+
+  it("reads v1 reasoning blocks when reasoning_content is empty, and none from text or empty blocks", () => {
+    const blocks = call("1", "", [
+      { type: "text", text: "t" },
+      { type: "reasoning", reasoning: "from " },
+      { type: "reasoning", reasoning: "" },
+      { type: "reasoning", reasoning: "blocks" },
+    ] as never);
+    expect(reasoningToSendBack([blocks], "always")).toEqual(["from blocks"]);
+    const textOnly = call("1", undefined, [{ type: "text", text: "t" }] as never);
+    const emptyOnly = call("2", undefined, [{ type: "reasoning", reasoning: "" }] as never);
+    expect(reasoningToSendBack([textOnly, emptyOnly], "always")).toBeUndefined();
+  });
+
+  it("puts each entry on the request's tool-calling assistant message, leaving the others as they are", () => {
+    const assistant = {
+      role: "assistant" as const,
+      content: "",
+      tool_calls: [
+        { id: "1", type: "function" as const, function: { name: "f", arguments: "{}" } },
+      ],
+    };
+    const plain = { role: "assistant" as const, content: "hello" };
+    const request = {
+      messages: [{ role: "user" as const, content: "a" }, plain, assistant, assistant],
+    };
+    const sent = withReasoningSentBack(request, ["r1", undefined]);
+    expect(sent.messages[2]).toEqual({ ...assistant, reasoning_content: "r1" });
+    expect(sent.messages[1]).toBe(plain);
+    expect(sent.messages[3]).toBe(assistant);
+    // Counts that differ send nothing rather than reasoning on the wrong turn.
+    expect(withReasoningSentBack(request, ["r1"])).toBe(request);
   });
 });

@@ -231,3 +231,33 @@ describe("ThinkTagSplitter, streamed", () => {
     );
   });
 });
+
+describe("ThinkTagSplitter at the edges", () => {
+  it("lets newlines, CRs and tabs come before a leading <think>", () => {
+    for (const space of ["\n\n", "\r\n", "\t "]) {
+      expect(splitThinkTags(`${space}<think>a</think>b`, "leading")).toEqual({
+        reasoning: "a",
+        text: "b",
+      });
+    }
+  });
+
+  it("ends an opened answer that stopped at the start as reasoning, whitespace dropped", () => {
+    const partial = new ThinkTagSplitter("opened");
+    partial.push("<thi");
+    expect(partial.end()).toEqual({ reasoning: "<thi", text: "" });
+    const blank = new ThinkTagSplitter("opened");
+    blank.push("  ");
+    expect(blank.end()).toEqual({ reasoning: "", text: "" });
+    const leading = new ThinkTagSplitter("leading");
+    leading.push("<thi");
+    expect(leading.end()).toEqual({ reasoning: "", text: "<thi" });
+  });
+
+  it("holds nothing once ended", () => {
+    const split = new ThinkTagSplitter("leading");
+    split.push("<think>a</th");
+    split.end();
+    expect(split.held).toBe(0);
+  });
+});
