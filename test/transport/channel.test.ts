@@ -3,13 +3,18 @@
  * failures are typed — the request's own Service-Name, per-call header values kept secret, an
  * unknown model's error naming the listed models only where the API names a model.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
+  ConfigurationError,
+  ContextLengthExceededError,
   EndpointNotReadyError,
   InferenceServiceError,
   ModelNotFoundError,
 } from "../../src/errors/errors.js";
-import { ServiceChannel } from "../../src/transport/channel.js";
+import { CallMeter } from "../../src/spend/call_meter.js";
+import { RateLimiter } from "../../src/spend/rate_limiter.js";
+import type { CallTrace } from "../../src/telemetry/call_trace.js";
+import { ServiceChannel, settleStream } from "../../src/transport/channel.js";
 import type { Fetch } from "../../src/transport/fetch.js";
 import { ServiceCaller } from "../../src/transport/retry.js";
 
@@ -229,5 +234,213 @@ describe("ServiceChannel's context", () => {
     expect(channel.apiKey).toBe(KEY);
     expect(channel.caller).toBeInstanceOf(ServiceCaller);
     expect(channel.meter()).toBeUndefined();
+  });
+});
+
+describe("ServiceChannel's meter", () => {
+  it("meters a call when the channel has a rate limiter, even without trackers", () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, rateLimiter: limiter },
+      { model: "m" },
+    );
+    expect(channel.rateLimiter).toBe(limiter);
+    expect(channel.meter()).toBeInstanceOf(CallMeter);
+  });
+});
+
+describe("ServiceChannel's request context", () => {
+  it("names an embeddings request's own inputs when the service refuses them", async () => {
+    const { fetch } = wire(() =>
+      json({ error: { code: "context_length_exceeded", message: "too many tokens" } }, 400),
+    );
+    const channel = new ServiceChannel(
+      "embeddings",
+      { apiKey: KEY, baseURL: BASE, fetch, maxRetries: 0 },
+      { model: "e" },
+    );
+    const error = await channel
+      .request(
+        { body: { model: "e", input: ["a", "b"] }, context: { inputs: { first: 4, count: 2 } } },
+        () => "never",
+      )
+      .catch((e: unknown) => e);
+    expect(ContextLengthExceededError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("The inputs at positions 4–5 include one longer");
+  });
+
+  it("keeps the channel's secrets in a request's own context", async () => {
+    const { fetch } = wire(() =>
+      json({ error: { message: "bad token team-token-7781", code: "invalid_request" } }, 400),
+    );
+    const channel = new ServiceChannel(
+      "embeddings",
+      {
+        apiKey: KEY,
+        baseURL: BASE,
+        fetch,
+        configuration: { defaultHeaders: { "X-Team-Token": "team-token-7781" } },
+      },
+      { model: "e" },
+    );
+    const error = await channel
+      .request(
+        { body: { model: "e", input: ["a"] }, context: { inputs: { first: 0, count: 1 } } },
+        () => "never",
+      )
+      .catch((e: unknown) => e);
+    expect(InferenceServiceError.isInstance(error)).toBe(true);
+    expect(JSON.stringify(error)).not.toContain("team-token-7781");
+    expect((error as Error).message).not.toContain("team-token-7781");
+  });
+
+  it("refuses a call's header value a header cannot carry, naming options.headers", async () => {
+    const { fetch, sent } = wire(() => json({ ok: true }));
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch },
+      { model: "m" },
+    );
+    const error = await Promise.resolve()
+      .then(() =>
+        channel.request(
+          { body: { model: "m" }, options: { headers: { "X-Org": "a\u0001b" } } },
+          () => "x",
+        ),
+      )
+      .catch((e: unknown) => e);
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("options.headers");
+    expect(sent).toHaveLength(0);
+  });
+
+  it.each([
+    ["a string", "boom"],
+    ["null", null],
+  ])("hands on %s thrown by the answer's reader as it is", async (_name, thrown) => {
+    const { fetch } = wire(() => json({ ok: true }));
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch, maxRetries: 0 },
+      { model: "m" },
+    );
+    const error = await channel
+      .request({ body: { model: "m" } }, () => {
+        throw thrown;
+      })
+      .then(
+        () => "resolved",
+        (e: unknown) => e,
+      );
+    expect(error).toBe(thrown);
+  });
+});
+
+/** A stand-in for a request's telemetry that records what the channel tells it. */
+function recordingTrace() {
+  const calls: Array<[string, ...unknown[]]> = [];
+  const trace = {
+    begin: (...args: unknown[]) => calls.push(["begin", ...args]),
+    attempt: () => undefined,
+    answered: (...args: unknown[]) => calls.push(["answered", ...args]),
+    chunk: () => calls.push(["chunk"]),
+    opened: () => calls.push(["opened"]),
+    end: (...args: unknown[]) => calls.push(["end", ...args]),
+    follow: <T>(chunks: AsyncIterable<T>) => {
+      calls.push(["follow"]);
+      return chunks;
+    },
+  };
+  return { trace: trace as unknown as CallTrace, calls };
+}
+
+describe("ServiceChannel's telemetry", () => {
+  const sse = (...events: string[]) =>
+    new Response(events.map((e) => `data: ${e}\n\n`).join(""), {
+      headers: { "content-type": "text/event-stream" },
+    });
+
+  it("traces a JSON request with the trace it is given: begun, answered, ended", async () => {
+    const { fetch } = wire(() => json({ ok: 1 }));
+    const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, {});
+    const { trace, calls } = recordingTrace();
+    await channel.request({ body: { model: "m" }, trace }, () => "read");
+    expect(calls.map(([what]) => what)).toEqual(["begin", "answered", "end"]);
+    expect(calls[0]!.slice(1)).toEqual([{ model: "m" }, channel.context, false]);
+    expect(calls[1]![1]).toEqual({ ok: 1 });
+    expect(calls[2]).toEqual(["end"]);
+  });
+
+  it("ends a failed JSON request's trace with its error", async () => {
+    const { fetch } = wire(() => json({ error: { code: "invalid_request" } }, 400));
+    const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, {});
+    const { trace, calls } = recordingTrace();
+    const error = await channel.request({ body: {}, trace }, () => "x").catch((e: unknown) => e);
+    expect(calls.at(-1)).toEqual(["end", error, undefined]);
+  });
+
+  it("traces a stream's opening and each event read, and leaves its end to the reader", async () => {
+    const { fetch } = wire(() =>
+      sse('{"choices":[{"index":0,"delta":{"content":"a"}}]}', "[DONE]"),
+    );
+    const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, {});
+    const { trace, calls } = recordingTrace();
+    const opened = await channel.stream({ body: { stream: true }, trace });
+    expect(calls.map(([what]) => what)).toEqual(["begin", "opened"]);
+    expect(calls[0]![3]).toBe(true);
+    for await (const _event of opened.events) {
+      // read to the end
+    }
+    expect(calls.map(([what]) => what)).toEqual(["begin", "opened", "chunk"]);
+  });
+
+  it.each([
+    ["failed", false],
+    ["aborted", true],
+  ])("ends the trace of a stream that never opened as %s", async (how, abort) => {
+    const controller = new AbortController();
+    const fetch: Fetch = async () => {
+      if (abort) controller.abort();
+      return json({ error: { code: "invalid_request" } }, 400);
+    };
+    const channel = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch, maxRetries: 0 },
+      {},
+    );
+    const { trace, calls } = recordingTrace();
+    const error = await channel
+      .stream({ body: { stream: true }, trace, signal: controller.signal })
+      .catch((e: unknown) => e);
+    expect(calls.at(-1)).toEqual(["end", error, how]);
+  });
+});
+
+describe("settleStream", () => {
+  async function* items() {
+    yield 1;
+    yield 2;
+  }
+  const read = async (chunks: AsyncIterable<number>) => {
+    const seen: number[] = [];
+    for await (const n of chunks) seen.push(n);
+    return seen;
+  };
+
+  it("hands the stream to the meter only with a way to count its items", async () => {
+    const meterStream = vi.fn(<T>(chunks: AsyncIterable<T>) => chunks);
+    const meter = { meterStream } as unknown as CallMeter;
+    expect(await read(settleStream(items(), { meter }))).toEqual([1, 2]);
+    expect(meterStream).not.toHaveBeenCalled();
+    const count = () => {};
+    expect(await read(settleStream(items(), { meter, count }))).toEqual([1, 2]);
+    expect(meterStream).toHaveBeenCalledTimes(1);
+  });
+
+  it("has a traced stream followed by its trace", async () => {
+    const { trace, calls } = recordingTrace();
+    expect(await read(settleStream(items(), { trace }))).toEqual([1, 2]);
+    expect(calls).toEqual([["follow"]]);
   });
 });
