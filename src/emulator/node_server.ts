@@ -143,7 +143,8 @@ function sendReply(
   writeReply(reply, response, chunkDelayMs, (ms, run) => timers.later(ms, run));
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+/** Listens on `host:port`, rejecting with the server's error (a port in use) instead of throwing it. */
+export function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

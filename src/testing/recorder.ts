@@ -22,7 +22,7 @@ import { Replayer } from "../cassette/replayer.js";
 import { CassetteWriter } from "../cassette/writer.js";
 import { normalizeBaseURL } from "../config/base_url.js";
 import { API_PREFIX } from "../constants.js";
-import { writeReply } from "../emulator/node_server.js";
+import { listen, writeReply } from "../emulator/node_server.js";
 import { missReply, replyOf } from "../emulator/replay.js";
 import { type EmulatorReply, jsonReply } from "../emulator/reply.js";
 import { createRequestIdGenerator } from "../emulator/request_id.js";
@@ -90,16 +90,6 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     },
     close: (graceMs = 5_000) => recorder.close(server, graceMs),
   };
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
 }
 
 /** What the proxy does with each call: replay it from the cassette, or forward and record it. */
