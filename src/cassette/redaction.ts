@@ -38,17 +38,24 @@ const UNRECORDED_RESPONSE = new Set([
 /** Header values by lower-case name, as node:http and the emulator's requests give them. */
 export type RawHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
+/** Each value of `headers` with its lower-case name: a repeated header once per value, none for undefined. */
+function* headerValues(headers: RawHeaders): Generator<[name: string, value: string]> {
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (Array.isArray(value)) for (const one of value) yield [lower, one];
+    else if (value !== undefined) yield [lower, value];
+  }
+}
+
 /**
  * The values to hide for one request: the secret header values (the token after `Bearer` too),
  * and the values the user names. Longest first, so that a value containing another goes whole.
  */
 export function secretsOf(headers: RawHeaders, named: readonly string[] = []): string[] {
   const found = new Set<string>();
-  for (const [name, value] of Object.entries(headers)) {
-    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-      for (const secret of secretHeaderValues({ [name]: one })) found.add(secret);
-      if (KEY_SHAPED.test(name) && one.trim() !== "") found.add(one.trim());
-    }
+  for (const [name, one] of headerValues(headers)) {
+    for (const secret of secretHeaderValues({ [name]: one })) found.add(secret);
+    if (KEY_SHAPED.test(name) && one.trim() !== "") found.add(one.trim());
   }
   for (const value of named) if (value.length >= MIN_SECRET_LENGTH) found.add(value);
   return [...found].sort((a, b) => b.length - a.length);
@@ -80,13 +87,10 @@ export function recordedRequestHeaders(
   secrets: readonly string[],
 ): NameValue[] {
   const out: NameValue[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
+  for (const [name, one] of headerValues(headers)) {
     // The SDK's telemetry and fetch's own `sec-fetch-*` say nothing about the request.
-    if (UNRECORDED_REQUEST.has(lower) || /^(x-stainless-|sec-fetch-)/.test(lower)) continue;
-    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-      out.push({ name: lower, value: secretHeader(lower, one) ? REDACTED : scrub(one, secrets) });
-    }
+    if (UNRECORDED_REQUEST.has(name) || /^(x-stainless-|sec-fetch-)/.test(name)) continue;
+    out.push({ name, value: secretHeader(name, one) ? REDACTED : scrub(one, secrets) });
   }
   return out;
 }
@@ -101,12 +105,9 @@ export function recordedResponseHeaders(
   secrets: readonly string[],
 ): NameValue[] {
   const out: NameValue[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (UNRECORDED_RESPONSE.has(lower)) continue;
-    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-      out.push({ name: lower, value: KEY_SHAPED.test(lower) ? REDACTED : scrub(one, secrets) });
-    }
+  for (const [name, one] of headerValues(headers)) {
+    if (UNRECORDED_RESPONSE.has(name)) continue;
+    out.push({ name, value: KEY_SHAPED.test(name) ? REDACTED : scrub(one, secrets) });
   }
   return out;
 }
