@@ -111,7 +111,7 @@ export class CallTrace implements MeterObserver {
   #instruments?: Instruments;
   /** The attributes every metric of the call carries, and the key of that set. */
   #metric?: Attributes;
-  #metricKey = "";
+  #model = "";
   #start = 0;
   #attempts = 0;
   readonly #facts = new AnswerFacts();
@@ -150,7 +150,7 @@ export class CallTrace implements MeterObserver {
     if (metrics !== undefined) {
       this.#instruments = instrumentsOf(metrics);
       this.#metric = base;
-      this.#metricKey = model ?? "";
+      this.#model = model ?? "";
     }
     if (trace === undefined) return;
     const tracer = tracerOf(trace);
@@ -208,12 +208,14 @@ export class CallTrace implements MeterObserver {
     return active === undefined || manager === undefined ? send() : manager.with(active, send);
   }
 
-  /** The call's metric attributes and `more`'s, as the shared set named by `key`. */
+  /** The name of the call's metric set with `key`'s attributes. */
+  #metricKey(key: string): string {
+    return `${this.#model}\u0000${key}`;
+  }
+
+  /** The call's metric attributes and `more`'s, as the shared set named `key` (a `#metricKey`). */
   #metricSet(key: string, more: () => Attributes): Attributes {
-    return this.#target.sets.get(`${this.#metricKey}\u0000${key}`, () => ({
-      ...this.#metric,
-      ...more(),
-    }));
+    return this.#target.sets.get(key, () => ({ ...this.#metric, ...more() }));
   }
 
   /** An attempt ended: its request ID is the call's latest, and it is counted. */
@@ -221,11 +223,12 @@ export class CallTrace implements MeterObserver {
     if (requestId !== undefined) this.#requestId = requestId;
     const instruments = this.#instruments;
     if (instruments === undefined) return;
-    const set = this.#metricSet(`attempt\u0000${status}\u0000${type}`, () => ({
+    const key = this.#metricKey(`attempt\u0000${status}\u0000${type}`);
+    const set = this.#metricSet(key, () => ({
       ...(status !== undefined ? { [ATTR.status]: status } : {}),
       ...(type !== undefined ? { [ATTR.errorType]: type } : {}),
     }));
-    instruments.attempts.add(1, set);
+    instruments.attempts.add(1, key, set);
   }
 
   /** An attempt failed with a retryable error: the call waits `delayMs`, then sends it again. */
@@ -244,8 +247,12 @@ export class CallTrace implements MeterObserver {
     });
     const instruments = this.#instruments;
     if (instruments === undefined) return;
-    const set = this.#metricSet(`retry\u0000${type}`, () => ({ [ATTR.errorType]: type }));
-    instruments.retries.add(1, set);
+    const key = this.#metricKey(`retry\u0000${type}`);
+    instruments.retries.add(
+      1,
+      key,
+      this.#metricSet(key, () => ({ [ATTR.errorType]: type })),
+    );
   }
 
   // ---- what the meter saw (MeterObserver) ------------------------------------------------
@@ -351,7 +358,7 @@ export class CallTrace implements MeterObserver {
     const facts = this.#facts;
     const model = facts.model;
     const answered = (): Attributes => (model === undefined ? {} : { [ATTR.responseModel]: model });
-    const key = `answer\u0000${model}`;
+    const key = this.#metricKey(`answer\u0000${model}`);
     const duration =
       type === undefined
         ? this.#metricSet(key, answered)
@@ -376,10 +383,11 @@ export class CallTrace implements MeterObserver {
     }
     if (this.#cost !== undefined) {
       const currency = this.#currency;
-      const set = this.#metricSet(`cost\u0000${currency}`, () =>
+      const costKey = this.#metricKey(`cost\u0000${currency}`);
+      const set = this.#metricSet(costKey, () =>
         currency === undefined ? {} : { [ATTR.currency]: currency },
       );
-      instruments.cost.add(this.#cost, set);
+      instruments.cost.add(this.#cost, costKey, set);
     }
   }
 }

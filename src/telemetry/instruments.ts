@@ -1,8 +1,12 @@
-/** @module The package's tracer and metric instruments, made once per provider the app registered. */
+/**
+ * @module The package's tracer and metric instruments, made once per provider the app registered.
+ * The counters are observable counters over the package's own tallies (see `tally.ts`).
+ */
 import { PACKAGE_NAME } from "../constants.js";
 import { VERSION } from "../version.js";
 import { METRICS, type MetricRow } from "./names.js";
-import type { OtelCounter, OtelHistogram, OtelMeter, OtelRegistry, OtelTracer } from "./otel.js";
+import type { OtelHistogram, OtelMeter, OtelRegistry, OtelTracer } from "./otel.js";
+import { Tally } from "./tally.js";
 
 type TracerProvider = NonNullable<OtelRegistry["trace"]>;
 type MeterProvider = NonNullable<OtelRegistry["metrics"]>;
@@ -12,9 +16,9 @@ export interface Instruments {
   duration: OtelHistogram;
   tokens: OtelHistogram;
   timeToFirstChunk: OtelHistogram;
-  attempts: OtelCounter;
-  retries: OtelCounter;
-  cost: OtelCounter;
+  attempts: Tally;
+  retries: Tally;
+  cost: Tally;
 }
 
 const tracers = new WeakMap<TracerProvider, OtelTracer>();
@@ -36,8 +40,13 @@ function histogram(meter: OtelMeter, row: MetricRow): OtelHistogram {
   return meter.createHistogram(row.name, { description, unit, ...(advice ? { advice } : {}) });
 }
 
-function counter(meter: OtelMeter, row: MetricRow): OtelCounter {
-  return meter.createCounter(row.name, { description: row.description, unit: row.unit });
+/** A tally the meter reports as the counter `row` each time the app's reader collects. */
+function counter(meter: OtelMeter, row: MetricRow): Tally {
+  const tally = new Tally();
+  meter
+    .createObservableCounter(row.name, { description: row.description, unit: row.unit })
+    .addCallback((result) => tally.observe(result));
+  return tally;
 }
 
 /** The package's instruments from `provider`, made on its first call. */

@@ -239,7 +239,8 @@ export const EVENTS = {
 /** One metric instrument. */
 export interface MetricRow {
   name: string;
-  kind: "histogram" | "counter";
+  /** A histogram, or a counter the package keeps the sums of and reports when a reader collects. */
+  kind: "histogram" | "observable counter";
   unit: string;
   description: string;
   /** Bucket boundaries the conventions advise, for histograms. */
@@ -277,19 +278,19 @@ export const METRICS = {
   },
   attempts: {
     name: "inference_service.client.attempts",
-    kind: "counter",
+    kind: "observable counter",
     unit: "{attempt}",
     description: "HTTP attempts sent, with their status or error.",
   },
   retries: {
     name: "inference_service.client.retries",
-    kind: "counter",
+    kind: "observable counter",
     unit: "{retry}",
     description: "Attempts sent again after a retryable failure, by error.",
   },
   cost: {
     name: "inference_service.client.cost",
-    kind: "counter",
+    kind: "observable counter",
     unit: "{cost}",
     description: "Cost of the calls a UsageTracker priced, in the unit of its prices.",
   },

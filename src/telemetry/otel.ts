@@ -46,9 +46,11 @@ export interface OtelHistogram {
   record(value: number, attributes?: Attributes): void;
 }
 
-/** The API's `Counter`. */
-export interface OtelCounter {
-  add(value: number, attributes?: Attributes): void;
+/** The API's `ObservableCounter`: reports its values from a callback, when a reader collects. */
+export interface OtelObservableCounter {
+  addCallback(
+    callback: (result: { observe(value: number, attributes?: Attributes): void }) => void,
+  ): void;
 }
 
 /** Options of a metric instrument. */
@@ -61,7 +63,7 @@ export interface InstrumentOptions {
 /** The API's `Meter`. */
 export interface OtelMeter {
   createHistogram(name: string, options?: InstrumentOptions): OtelHistogram;
-  createCounter(name: string, options?: InstrumentOptions): OtelCounter;
+  createObservableCounter(name: string, options?: InstrumentOptions): OtelObservableCounter;
 }
 
 /** What the app registered, as the API's registry holds it (each part only when registered). */

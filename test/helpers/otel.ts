@@ -7,6 +7,7 @@ import { context, DiagLogLevel, diag, metrics, trace } from "@opentelemetry/api"
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   type DataPoint,
+  DataPointType,
   MeterProvider,
   MetricReader,
   type ResourceMetrics,
@@ -44,6 +45,10 @@ class TestReader extends MetricReader {
 /** One metric as a test reads it: its unit and its data points. */
 export interface CollectedMetric {
   unit: string;
+  /** The data's kind as exporters see it: `SUM`, `HISTOGRAM`, … */
+  type: string;
+  /** For sums: whether they only grow. */
+  monotonic?: boolean;
   points: DataPoint<unknown>[];
 }
 
@@ -137,6 +142,8 @@ function metricsByName(resourceMetrics: ResourceMetrics): Map<string, CollectedM
     for (const metric of scope.metrics) {
       found.set(metric.descriptor.name, {
         unit: metric.descriptor.unit,
+        type: DataPointType[metric.dataPointType],
+        ...("isMonotonic" in metric ? { monotonic: metric.isMonotonic } : {}),
         points: metric.dataPoints as DataPoint<unknown>[],
       });
     }

@@ -702,6 +702,32 @@ describe("metrics", () => {
     ]);
   });
 
+  it("counts attempts, retries and cost as monotonic sums that keep adding between collections", async () => {
+    const usage = new UsageTracker({ prices: PRICES, currency: "credit" });
+    // A 429, then its retry answered: each call.
+    const call = () =>
+      SURFACES.chat({ fetch: faults("429"), maxRetries: 1 }).invoke("Hello", {
+        callbacks: [usage],
+      });
+    await call();
+    const first = await otel.metrics();
+    for (const name of ["attempts", "retries", "cost"]) {
+      expect(first.get(`inference_service.client.${name}`)).toMatchObject({
+        type: "SUM",
+        monotonic: true,
+      });
+    }
+    await call();
+    const second = await otel.metrics();
+    const values = (metrics: typeof first, name: string) =>
+      metrics.get(`inference_service.client.${name}`)!.points.map((p) => p.value);
+    expect(values(first, "retries")).toEqual([1]);
+    expect(values(second, "retries")).toEqual([2]);
+    expect(values(second, "attempts")).toEqual([2, 2]);
+    const spent = usage.records.reduce((sum, record) => sum + record.cost!, 0);
+    expect(values(second, "cost")).toEqual([expect.closeTo(spent, 12)]);
+  });
+
   it("a stream's time to first chunk", async () => {
     await drain(await SURFACES.chat().stream("Hello"));
     const ttfc = (await otel.metrics()).get("gen_ai.client.operation.time_to_first_chunk")!;

@@ -73,12 +73,14 @@ describe("what the package emits", () => {
       );
     }
     const metrics = await otel.metrics();
-    const metricRows = new Map<string, { unit: string }>(
+    const metricRows = new Map<string, { unit: string; kind: string }>(
       Object.values(METRICS).map((row) => [row.name, row]),
     );
     expect(new Set(metrics.keys())).toEqual(new Set(metricRows.keys()));
     for (const [name, metric] of metrics) {
-      expect(metric.unit).toBe(metricRows.get(name)!.unit);
+      const row = metricRows.get(name)!;
+      expect(metric.unit).toBe(row.unit);
+      expect(metric.type).toBe(row.kind === "histogram" ? "HISTOGRAM" : "SUM");
       for (const point of metric.points) {
         const names = Object.keys(point.attributes);
         const onMetrics = (key: string) =>
