@@ -78,10 +78,27 @@ export interface CheckedKey {
   expiresAt: number | undefined;
 }
 
+/**
+ * A key's secret, refused when it holds a character outside visible ASCII: it arrives as
+ * `Authorization: Bearer <key>` (docs/service-contract.md#authentication, rule 1), which cannot
+ * carry one, so such a key could never be used. Named by position, never shown: it is a secret.
+ */
+function requireSecret(value: unknown, field: string): string {
+  const secret = requireString(value, field);
+  const at = Array.from(secret).findIndex((character) => !/^[\x21-\x7e]$/.test(character));
+  if (at >= 0) {
+    const code = Array.from(secret)[at]!.codePointAt(0)!.toString(16).toUpperCase();
+    throw new EmulatorConfigError(
+      `${field} has U+${code.padStart(4, "0")} at character ${at + 1}: a key arrives in the Authorization header and holds visible ASCII characters only`,
+    );
+  }
+  return secret;
+}
+
 export function checkKey(input: ApiKeyConfig, field: string): CheckedKey {
   const config = requireRecord(input, field);
   return {
-    secret: requireString(config.secret, `${field}.secret`),
+    secret: requireSecret(config.secret, `${field}.secret`),
     id: optionalString(config.id, `${field}.id`),
     name: optionalString(config.name, `${field}.name`),
     permissions: Object.freeze(

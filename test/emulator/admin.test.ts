@@ -325,6 +325,12 @@ describe("the admin API", () => {
       "model.profile.maxInputTokens must be a whole number of tokens ≥ 1 (the context window)",
     ],
     ["POST", "/keys", { secret: DEFAULT_API_KEY }, "key.secret is already in use"],
+    [
+      "POST",
+      "/keys",
+      { secret: "sk-\u200bkey" },
+      "key.secret has U+200B at character 4: a key arrives in the Authorization header and holds visible ASCII characters only",
+    ],
     ["PUT", "/credit", "{oops", expect.stringContaining("JSON")],
   ])("answers %s %s with 400 naming the field", async (method, path, body, message) => {
     expect(await admin(emulator, method, path, body)).toMatchObject({

@@ -69,6 +69,24 @@ describe("EmulatorState", () => {
     expect(state.model("plain")).toEqual({ id: "plain", prices: { input: 1, output: 1 } });
   });
 
+  it("refuses a key no Authorization header could carry, naming the character's position, not the key", () => {
+    const state = new EmulatorState({ keys: [] });
+    for (const [secret, where] of [
+      ["sk-\u200bCANARY", "U+200B at character 4"],
+      ["sk-CAN ARY", "U+0020 at character 7"],
+      ["sk-Cé-CANARY", "U+00E9 at character 5"],
+    ] as const) {
+      expect(() => state.addKey({ secret })).toThrow(
+        expect.objectContaining({ message: expect.stringContaining(`key.secret has ${where}`) }),
+      );
+      expect(() => state.addKey({ secret })).not.toThrow(/CAN/);
+    }
+    expect(() => new EmulatorState({ keys: [{ secret: "sk-\u0001" }] })).toThrow(
+      /keys\[0\]\.secret has U\+0001 at character 4/,
+    );
+    expect(state.listKeys()).toEqual([]);
+  });
+
   it("gives added keys the Inference Service permission and fresh IDs by default", () => {
     const state = new EmulatorState({ keys: [] });
     expect(state.addKey({ secret: "sk-a" })).toEqual({
