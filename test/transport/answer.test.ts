@@ -4,6 +4,7 @@ import {
   checkChatCompletion,
   completionAsChunks,
   parseCompletion,
+  readEmbeddings,
   readRerank,
   textOfChoice,
 } from "../../src/transport/answer.js";
@@ -252,6 +253,30 @@ describe("readRerank", () => {
       2,
       "`results[0].relevance_score` is not a finite number",
     ],
+    [
+      "a negative index",
+      { results: [result(-1), result(1)] },
+      2,
+      "`results[0].index` is not a position of the documents (0 to 1)",
+    ],
+    [
+      "an index one past the documents",
+      { results: [result(0), result(2)] },
+      2,
+      "`results[1].index` is not a position of the documents (0 to 1)",
+    ],
+    [
+      "a score as a string",
+      { results: [result(0, "0.5"), result(1)] },
+      2,
+      "`results[0].relevance_score` is not a finite number",
+    ],
+    [
+      "an infinite score",
+      { results: [result(0), result(1, Number.POSITIVE_INFINITY)] },
+      2,
+      "`results[1].relevance_score` is not a finite number",
+    ],
   ])(
     "refuses %s as a MalformedResponseError with the request ID",
     (_label, data, count, detail) => {
@@ -266,4 +291,124 @@ describe("readRerank", () => {
       expect((error as MalformedResponseError).summary).toContain(detail);
     },
   );
+
+  it("names top_n when fewer results were asked for than documents sent", () => {
+    expect(() => readRerank({ results: [result(0)] }, headers, hosted, 3, 2)).toThrow(
+      expect.objectContaining({
+        summary: expect.stringContaining("`results` holds 1 results for top_n 2 of 3 documents"),
+      }),
+    );
+  });
+
+  it("is the error an `{error: …}` body carries, not a malformed answer", () => {
+    const data = {
+      error: { code: "model_not_found", message: "no such model", type: "new_api_error" },
+    };
+    let error: unknown;
+    try {
+      readRerank(data, headers, hosted, 1, 1);
+    } catch (e) {
+      error = e;
+    }
+    expect(MalformedResponseError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ code: "model_not_found", requestId: "rid-r" });
+  });
+});
+
+describe("readEmbeddings", () => {
+  const hosted = { surface: "hosted" as const, model: "e", api: "embeddings" as const };
+  const headers = new Headers({ "x-gateway-request-id": "rid-e" });
+  const base64 = (numbers: number[]) =>
+    Buffer.from(new Float32Array(numbers).buffer).toString("base64");
+
+  it("places each vector by its index, whatever order the items arrive in", () => {
+    const data = {
+      data: [
+        { index: 1, embedding: [0.5, 0.25] },
+        { index: 0, embedding: base64([1, -2]) },
+      ],
+    };
+    expect(readEmbeddings(data, headers, hosted, 2)).toEqual([
+      [1, -2],
+      [0.5, 0.25],
+    ]);
+  });
+
+  it("takes items in their order when none has an index", () => {
+    const data = { data: [{ embedding: [1] }, { embedding: [2] }] };
+    expect(readEmbeddings(data, headers, hosted, 2, { length: 1, source: "asked" })).toEqual([
+      [1],
+      [2],
+    ]);
+  });
+
+  const item = (index: unknown, embedding: unknown = [1, 2]) => ({ index, embedding });
+  it.each([
+    ["no data", {}, "the JSON body has no `data` array of embeddings"],
+    ["a missing vector", { data: [item(0)] }, "`data` holds 1 embeddings for 2 inputs"],
+    [
+      "a negative index",
+      { data: [item(-1), item(1)] },
+      "`data[0].index` is not a position of the inputs (0 to 1)",
+    ],
+    [
+      "an index one past the inputs",
+      { data: [item(0), item(2)] },
+      "`data[1].index` is not a position of the inputs (0 to 1)",
+    ],
+    ["a fractional index", { data: [item(0.5), item(1)] }, "`data[0].index` is not a position"],
+    [
+      "an index left out where others have one",
+      { data: [item(0), { embedding: [1, 2] }] },
+      "`data[1].index` is not a position",
+    ],
+    ["a repeated index", { data: [item(1), item(1)] }, "two items of `data` have the index 1"],
+    [
+      "a vector of strings",
+      { data: [item(0, ["1", "2"]), item(1)] },
+      "`data[0].embedding` is neither numbers nor base64 float32",
+    ],
+    [
+      "a vector with one string",
+      { data: [item(0, [1, "2"]), item(1)] },
+      "`data[0].embedding` is neither numbers nor base64 float32",
+    ],
+    [
+      "base64 that is not float32",
+      { data: [item(0, "abc"), item(1)] },
+      "`data[0].embedding` is neither numbers nor base64 float32",
+    ],
+    ["an empty vector", { data: [item(0, []), item(1)] }, "`data[0].embedding` is empty"],
+    [
+      "a NaN",
+      { data: [item(0), item(1, [1, Number.NaN])] },
+      "`data[1].embedding` holds NaN or ±Infinity",
+    ],
+    [
+      "vectors of two lengths",
+      { data: [item(0, [1, 2]), item(1, [1, 2, 3])] },
+      "the embeddings are not all of one length",
+    ],
+  ])("refuses %s as a MalformedResponseError with the request ID", (_label, data, detail) => {
+    let error: unknown;
+    try {
+      readEmbeddings(data, headers, hosted, 2);
+    } catch (e) {
+      error = e;
+    }
+    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ requestId: "rid-e", status: 200, retryable: false });
+    expect((error as MalformedResponseError).summary).toContain(detail);
+  });
+
+  it("refuses vectors not of the expected length, saying where that length comes from", () => {
+    const expected = { length: 3, source: "`dimensions` asked for" };
+    expect(() => readEmbeddings({ data: [item(0)] }, headers, hosted, 1, expected)).toThrow(
+      expect.objectContaining({
+        summary: expect.stringContaining(
+          "`data[0].embedding` has 2 dimensions where `dimensions` asked for 3",
+        ),
+      }),
+    );
+  });
 });
