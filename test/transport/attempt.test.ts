@@ -13,6 +13,7 @@ import { CallMeter } from "../../src/spend/call_meter.js";
 import type { RequestEstimate } from "../../src/spend/estimate.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";
+import type { CallTrace } from "../../src/telemetry/call_trace.js";
 import { type Answer, sendRequest } from "../../src/transport/attempt.js";
 import { createServiceFetch } from "../../src/transport/fetch.js";
 import { ServiceCaller } from "../../src/transport/retry.js";
@@ -285,5 +286,50 @@ describe("sendRequest: what a cancelled attempt does with what it held", () => {
       read: () => "never",
     }).catch(() => undefined);
     expect(sent).toBe(1);
+  });
+
+  it("tells the call's trace each attempt, sent inside its span, and each retry with its delay", async () => {
+    const log: string[] = [];
+    let inSpan = false;
+    const trace = {
+      attempt: () => {
+        log.push("attempt");
+        return {
+          run: async <T>(send: () => Promise<T>) => {
+            inSpan = true;
+            try {
+              return await send();
+            } finally {
+              inSpan = false;
+            }
+          },
+          succeeded: (status: number) => log.push(`succeeded ${status}`),
+          failed: (error: Error) => log.push(`failed ${error.name}`),
+        };
+      },
+      retrying: (error: Error, delayMs: number) =>
+        log.push(`retrying ${error.name} after ${delayMs > 0 ? "a delay" : "none"}`),
+    } as unknown as CallTrace;
+    let sent = 0;
+    await sendRequest({
+      caller: caller(),
+      ctx,
+      trace,
+      send: async () => {
+        log.push(`send, in its span: ${inSpan}`);
+        if (sent++ === 0) throw new ServiceUnavailableError(init);
+        return { data: {}, response: new Response("{}", { status: 200 }) };
+      },
+      read: () => "read",
+    });
+    expect(log).toEqual([
+      "attempt",
+      "send, in its span: true",
+      "failed ServiceUnavailableError",
+      "retrying ServiceUnavailableError after a delay",
+      "attempt",
+      "send, in its span: true",
+      "succeeded 200",
+    ]);
   });
 });
