@@ -70,6 +70,10 @@ async function readAll(out: Response, events = false): Promise<string> {
   return text;
 }
 
+/** What reading `out` fails with (or its text, if it does not fail). */
+const failureOf = (out: Response, events = false): Promise<unknown> =>
+  readAll(out, events).catch((e: unknown) => e);
+
 describe("readErrorBody", () => {
   it("reads at most 64 KiB of an error body and cancels the rest", async () => {
     const chunk = "x".repeat(16 * 1024);
@@ -121,9 +125,7 @@ describe("guardBody", () => {
 
   it("types an HTML page where events were expected as BaseURLError", async () => {
     const { stream } = source(["<!doctype html><p>console</p>"]);
-    const error = await readAll(
-      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "text/event-stream"), "sse", ctx()));
     expect(BaseURLError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 200, requestId: RID });
   });
@@ -147,9 +149,9 @@ describe("guardBody", () => {
 
   it("fails a stream read that waits longer than idleMs as a retryable ServiceTimeoutError with the request ID", async () => {
     const { stream, counter } = source(['data: {"id":"c"}\n\n'], "stall");
-    const error = await readAll(
+    const error = await failureOf(
       guardBody(response(stream, "text/event-stream"), "sse", ctx("hosted", 30)),
-    ).catch((e: unknown) => e);
+    );
     expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
     expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });
     // The stalled body is cancelled, which closes the connection.
@@ -180,13 +182,13 @@ describe("guardBody", () => {
     "restarts the idle timer on complete events only: %s stalls within idleMs",
     async (_name, chunks, forever) => {
       const started = Date.now();
-      const error = await readAll(
+      const error = await failureOf(
         guardBody(
           response(dripBody([...chunks], 10, forever), "text/event-stream"),
           "sse",
           ctx("hosted", 100),
         ),
-      ).catch((e: unknown) => e);
+      );
       expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });
       expect(Date.now() - started).toBeLessThan(100 + 1000);
@@ -205,29 +207,25 @@ describe("guardBody", () => {
   it("types a broken connection as a retryable ServiceConnectionError keeping the request ID", async () => {
     const cut = new TypeError("terminated");
     const { stream } = source(['{"id":'], cut);
-    const error = await readAll(
-      guardBody(response(stream, "application/json"), "json", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "application/json"), "json", ctx()));
     expect(ServiceConnectionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ retryable: true, requestId: RID, cause: cut });
   });
 
   it("types JSON that ends before its closing bracket as a cut connection", async () => {
     const { stream } = source(['{"id":"c","choices":[']);
-    const error = await readAll(
-      guardBody(response(stream, "application/json"), "json", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "application/json"), "json", ctx()));
     expect(ServiceConnectionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ retryable: true, requestId: RID });
   });
 
   it("types an empty body per surface, with the request ID", async () => {
-    const hosted = await readAll(
+    const hosted = await failureOf(
       guardBody(response(source([]).stream, "text/event-stream"), "sse", ctx("hosted")),
-    ).catch((e: unknown) => e);
-    const dedicated = await readAll(
+    );
+    const dedicated = await failureOf(
       guardBody(response(source([]).stream, "text/event-stream"), "sse", ctx("dedicated")),
-    ).catch((e: unknown) => e);
+    );
     expect(MalformedResponseError.isInstance(hosted)).toBe(true);
     expect(EndpointNotReadyError.isInstance(dedicated)).toBe(true);
     expect([hosted, dedicated]).toMatchObject([{ requestId: RID }, { requestId: RID }]);
@@ -235,9 +233,7 @@ describe("guardBody", () => {
 
   it("types an HTML page labelled JSON as BaseURLError, quoting it redacted", async () => {
     const { stream } = source(["  <html><body>console sk-secret-42", "</body></html>"]);
-    const error = await readAll(
-      guardBody(response(stream, "application/json"), "json", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "application/json"), "json", ctx()));
     expect(BaseURLError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 200, requestId: RID });
     expect((error as Error).message).toContain("console [redacted]");
@@ -252,9 +248,7 @@ describe("guardBody", () => {
       const body =
         '{"error":{"message":"m (request id: r2)","type":"new_api_error","code":"do_request_failed"}}';
       const { stream } = source([body.slice(0, 3), body.slice(3, 20), body.slice(20)]);
-      const error = await readAll(guardBody(response(stream, type), kind, ctx())).catch(
-        (e: unknown) => e,
-      );
+      const error = await failureOf(guardBody(response(stream, type), kind, ctx()));
       expect(ServiceUnavailableError.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({
         code: "do_request_failed",
@@ -266,9 +260,7 @@ describe("guardBody", () => {
 
   it("types an SSE body that is JSON but neither a completion nor an error object as malformed", async () => {
     const { stream } = source(['{"id":"c","object":"list"}']);
-    const error = await readAll(
-      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "text/event-stream"), "sse", ctx()));
     expect(MalformedResponseError.isInstance(error)).toBe(true);
   });
 
@@ -297,10 +289,10 @@ describe("guardBody", () => {
     "types a JSON document that %s where events were expected as a retryable cut",
     async (_name, end) => {
       const { stream } = source(['{"id":"c","choices":[{"index":0,'], end);
-      const error = await readAll(
+      const error = await failureOf(
         guardBody(response(stream, "application/json"), "sse", ctx()),
         true,
-      ).catch((e: unknown) => e);
+      );
       expect(ServiceConnectionError.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({ retryable: true, requestId: RID });
     },
@@ -309,9 +301,9 @@ describe("guardBody", () => {
   it("lets the caller's cancellation through as it is", async () => {
     const abort = new DOMException("This operation was aborted", "AbortError");
     const { stream } = source(['{"id":'], abort);
-    const error = await readAll(
+    const error = await failureOf(
       guardBody(response(stream, "application/json"), "json", { ...ctx(), aborted: () => true }),
-    ).catch((e: unknown) => e);
+    );
     expect(error).toBe(abort);
   });
 });
@@ -334,8 +326,8 @@ describe("guardBody: bodies with nothing in them, and JSON's edges", () => {
       new Response(null, {
         headers: { "content-type": "application/json", "x-gateway-request-id": RID },
       });
-    const json = await readAll(guardBody(bodyless(), "json", ctx())).catch((e: unknown) => e);
-    const sse = await readAll(guardBody(bodyless(), "sse", ctx()), true).catch((e: unknown) => e);
+    const json = await failureOf(guardBody(bodyless(), "json", ctx()));
+    const sse = await failureOf(guardBody(bodyless(), "sse", ctx()), true);
     expect(MalformedResponseError.isInstance(json)).toBe(true);
     expect(MalformedResponseError.isInstance(sse)).toBe(true);
     expect([json, sse]).toMatchObject([{ requestId: RID }, { requestId: RID }]);
@@ -343,9 +335,7 @@ describe("guardBody: bodies with nothing in them, and JSON's edges", () => {
 
   it("types a JSON body of whitespace alone as empty", async () => {
     const { stream } = source([" \n\t "]);
-    const error = await readAll(
-      guardBody(response(stream, "application/json"), "json", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "application/json"), "json", ctx()));
     expect(MalformedResponseError.isInstance(error)).toBe(true);
     expect((error as Error).message).not.toMatch(/closing bracket/);
   });
@@ -354,9 +344,7 @@ describe("guardBody: bodies with nothing in them, and JSON's edges", () => {
     const short = '{"error":{"code":"busy"}}';
     expect(short.length).toBeLessThan(32);
     const { stream } = source([short]);
-    const error = await readAll(
-      guardBody(response(stream, "application/json"), "json", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "application/json"), "json", ctx()));
     expect(ServiceUnavailableError.isInstance(error), String(error)).toBe(true);
     expect(error).toMatchObject({ requestId: RID });
   });
@@ -367,9 +355,7 @@ describe("guardBody: bodies with nothing in them, and JSON's edges", () => {
       '{"a":1}\n\r\n',
     );
     const cut = source(["[1,2"]).stream;
-    const error = await readAll(guardBody(response(cut, "application/json"), "json", ctx())).catch(
-      (e: unknown) => e,
-    );
+    const error = await failureOf(guardBody(response(cut, "application/json"), "json", ctx()));
     expect(ServiceConnectionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ retryable: true });
     expect(String((error as Error).cause)).toContain(
@@ -384,9 +370,7 @@ describe("guardBody: what opens a stream", () => {
 
   it("quotes the whole of an HTML page that arrived in one chunk", async () => {
     const { stream } = source(["<html>console</html>"]);
-    const error = await readAll(
-      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "text/event-stream"), "sse", ctx()));
     expect(BaseURLError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain("<html>console</html>");
   });
@@ -394,9 +378,7 @@ describe("guardBody: what opens a stream", () => {
   it("reads an error object after whitespace of any kind, in the first chunk or the next", async () => {
     for (const chunks of [[`\r\n\t ${RATE_LIMITED}`], ["\n", RATE_LIMITED]]) {
       const { stream } = source(chunks);
-      const error = await readAll(
-        guardBody(response(stream, "text/event-stream"), "sse", ctx()),
-      ).catch((e: unknown) => e);
+      const error = await failureOf(guardBody(response(stream, "text/event-stream"), "sse", ctx()));
       expect(RateLimitError.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({ requestId: RID });
     }
@@ -404,9 +386,7 @@ describe("guardBody: what opens a stream", () => {
 
   it("says what a JSON document that is not a completion was", async () => {
     const { stream } = source(['{"id":"c","object":"list"}']);
-    const error = await readAll(
-      guardBody(response(stream, "text/event-stream"), "sse", ctx()),
-    ).catch((e: unknown) => e);
+    const error = await failureOf(guardBody(response(stream, "text/event-stream"), "sse", ctx()));
     expect((error as Error).message).toContain(
       "the event stream holds a JSON document instead of events",
     );
