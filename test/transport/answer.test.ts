@@ -12,6 +12,23 @@ import {
 const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
 const response = (headers: Record<string, string> = {}) => new Response(null, { headers });
 
+/** What `run` throws (undefined if it returns). */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+/** `error` is the MalformedResponseError of a 200 answer with `requestId`, its summary saying `detail`. */
+function expectMalformed(error: unknown, requestId: string, detail: string): void {
+  expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
+  expect(error).toMatchObject({ requestId, status: 200, retryable: false });
+  expect((error as MalformedResponseError).summary).toContain(detail);
+}
+
 describe("checkChatCompletion", () => {
   const hosted = { surface: "hosted" as const, model: "m" };
 
@@ -38,12 +55,7 @@ describe("checkChatCompletion", () => {
     "refuses %s as a MalformedResponseError carrying the request ID (docs/service-contract.md#errors, rule 4)",
     (_label, data) => {
       const headers = new Headers({ "x-gateway-request-id": "rid-3" });
-      let error: unknown;
-      try {
-        checkChatCompletion(data, headers, hosted);
-      } catch (e) {
-        error = e;
-      }
+      const error = thrownBy(() => checkChatCompletion(data, headers, hosted));
       expect(MalformedResponseError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ requestId: "rid-3", surface: "hosted", retryable: false });
     },
@@ -125,12 +137,9 @@ describe("parseCompletion", () => {
 
   it("shows the start of an unreadable body, cut at 100 characters and without secrets", () => {
     const body = { echo: "sk-secret-1234", answer: "x".repeat(300) };
-    let error: MalformedResponseError | undefined;
-    try {
-      parseCompletion(body, response(), ctx);
-    } catch (e) {
-      error = e as MalformedResponseError;
-    }
+    const error = thrownBy(() => parseCompletion(body, response(), ctx)) as
+      | MalformedResponseError
+      | undefined;
 
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error?.message).toContain(`(body starts: {"echo":"[redacted]","answer":"xxx`);
@@ -280,15 +289,11 @@ describe("readRerank", () => {
   ])(
     "refuses %s as a MalformedResponseError with the request ID",
     (_label, data, count, detail) => {
-      let error: unknown;
-      try {
-        readRerank(data, headers, hosted, count, count);
-      } catch (e) {
-        error = e;
-      }
-      expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
-      expect(error).toMatchObject({ requestId: "rid-r", status: 200, retryable: false });
-      expect((error as MalformedResponseError).summary).toContain(detail);
+      expectMalformed(
+        thrownBy(() => readRerank(data, headers, hosted, count, count)),
+        "rid-r",
+        detail,
+      );
     },
   );
 
@@ -304,12 +309,7 @@ describe("readRerank", () => {
     const data = {
       error: { code: "model_not_found", message: "no such model", type: "new_api_error" },
     };
-    let error: unknown;
-    try {
-      readRerank(data, headers, hosted, 1, 1);
-    } catch (e) {
-      error = e;
-    }
+    const error = thrownBy(() => readRerank(data, headers, hosted, 1, 1));
     expect(MalformedResponseError.isInstance(error)).toBe(false);
     expect(error).toMatchObject({ code: "model_not_found", requestId: "rid-r" });
   });
@@ -390,15 +390,11 @@ describe("readEmbeddings", () => {
       "the embeddings are not all of one length",
     ],
   ])("refuses %s as a MalformedResponseError with the request ID", (_label, data, detail) => {
-    let error: unknown;
-    try {
-      readEmbeddings(data, headers, hosted, 2);
-    } catch (e) {
-      error = e;
-    }
-    expect(MalformedResponseError.isInstance(error), String(error)).toBe(true);
-    expect(error).toMatchObject({ requestId: "rid-e", status: 200, retryable: false });
-    expect((error as MalformedResponseError).summary).toContain(detail);
+    expectMalformed(
+      thrownBy(() => readEmbeddings(data, headers, hosted, 2)),
+      "rid-e",
+      detail,
+    );
   });
 
   it("refuses vectors not of the expected length, saying where that length comes from", () => {
