@@ -23,6 +23,7 @@ import {
   SPAN_KIND_CLIENT,
   STATUS_ERROR,
 } from "./otel.js";
+import type { Tally } from "./tally.js";
 import { AnswerFacts, addRequestAttributes } from "./wire.js";
 
 /**
@@ -218,17 +219,21 @@ export class CallTrace implements MeterObserver {
     return this.#target.sets.get(key, () => ({ ...this.#metric, ...more() }));
   }
 
+  /** Adds `value` to `tally` under the call's metric set with `key`'s attributes (`more`). */
+  #count(tally: Tally, value: number, key: string, more: () => Attributes): void {
+    const name = this.#metricKey(key);
+    tally.add(value, name, this.#metricSet(name, more));
+  }
+
   /** An attempt ended: its request ID is the call's latest, and it is counted. */
   attempted(requestId: string | undefined, status: number | undefined, type?: string): void {
     if (requestId !== undefined) this.#requestId = requestId;
     const instruments = this.#instruments;
     if (instruments === undefined) return;
-    const key = this.#metricKey(`attempt\u0000${status}\u0000${type}`);
-    const set = this.#metricSet(key, () => ({
+    this.#count(instruments.attempts, 1, `attempt\u0000${status}\u0000${type}`, () => ({
       ...(status !== undefined ? { [ATTR.status]: status } : {}),
       ...(type !== undefined ? { [ATTR.errorType]: type } : {}),
     }));
-    instruments.attempts.add(1, key, set);
   }
 
   /** An attempt failed with a retryable error: the call waits `delayMs`, then sends it again. */
@@ -247,12 +252,7 @@ export class CallTrace implements MeterObserver {
     });
     const instruments = this.#instruments;
     if (instruments === undefined) return;
-    const key = this.#metricKey(`retry\u0000${type}`);
-    instruments.retries.add(
-      1,
-      key,
-      this.#metricSet(key, () => ({ [ATTR.errorType]: type })),
-    );
+    this.#count(instruments.retries, 1, `retry\u0000${type}`, () => ({ [ATTR.errorType]: type }));
   }
 
   // ---- what the meter saw (MeterObserver) ------------------------------------------------
@@ -383,11 +383,9 @@ export class CallTrace implements MeterObserver {
     }
     if (this.#cost !== undefined) {
       const currency = this.#currency;
-      const costKey = this.#metricKey(`cost\u0000${currency}`);
-      const set = this.#metricSet(costKey, () =>
+      this.#count(instruments.cost, this.#cost, `cost\u0000${currency}`, () =>
         currency === undefined ? {} : { [ATTR.currency]: currency },
       );
-      instruments.cost.add(this.#cost, costKey, set);
     }
   }
 }

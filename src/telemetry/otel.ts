@@ -46,11 +46,14 @@ export interface OtelHistogram {
   record(value: number, attributes?: Attributes): void;
 }
 
+/** The API's `ObservableResult`: what an observable instrument's callback reports its values to. */
+export interface OtelObservableResult {
+  observe(value: number, attributes?: Attributes): void;
+}
+
 /** The API's `ObservableCounter`: reports its values from a callback, when a reader collects. */
 export interface OtelObservableCounter {
-  addCallback(
-    callback: (result: { observe(value: number, attributes?: Attributes): void }) => void,
-  ): void;
+  addCallback(callback: (result: OtelObservableResult) => void): void;
 }
 
 /** Options of a metric instrument. */

@@ -5,17 +5,12 @@
  * attributes is the largest part of what a metric point costs — and the exported data is the same
  * `Sum` a counter gives.
  */
-import type { Attributes } from "./otel.js";
+import type { Attributes, OtelObservableResult } from "./otel.js";
 
 /** How many attribute sets one tally keeps apart: the SDK's default cardinality limit. */
 const LIMIT = 2000;
 /** Where sums past the limit go, as the SDK puts its own overflow. */
 const OVERFLOW: Attributes = { "otel.metric.overflow": true };
-
-/** What an observable instrument's callback is given to report its values. */
-export interface Observation {
-  observe(value: number, attributes?: Attributes): void;
-}
 
 /** One sum of a tally, with the attributes it is reported with. */
 interface Sum {
@@ -40,7 +35,7 @@ export class Tally {
   }
 
   /** Reports every sum (the reader asked). */
-  observe(result: Observation): void {
+  observe(result: OtelObservableResult): void {
     for (const { value, attributes } of this.#sums.values()) result.observe(value, attributes);
   }
 }
