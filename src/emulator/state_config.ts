@@ -85,9 +85,10 @@ export interface CheckedKey {
  */
 function requireSecret(value: unknown, field: string): string {
   const secret = requireString(value, field);
-  const at = Array.from(secret).findIndex((character) => !/^[\x21-\x7e]$/.test(character));
+  const characters = Array.from(secret);
+  const at = characters.findIndex((character) => !/^[\x21-\x7e]$/.test(character));
   if (at >= 0) {
-    const code = Array.from(secret)[at]!.codePointAt(0)!.toString(16).toUpperCase();
+    const code = characters[at]!.codePointAt(0)!.toString(16).toUpperCase();
     throw new EmulatorConfigError(
       `${field} has U+${code.padStart(4, "0")} at character ${at + 1}: a key arrives in the Authorization header and holds visible ASCII characters only`,
     );
