@@ -57,7 +57,10 @@ interface Registered {
   label: string;
   /** Called after each call: keeps the in-memory exporter's memory flat. */
   after?: () => void;
-  /** With the SDK registered: the spans finished so far, flushed to the exporter. */
+  /**
+   * With the SDK registered: the spans finished since the last time it was asked, flushed out of
+   * the span processor (a batch processor holds up to 512 until then).
+   */
   finished?: () => Promise<ReadableSpan[]>;
   close: () => Promise<void>;
 }
@@ -83,7 +86,9 @@ function registerSdk(processor: "batch" | "simple"): Registered {
     after: () => exporter.reset(),
     finished: async () => {
       await tracerProvider.forceFlush();
-      return exporter.getFinishedSpans();
+      const spans = exporter.getFinishedSpans();
+      exporter.reset();
+      return spans;
     },
     close: async () => {
       trace.disable();
@@ -139,7 +144,7 @@ async function drain(stream: AsyncIterable<unknown>): Promise<void> {
   }
 }
 
-/** Reads a whole stream. */
+/** One call of a model, as a case makes it: `invoke`, or a whole stream read to its end. */
 type Call = (model: ChatInferenceService) => () => Promise<unknown>;
 
 const callOf = (stream: boolean): Call =>
@@ -169,7 +174,8 @@ async function contenders(
   });
   const all = [measured(ON, call(on)), measured(OFF, call(off))];
   if (registered.finished !== undefined) {
-    registered.after?.();
+    // Spans of the cases before, still in a batch processor, are not this call's.
+    await registered.finished();
     await call(on)();
     const [attempt, traced] = await registered.finished();
     const around = directly(traced!, attempt!);
