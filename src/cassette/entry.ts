@@ -5,9 +5,11 @@
 import type { CassetteEntry, NameValue, StreamEvent } from "./cassette.js";
 import {
   type RawHeaders,
+  REDACTED,
+  Redactor,
   recordedRequestHeaders,
   recordedResponseHeaders,
-  scrub,
+  redactEntry,
   secretsOf,
 } from "./redaction.js";
 
@@ -44,24 +46,35 @@ export function bodyText(bytes: Uint8Array): { text: string; encoding?: "base64"
   }
 }
 
-/** The entry for `exchange`, without any secret of its request nor any of `redact`. */
+/**
+ * The entry for `exchange`, without any credential of its request (headers, query, the URL's
+ * user info) nor any value of `redact`, in any form (docs/testing.md#secrets).
+ */
 export function entryOf(exchange: Exchange, redact: readonly string[] = []): CassetteEntry {
-  const secrets = secretsOf(exchange.requestHeaders, redact);
-  const hide = (text: string) => scrub(text, secrets);
-  const url = new URL(hide(exchange.url));
-  const requestHeaders = recordedRequestHeaders(exchange.requestHeaders, secrets);
-  const responseHeaders = recordedResponseHeaders(exchange.responseHeaders, secrets);
+  const secrets = secretsOf({
+    headers: exchange.requestHeaders,
+    url: exchange.url,
+    named: redact,
+  });
+  return redactEntry(rawEntryOf(exchange), new Redactor(secrets));
+}
+
+/** The entry as seen, before redaction. */
+function rawEntryOf(exchange: Exchange): CassetteEntry {
+  const url = new URL(exchange.url);
+  // The upstream's user and password (`https://user:key@host`) are credentials, whatever they are.
+  if (url.username !== "") url.username = REDACTED;
+  if (url.password !== "") url.password = REDACTED;
+  const requestHeaders = recordedRequestHeaders(exchange.requestHeaders);
+  const responseHeaders = recordedResponseHeaders(exchange.responseHeaders);
   const request = bodyText(exchange.requestBody);
   const { responseBody } = exchange;
   const events = Array.isArray(responseBody)
-    ? responseBody.map((event) => ({ time: round(event.time), text: hide(event.text) }))
+    ? responseBody.map((event) => ({ time: round(event.time), text: event.text }))
     : undefined;
   const whole = Array.isArray(responseBody) ? undefined : bodyText(responseBody);
-  const text = events
-    ? events.map((event) => event.text).join("")
-    : whole!.encoding
-      ? whole!.text
-      : hide(whole!.text);
+  const text = events ? events.map((event) => event.text).join("") : whole!.text;
+  const size = Buffer.byteLength(text, whole?.encoding ? "base64" : "utf8");
   return {
     startedDateTime: new Date(exchange.startedAt).toISOString(),
     time: round(exchange.totalMs),
@@ -76,7 +89,7 @@ export function entryOf(exchange: Exchange, redact: readonly string[] = []): Cas
         ? {
             postData: {
               mimeType: headerOf(requestHeaders, "content-type") ?? "",
-              text: request.encoding ? request.text : hide(request.text),
+              text: request.text,
               ...(request.encoding ? { _encoding: request.encoding } : {}),
             },
           }
@@ -91,9 +104,7 @@ export function entryOf(exchange: Exchange, redact: readonly string[] = []): Cas
       cookies: [],
       headers: responseHeaders,
       content: {
-        size: Array.isArray(responseBody)
-          ? Buffer.byteLength(text, "utf8")
-          : responseBody.byteLength,
+        size: exchange.status === 0 ? 0 : size,
         mimeType: headerOf(responseHeaders, "content-type") ?? "",
         ...(exchange.status === 0 ? {} : { text }),
         ...(whole?.encoding ? { encoding: whole.encoding } : {}),
@@ -101,8 +112,7 @@ export function entryOf(exchange: Exchange, redact: readonly string[] = []): Cas
       },
       redirectURL: "",
       headersSize: -1,
-      bodySize:
-        exchange.status === 0 ? -1 : Buffer.byteLength(text, whole?.encoding ? "base64" : "utf8"),
+      bodySize: exchange.status === 0 ? -1 : size,
       ...(exchange.error === undefined ? {} : { _error: exchange.error }),
     },
     cache: {},

@@ -44,7 +44,7 @@ export function apiPath(path: string): string {
 /** The key of `request`, with the body fields at `ignore` (dotted paths: `metadata.run_id`) left out. */
 export function matchKey(request: RequestShape, ignore: readonly string[] = []): MatchKey {
   const method = request.method.toUpperCase();
-  const path = apiPath(request.path);
+  const path = normalizedPath(apiPath(request.path));
   const serviceName = request.serviceName?.trim() || undefined;
   const body = bodyKey(request, ignore);
   const id = JSON.stringify([
@@ -54,6 +54,19 @@ export function matchKey(request: RequestShape, ignore: readonly string[] = []):
     "json" in body ? canonical(body.json) : `${body.encoding ?? "text"}:${body.bytes}`,
   ]);
   return { method, path, serviceName, body, id };
+}
+
+/**
+ * The path and query as a URL writes them (`%XX` escapes where a URL has them), so a recorded URL
+ * and the path a client sent compare alike.
+ */
+function normalizedPath(path: string): string {
+  try {
+    const url = new URL(`http://h${path.startsWith("/") ? "" : "/"}${path}`);
+    return url.pathname + url.search;
+  } catch {
+    return path;
+  }
 }
 
 function bodyKey(request: RequestShape, ignore: readonly string[]): MatchKey["body"] {
@@ -96,6 +109,8 @@ export function canonical(value: unknown): string {
 
 const SHOWN_DIFFERENCES = 3;
 const PREVIEW_CHARS = 60;
+/** Characters shown before the first difference, when the window does not start at the beginning. */
+const CONTEXT_BEFORE = 20;
 
 /**
  * What `request` differs in from `recorded`, as phrases (`body.messages[0].content: "Hi" here,
@@ -177,7 +192,8 @@ function diffJSON(
     return;
   }
   if (canonical(a) !== canonical(b)) {
-    pushLimited(out, `${at}: ${preview(a)} here, ${preview(b)} recorded`, limit);
+    const [here, recorded] = previews(a, b);
+    pushLimited(out, `${at}: ${here} here, ${recorded} recorded`, limit);
   }
 }
 
@@ -189,9 +205,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? "undefined";
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+/**
+ * Two differing values as JSON, each cut to a window around where they first differ: a prompt
+ * that differs late shows its difference, not twice the same start.
+ */
+function previews(a: unknown, b: unknown): [string, string] {
+  const texts = [JSON.stringify(a) ?? "undefined", JSON.stringify(b) ?? "undefined"] as const;
+  let first = 0;
+  while (first < texts[0].length && texts[0][first] === texts[1][first]) first++;
+  const start = first > PREVIEW_CHARS - CONTEXT_BEFORE ? first - CONTEXT_BEFORE : 0;
+  return texts.map((text) => {
+    const end = start + PREVIEW_CHARS;
+    return `${start > 0 ? "…" : ""}${text.slice(start, end)}${text.length > end ? "…" : ""}`;
+  }) as [string, string];
 }
 
 function byteLength(body: { bytes: string; encoding?: "base64" }): number {

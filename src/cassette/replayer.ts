@@ -11,7 +11,7 @@ import {
   type StreamEvent,
 } from "./cassette.js";
 import { differences, distance, type MatchKey, matchKey, type RequestShape } from "./matcher.js";
-import { type RawHeaders, scrub, secretsOf } from "./redaction.js";
+import { type RawHeaders, Redactor, secretsOf } from "./redaction.js";
 
 /** How fast a replay answers: at once (default), or with the recorded waits between events. */
 export type ReplayTiming = "fast" | "recorded";
@@ -27,8 +27,14 @@ export interface ReplayOptions {
   ignore?: string[];
   /** `"fast"`: every answer at once; `"recorded"`: with the recorded wait and event times. @default "fast" */
   timing?: ReplayTiming;
-  /** Values that were redacted when recording (besides the key and secret headers). @default [] */
+  /** Values that were redacted when recording (besides the credentials), each of at least 4 characters. @default [] */
   redact?: string[];
+  /**
+   * Serve a request's recordings again from the first once all were used, instead of answering
+   * `not_in_cassette`: for a replay that outlives one run of the app (`emulator --replay --loop`).
+   * @default false
+   */
+  loop?: boolean;
 }
 
 /** A recorded answer, ready to write. */
@@ -41,8 +47,21 @@ export interface RecordedAnswer {
   body: { text: string; encoding?: "base64" } | { events: StreamEvent[] };
   /** Set when the exchange ended in a connection failure: after the body, or (status 0) at once. */
   error?: string;
+  /**
+   * The `X-Emulator-Fault` the recorded request carried: the recording is then that fault's
+   * answer already (recorded against the emulator).
+   */
+  recordedFault?: string;
   /** Milliseconds before the headers (0 with the `"fast"` timing). */
   waitMs: number;
+}
+
+/** A recording a replay never served. */
+export interface UnusedRecording {
+  /** Its index in the cassette's entries. */
+  index: number;
+  /** Its request, as messages name it: `POST /chat/completions (model "emulator-chat")`. */
+  request: string;
 }
 
 /** What the replayer makes of a request: the recorded answer, or the message of a miss. */
@@ -75,7 +94,10 @@ export class Replayer {
   readonly #ignore: readonly string[];
   readonly #redact: readonly string[];
   readonly #timing: ReplayTiming;
+  readonly #loop: boolean;
   readonly #recorded: Recorded[];
+  /** The entries served at least once, for {@link Replayer.unused}. */
+  readonly #used = new Set<number>();
   readonly #byKey = new Map<string, Recorded[]>();
   readonly #served = new Map<string, number>();
 
@@ -84,6 +106,7 @@ export class Replayer {
     this.#ignore = options.ignore ?? [];
     this.#redact = options.redact ?? [];
     this.#timing = options.timing ?? "fast";
+    this.#loop = options.loop ?? false;
     this.#recorded = cassette.log.entries.map((entry, index) => ({
       entry,
       index,
@@ -117,27 +140,49 @@ export class Replayer {
     this.#served.clear();
   }
 
-  /** The recording for `request`, or why there is none. */
-  answer(request: ReplayRequest): ReplayAnswer {
+  /**
+   * The entries no request was answered with so far, in order: each one's index and its request
+   * (`POST /chat/completions (model "m")`).
+   */
+  unused(): UnusedRecording[] {
+    return this.#recorded
+      .filter(({ index }) => !this.#used.has(index))
+      .map(({ index, key }) => ({ index, request: describe(key) }));
+  }
+
+  /**
+   * The recording for `request`, or why there is none. With `consume: false`, only looks: the
+   * same request gets the same recording next time.
+   */
+  answer(request: ReplayRequest, { consume = true }: { consume?: boolean } = {}): ReplayAnswer {
     const key = this.keyOf(request);
     const list = this.#byKey.get(key.id) ?? [];
     const served = this.#served.get(key.id) ?? 0;
-    const recorded = list[served];
+    const recorded = list[this.#loop && list.length > 0 ? served % list.length : served];
     if (recorded) {
-      this.#served.set(key.id, served + 1);
+      if (consume) {
+        this.#served.set(key.id, served + 1);
+        this.#used.add(recorded.index);
+      }
       return { hit: this.#answerOf(recorded) };
     }
     return { miss: this.#missMessage(key, list.length) };
   }
 
-  /** The match key of an incoming request: its body without its own secrets, as recorded. */
+  /**
+   * The match key of an incoming request, redacted as a recording is (its own credentials, its
+   * key-shaped query parameters, the `redact` values): a request sent with `?key=` matches its
+   * recording's `?key=[redacted]`.
+   */
   keyOf(request: ReplayRequest): MatchKey {
     const header = request.headers["service-name"];
     const serviceName = Array.isArray(header) ? header[0] : header;
-    const secrets = secretsOf(request.headers, this.#redact);
-    const body = request.encoding === "base64" ? request.body : scrub(request.body, secrets);
+    const redactor = new Redactor(
+      secretsOf({ headers: request.headers, url: request.path, named: this.#redact }),
+    );
+    const { text: body } = redactor.body({ text: request.body, encoding: request.encoding });
     return matchKey(
-      { ...request, path: scrub(request.path, secrets), body, serviceName },
+      { ...request, path: redactor.url(request.path), body, serviceName },
       this.#ignore,
     );
   }
@@ -152,22 +197,25 @@ export class Replayer {
           text: content.text ?? "",
           ...(content.encoding === "base64" ? { encoding: "base64" as const } : {}),
         };
+    const fault = entry.request.headers.find(
+      (header) => header.name.toLowerCase() === "x-emulator-fault",
+    )?.value;
     return {
       index,
       status: response.status,
       headers: response.headers,
       body,
       ...(response._error === undefined ? {} : { error: response._error }),
+      ...(fault === undefined ? {} : { recordedFault: fault }),
       waitMs: fast ? 0 : Math.max(0, entry.timings.wait),
     };
   }
 
   #missMessage(key: MatchKey, recordings: number): string {
+    // How to record it is the error's hint (the gateway codes' table): said once, not here too.
     const start = `No recorded answer for ${describe(key)} in cassette ${this.#file}`;
-    const end =
-      "Record it (INFERENCE_SERVICE_RECORD=new with the testing helper, or inference-service record --mode new), or change the request back";
     if (recordings > 0) {
-      return `${start}: it holds ${recordings} recording${recordings === 1 ? "" : "s"} of this request and ${recordings === 1 ? "it was" : "all were"} already used (the n-th identical request gets the n-th recording). ${end}.`;
+      return `${start}: it holds ${recordings} recording${recordings === 1 ? "" : "s"} of this request and ${recordings === 1 ? "it was" : "all were"} already used (the n-th identical request gets the n-th recording, once per replay). To replay ${recordings === 1 ? "it" : "them"} again, start a new replay (a new emulator, or openCassette in each test file), or replay in a loop (inference-service emulator --replay FILE --loop, or the replay option loop: true).`;
     }
     let nearest: Recorded | undefined;
     let best = Number.POSITIVE_INFINITY;
@@ -178,9 +226,9 @@ export class Replayer {
         nearest = recorded;
       }
     }
-    if (!nearest) return `${start}: the cassette holds no entries. ${end}.`;
+    if (!nearest) return `${start}: the cassette holds no entries.`;
     const what = differences(key, nearest.key);
-    return `${start}. Nearest recorded: entry ${nearest.index}, ${describe(nearest.key)}, which differs in ${what.join("; ")}. ${end}.`;
+    return `${start}. Nearest recorded: entry ${nearest.index}, ${describe(nearest.key)}, which differs in ${what.join("; ")}.`;
   }
 }
 
