@@ -116,6 +116,39 @@ export class CassetteError extends Error {
 const nameValue = z.looseObject({ name: z.string(), value: z.string() });
 const nonNegative = z.number().finite();
 
+/** A header name as HTTP allows it (a token): what Node's `writeHead` and `Headers` accept. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A character a header value may not hold: a line break, another control, or one beyond latin-1. */
+const HEADER_VALUE_FORBIDDEN = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * A header replay sends: checked when the cassette is opened, since Node throws on a name or
+ * value it refuses, from a write no caller could catch.
+ */
+const sentHeader = z.looseObject({
+  name: z.string().regex(HEADER_NAME, {
+    error: "is not a header name HTTP allows (letters, digits and !#$%&'*+-.^_`|~, nothing else)",
+  }),
+  value: z.string().refine((value) => !HEADER_VALUE_FORBIDDEN.test(value), {
+    error:
+      "holds a line break, another control character or a character beyond latin-1, which an HTTP header cannot carry",
+  }),
+});
+
+/**
+ * The statuses replay can send: what a server sends as an answer (200 to 599; not 1xx, which
+ * are interim), or 0 for a connection that failed before any answer.
+ */
+const replayableStatus = z
+  .number()
+  .refine(
+    (status) => status === 0 || (Number.isInteger(status) && status >= 200 && status <= 599),
+    {
+      error:
+        "must be an HTTP status from 200 to 599 (or 0: no answer, the connection failed), which is what a replay can send",
+    },
+  );
+
 // Loose objects: a HAR tool may add fields of its own, and they survive a rewrite.
 const entrySchema = z.looseObject({
   startedDateTime: z.string(),
@@ -138,11 +171,11 @@ const entrySchema = z.looseObject({
     bodySize: z.number(),
   }),
   response: z.looseObject({
-    status: z.number().int().min(0).max(999),
+    status: replayableStatus,
     statusText: z.string(),
     httpVersion: z.string(),
     cookies: z.array(z.unknown()),
-    headers: z.array(nameValue),
+    headers: z.array(sentHeader),
     content: z.looseObject({
       size: z.number(),
       mimeType: z.string(),
@@ -198,6 +231,43 @@ export function readCassette(file: string): Cassette {
   return parseCassette(text, file);
 }
 
+/**
+ * How many entries `file` holds, as a cassette that recording may replace; undefined when there
+ * is no such file. Refuses (a CassetteError) a file that holds anything else — a mistyped
+ * `package.json` is not overwritten — and a folder. An empty file (0), or any HAR log whatever
+ * its version or entries, may be replaced.
+ */
+export function replaceableCassette(file: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    throw new CassetteError(
+      file,
+      code === "EISDIR"
+        ? "is a directory, not a cassette file: name a file (such as test/cassettes/app.har)"
+        : `cannot be read (${code ?? (error as Error).message}), so it is not replaced`,
+    );
+  }
+  if (text.trim() === "") return 0;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = undefined;
+  }
+  const log = (data as { log?: { entries?: unknown } } | null | undefined)?.log;
+  if (typeof log !== "object" || log === null || !Array.isArray(log.entries)) {
+    throw new CassetteError(
+      file,
+      "exists and is not a cassette (no HAR log with entries), so recording will not overwrite it: check the path, or move the file away",
+    );
+  }
+  return log.entries.length;
+}
+
 /** Parses and checks cassette text; `file` names it in messages. */
 export function parseCassette(text: string, file: string): Cassette {
   let data: unknown;
@@ -246,7 +316,7 @@ function checkEntry(entry: unknown, index: number, file: string, text: string): 
     );
     throw new CassetteError(
       file,
-      `${where()}: ${path.join("").replace(/^\./, "")}: ${issue.message}`,
+      `${where()}: ${path.join("").replace(/^\./, "")}${aboutField(entry, issue.path)}: ${issue.message}`,
     );
   }
   const { content } = parsed.data.response;
@@ -262,6 +332,31 @@ function checkEntry(entry: unknown, index: number, file: string, text: string): 
   if (content._events && content.encoding === "base64") {
     throw new CassetteError(file, `${where()}: a stream's _events are text; remove encoding`);
   }
+}
+
+/**
+ * What names the faulty field further: the status it holds (` (50)`), or the header a value
+ * belongs to (` (header "x-team")`). Never a header's value: a hand-edited one may be a secret.
+ */
+function aboutField(entry: unknown, path: readonly PropertyKey[]): string {
+  const at = (keys: readonly PropertyKey[]) =>
+    keys.reduce<unknown>(
+      (value, key) =>
+        typeof value === "object" && value !== null
+          ? (value as Record<PropertyKey, unknown>)[key]
+          : undefined,
+      entry,
+    );
+  const last = path[path.length - 1];
+  if (last === "status") {
+    const status = at(path);
+    return typeof status === "number" ? ` (${status})` : "";
+  }
+  if (last === "value" && path[path.length - 3] === "headers") {
+    const name = at([...path.slice(0, -1), "name"]);
+    return typeof name === "string" ? ` (header ${JSON.stringify(name)})` : "";
+  }
+  return "";
 }
 
 /** `, line N` of the N-th entry's opening brace in a cassette as this package writes it. */

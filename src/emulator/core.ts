@@ -11,7 +11,7 @@ import { FaultInjector } from "./faults.js";
 import { createHandler, type Handler } from "./handler.js";
 import type { HandlerContext } from "./handler_context.js";
 import { checkEmulatorOptions, type EmulatorOptions } from "./options.js";
-import { replayHandler } from "./replay.js";
+import { type ReplaySession, replayHandler } from "./replay.js";
 import { EmulatorState } from "./state.js";
 import { optionalNumber } from "./validate.js";
 
@@ -22,6 +22,8 @@ export interface EmulatorCore {
   streamChunkDelayMs: number;
   /** The demo key if configured, else the first key that works on both surfaces. */
   apiKey: string;
+  /** With the `replay` option: the cassette, what it has not served, and how to start it over. */
+  replay?: ReplaySession;
 }
 
 /** Checks options where they enter, with messages naming the option, and builds the core. */
@@ -36,10 +38,13 @@ export function createCore(options: EmulatorOptions & { host?: string } = {}): E
     trustsHost: trustedHosts(options.host),
     maxBodyBytes: optionalNumber(options.maxBodyBytes, "maxBodyBytes", 1) ?? DEFAULT_MAX_BODY_BYTES,
   };
-  const handle = createHandler(context);
+  const generated = createHandler(context);
+  const replay =
+    options.replay === undefined ? undefined : replayHandler(options.replay, context, generated);
   return {
     context,
-    handle: options.replay === undefined ? handle : replayHandler(options.replay, context, handle),
+    handle: replay?.handle ?? generated,
+    ...(replay ? { replay: replay.session } : {}),
     // Capped where a timer overflows (about 24.8 days), which would send every chunk at once.
     streamChunkDelayMs: Math.min(
       optionalNumber(options.streamChunkDelayMs, "streamChunkDelayMs", 0) ?? 0,

@@ -414,23 +414,8 @@ class Call {
     }
     this.#plan = plan;
     if (plan.label !== undefined) this.entry.fault = plan.label;
-    const fault = plan.fault;
-    if (fault?.type === "reset") return this.finish(dropReply(true));
-    if (fault?.type === "status") {
-      return this.finish(
-        fault.status === 429
-          ? rateLimited(this.#requestId, this.#context.faults.retryAfterSeconds)
-          : upstreamError(this.#requestId, fault.status),
-      );
-    }
-    if (fault?.type === "gateway") {
-      const model = modelOfBody(this.#request.body);
-      return this.finish(GATEWAY_FAULTS[fault.name]({ requestId: this.#requestId, model }));
-    }
-    if (fault?.type === "redirect-loop") {
-      return this.finish(redirectLoop(this.#requestId, this.#request.url));
-    }
-    return undefined;
+    const reply = faultReply(this.#context, this.#request, this.#requestId, plan.fault);
+    return reply && this.finish(reply);
   }
 
   /** The fault applied to this call, once `admit` has run. */
@@ -487,6 +472,30 @@ class Call {
 }
 
 /**
+ * The reply of a fault that answers in place of the call (a status, a gateway error, a reset, a
+ * redirect loop); undefined for none, or one that damages the answer instead (see {@link damage}).
+ * Replay applies faults with it too.
+ */
+export function faultReply(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+  fault: Fault | undefined,
+): EmulatorReply | undefined {
+  if (fault?.type === "reset") return dropReply(true);
+  if (fault?.type === "status") {
+    return fault.status === 429
+      ? rateLimited(requestId, context.faults.retryAfterSeconds)
+      : upstreamError(requestId, fault.status);
+  }
+  if (fault?.type === "gateway") {
+    return GATEWAY_FAULTS[fault.name]({ requestId, model: modelOfBody(request.body) });
+  }
+  if (fault?.type === "redirect-loop") return redirectLoop(requestId, request.url);
+  return undefined;
+}
+
+/**
  * The usage of a stream the client left after `items` of its events: the whole prompt, and the
  * tokens of the output those events carried.
  */
@@ -502,9 +511,9 @@ function relayedUsage(usage: Usage, events: readonly string[], items: number): U
 
 /**
  * The reply as a `truncate`, `stream-error`, `stall`, `empty` or `no-choices` fault leaves it (the
- * same object when untouched).
+ * same object when untouched); replay damages recorded answers with it too.
  */
-function damage(
+export function damage(
   reply: EmulatorResponse,
   fault: Fault | undefined,
   requestId: string,

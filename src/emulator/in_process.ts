@@ -3,6 +3,7 @@
 import { createCore } from "./core.js";
 import { IN_PROCESS_ORIGIN } from "./defaults.js";
 import type { EmulatorOptions } from "./options.js";
+import type { ReplaySession } from "./replay.js";
 import type { EmulatorResponse } from "./reply.js";
 import type { EmulatorState } from "./state.js";
 
@@ -17,6 +18,8 @@ export interface InProcessEmulator {
   url: string;
   /** The demo key (`sk-emulator-demo` unless the options replaced the keys). */
   apiKey: string;
+  /** With the `replay` option: the cassette, the recordings not served yet, and `rewind()` to serve them again. */
+  replay?: ReplaySession;
 }
 
 /**
@@ -66,6 +69,7 @@ export function createEmulator(options: EmulatorOptions = {}): InProcessEmulator
     baseURL: `${IN_PROCESS_ORIGIN}/inference/v1`,
     url: IN_PROCESS_ORIGIN,
     apiKey: core.apiKey,
+    ...(core.replay ? { replay: core.replay } : {}),
   };
 }
 
@@ -97,6 +101,10 @@ async function readBody(request: Request, limit: number): Promise<string | undef
 
 function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSignal): Response {
   const { body, abort, stall, status, headers } = reply;
+  // A Response of these statuses may have no body at all (the constructor throws otherwise).
+  if (status === 204 || status === 205 || status === 304) {
+    return new Response(null, { status, headers });
+  }
   if (typeof body === "string" && !abort && !stall) {
     // No body at all, as on the wire: `new Response("")` would add a text/plain content type.
     return new Response(body === "" ? null : body, { status, headers });

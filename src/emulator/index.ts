@@ -1,7 +1,7 @@
 /** @module `langchain-inference-service/emulator`: the Node-only local emulator of the inference service. */
 
 export { CassetteError } from "../cassette/cassette.js";
-export type { ReplayOptions, ReplayTiming } from "../cassette/replayer.js";
+export type { ReplayOptions, ReplayTiming, UnusedRecording } from "../cassette/replayer.js";
 export { loadEmulatorConfig } from "./config_file.js";
 export {
   DEFAULT_API_KEY,
@@ -48,6 +48,7 @@ export type {
   StartEmulatorOptions,
   TenantConfig,
 } from "./options.js";
+export type { ReplaySession } from "./replay.js";
 export { REQUEST_ID_HEADER } from "./reply.js";
 export {
   EmulatorState,

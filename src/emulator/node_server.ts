@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createCore, type EmulatorCore } from "./core.js";
 import type { StartEmulatorOptions } from "./options.js";
+import type { ReplaySession } from "./replay.js";
 import type { EmulatorReply, EmulatorResponse } from "./reply.js";
 import type { EmulatorState } from "./state.js";
 import { warmUpTokenizer } from "./tokens.js";
@@ -18,6 +19,8 @@ export interface RunningEmulator {
   /** The demo key (`sk-emulator-demo` unless the options replaced the keys). */
   apiKey: string;
   state: EmulatorState;
+  /** With the `replay` option: the cassette, the recordings not served yet, and `rewind()` to serve them again. */
+  replay?: ReplaySession;
   /** Stops listening and closes every connection, keep-alive ones included, so the process can exit. */
   close(): Promise<void>;
 }
@@ -169,6 +172,7 @@ function running(
     port,
     apiKey: core.apiKey,
     state: core.context.state,
+    ...(core.replay ? { replay: core.replay } : {}),
     close: () =>
       new Promise<void>((resolve) => {
         timers.clear();
@@ -188,12 +192,18 @@ export function writeReply(
 ): void {
   if (response.destroyed) return;
   const { status, headers, body, abort, stall } = reply;
-  if (typeof body === "string" && !abort && !stall) {
+  try {
     response.writeHead(status, headers);
+  } catch (error) {
+    // A status or header Node refuses (a hand-edited cassette's) throws here, from a callback no
+    // caller could catch: answer that instead of ending the process hosting the server.
+    unsendable(response, error as Error);
+    return;
+  }
+  if (typeof body === "string" && !abort && !stall) {
     response.end(body);
     return;
   }
-  response.writeHead(status, headers);
   if (stall) {
     // The headers (and any partial body) go out now; then nothing until the client hangs up.
     response.flushHeaders();
@@ -235,6 +245,24 @@ export function writeReply(
     response.flushHeaders();
     later(delays![0]!, writeNext);
   } else writeNext();
+}
+
+/** A 500 saying why the reply could not be sent (its headers were refused, so none went out). */
+function unsendable(response: ServerResponse, error: Error): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(500, { "Content-Type": "application/json; charset=utf-8" });
+  response.end(
+    JSON.stringify({
+      error: {
+        code: "emulator_error",
+        message: `Emulator failure: the reply could not be sent (${error.message})`,
+        type: "emulator_error",
+      },
+    }),
+  );
 }
 
 function ignore(): void {}

@@ -9,6 +9,7 @@ import {
   emptyCassette,
   parseCassette,
   readCassette,
+  replaceableCassette,
   serializeCassette,
 } from "../../src/cassette/cassette.js";
 import { entryOf } from "../../src/cassette/entry.js";
@@ -126,6 +127,53 @@ describe("readCassette refuses what it cannot replay, naming the file and the pl
     );
   });
 
+  it.each([50, 0.5, 100, 101, 199, 600, 999, -1, 200.5])(
+    "a status replay cannot send (%s), naming the entry and the field",
+    (status) => {
+      const bad = entry();
+      bad.response.status = status;
+      expect(refuse(withEntries(entry(), bad))).toThrow(
+        new RegExp(
+          `^cassette tests/c\\.har: entry 1 \\(log\\.entries\\[1\\], line \\d+\\): response\\.status \\(${String(status).replace(".", "\\.")}\\): must be an HTTP status from 200 to 599 \\(or 0: no answer, the connection failed\\), which is what a replay can send$`,
+        ),
+      );
+    },
+  );
+
+  it.each([0, 200, 204, 304, 429, 599])("a status replay can send (%s)", (status) => {
+    const ok = entry();
+    ok.response.status = status;
+    expect(parseCassette(withEntries(ok), "c.har").log.entries[0]!.response.status).toBe(status);
+  });
+
+  it.each([
+    ["a line break", "x-team", "chat\r\nx-injected: 1"],
+    ["a control character", "x-team", "chat\u0000"],
+    ["a character beyond latin-1", "x-team", "chat \u20ac"],
+  ])(
+    "a response header value holding %s, naming the header, not its value",
+    (_what, name, value) => {
+      const bad = entry();
+      bad.response.headers.push({ name, value });
+      const text = withEntries(bad);
+      expect(refuse(text)).toThrow(
+        'entry 0 (log.entries[0], line 10): response.headers[2].value (header "x-team"): holds a line break, another control character or a character beyond latin-1, which an HTTP header cannot carry',
+      );
+      expect(refuse(text)).not.toThrow(value);
+    },
+  );
+
+  it.each(["x team", "x-team:", "", "caf\u00e9"])(
+    "a response header name HTTP refuses (%j)",
+    (name) => {
+      const bad = entry();
+      bad.response.headers.push({ name, value: "v" });
+      expect(refuse(withEntries(bad))).toThrow(
+        "response.headers[2].name: is not a header name HTTP allows",
+      );
+    },
+  );
+
   it("throws a CassetteError that carries the file", () => {
     try {
       readCassette(join(dir, "none.har"));
@@ -135,5 +183,28 @@ describe("readCassette refuses what it cannot replay, naming the file and the pl
     }
     writeFileSync(join(dir, "ok.har"), withEntries(entry()));
     expect(readCassette(join(dir, "ok.har")).log.entries).toHaveLength(1);
+  });
+});
+
+describe("replaceableCassette", () => {
+  it("counts the entries of a cassette, or of an empty file; a missing file is none", () => {
+    writeFileSync(join(dir, "two.har"), withEntries(entry(), entry()));
+    writeFileSync(join(dir, "empty.har"), "");
+    expect(replaceableCassette(join(dir, "two.har"))).toBe(2);
+    expect(replaceableCassette(join(dir, "empty.har"))).toBe(0);
+    expect(replaceableCassette(join(dir, "absent.har"))).toBeUndefined();
+  });
+
+  it("refuses a file that is not a cassette, and a folder, naming them", () => {
+    writeFileSync(join(dir, "package.json"), '{"name":"app","version":"1.0.0"}');
+    expect(() => replaceableCassette(join(dir, "package.json"))).toThrow(
+      `cassette ${join(dir, "package.json")}: exists and is not a cassette (no HAR log with entries), so recording will not overwrite it`,
+    );
+    writeFileSync(join(dir, "notes.txt"), "my notes");
+    expect(() => replaceableCassette(join(dir, "notes.txt"))).toThrow(CassetteError);
+    mkdirSync(join(dir, "folder.har"), { recursive: true });
+    expect(() => replaceableCassette(join(dir, "folder.har"))).toThrow(
+      "is a directory, not a cassette file",
+    );
   });
 });
