@@ -1,75 +1,78 @@
 /**
- * @module Writes a cassette as exchanges finish, each time whole and atomically (a temporary file
- * renamed over the cassette), so a recorder killed at any moment leaves a valid cassette holding
- * every exchange that had finished. Writes that pile up while one is under way become one.
+ * @module Writes a cassette as exchanges finish. The file is created whole and atomically (a
+ * temporary file renamed over it), so it is a valid cassette from the start; each exchange is then
+ * appended in place, in one write that puts the entry where the closing brackets were and the
+ * closing brackets after it. A write costs the size of what it adds, not of the cassette, and a
+ * recorder killed at any moment leaves a valid cassette holding every exchange whose write had
+ * finished. Entries that finish while a write is under way go in the next one, together.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { open, rename } from "node:fs/promises";
-import { dirname } from "node:path";
+import { mkdirSync, readlinkSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { type Cassette, type CassetteEntry, CassetteError, serializeCassette } from "./cassette.js";
 
 /** Where the entries go in the text of the cassette without them (an impossible entry). */
 const SLOT = "\u0000entries\u0000";
 /** Each entry opens at six spaces: inside `{ "log": { "entries": [`. */
 const ENTRY_INDENT = "      ";
-/** Between two entries. */
+/** Before the first entry (after `[`), and between two. */
+const FIRST = Buffer.from(`\n${ENTRY_INDENT}`);
 const SEPARATOR = Buffer.from(`,\n${ENTRY_INDENT}`);
-/** Buffers per `writev` call, well under the system's limit on one call's pieces. */
-const WRITEV_BATCH = 512;
+/** Links followed before giving up, as the system does (a loop of links). */
+const MAX_LINKS = 40;
 
-/** Appends entries to a cassette file, rewriting it atomically after each. */
+/** Appends entries to a cassette file. */
 export class CassetteWriter {
+  /** The cassette as named (a symbolic link stays one: the file it points to is written). */
   readonly file: string;
-  readonly #cassette: Cassette;
-  readonly #temporary: string;
-  /**
-   * The cassette's bytes around its entries (with entries, and without), and each entry's bytes:
-   * encoded once, then handed to the disk as they are on every rewrite, so a long recording's
-   * rewrites cost the event loop next to nothing.
-   */
-  readonly #frame: { open: Buffer; close: Buffer; empty: Buffer };
-  readonly #entries: Buffer[];
+  readonly #target: string;
+  /** The closing brackets after the entries, and where they start (undefined: no entry yet, `[]`). */
+  readonly #close: Buffer;
+  #closeAt: number | undefined;
+  /** Where `[]` of an empty cassette opens: the first entry goes right after its `[`. */
+  readonly #emptyOpenAt: number;
+  #count: number;
+  #pending: Buffer[] = [];
   #writing: Promise<void> | undefined;
-  #dirty = false;
   #failure: Error | undefined;
 
-  /** Writes `cassette` to `file` at once (creating its folder), so that the file is valid from the start. */
+  /**
+   * Writes `cassette` to `file` at once (creating its folder; through a symbolic link to the file
+   * it names), so that the file is valid from the start.
+   */
   constructor(file: string, cassette: Cassette) {
     this.file = file;
-    this.#cassette = cassette;
-    this.#temporary = `${file}.${process.pid}.tmp`;
+    this.#target = linkTarget(file);
+    this.#count = cassette.log.entries.length;
     const frame = serializeCassette({
       ...cassette,
       log: { ...cassette.log, entries: [SLOT as never] },
     });
     const slot = `[\n${ENTRY_INDENT}${JSON.stringify(SLOT)}\n    ]`;
     const at = frame.indexOf(slot);
-    const [before, after] = [frame.slice(0, at), frame.slice(at + slot.length)];
-    this.#frame = {
-      open: Buffer.from(`${before}[\n${ENTRY_INDENT}`),
-      close: Buffer.from(`\n    ]${after}`),
-      empty: Buffer.from(`${before}[]${after}`),
-    };
-    this.#entries = cassette.log.entries.map(entryBytes);
+    const before = frame.slice(0, at);
+    const after = frame.slice(at + slot.length);
+    this.#close = Buffer.from(`\n    ]${after}`);
+    this.#emptyOpenAt = Buffer.byteLength(before);
+    const whole = Buffer.from(serializeCassette(cassette));
+    this.#closeAt = this.#count === 0 ? undefined : whole.byteLength - this.#close.byteLength;
     try {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(this.#temporary, serializeCassette(cassette));
-      renameSync(this.#temporary, file);
+      mkdirSync(dirname(this.#target), { recursive: true });
     } catch (error) {
       throw new CassetteError(file, `cannot be written (${(error as Error).message})`);
     }
+    writeFileAtomically(file, whole);
   }
 
   /** How many exchanges the cassette holds. */
   get size(): number {
-    return this.#cassette.log.entries.length;
+    return this.#count;
   }
 
-  /** Adds a finished exchange; the file is rewritten soon after (see `flush`). */
+  /** Adds a finished exchange; it is appended to the file soon after (see `flush`). */
   add(entry: CassetteEntry): void {
-    this.#cassette.log.entries.push(entry);
-    this.#entries.push(entryBytes(entry));
-    this.#dirty = true;
+    this.#count++;
+    this.#pending.push(entryBytes(entry));
     this.#writing ??= this.#drain();
   }
 
@@ -79,43 +82,22 @@ export class CassetteWriter {
     if (this.#failure) throw this.#failure;
   }
 
-  /** `serializeCassette(cassette)` as pieces, without encoding again the entries already written. */
-  #pieces(): Buffer[] {
-    const { open, close, empty } = this.#frame;
-    if (this.#entries.length === 0) return [empty];
-    const pieces = [open];
-    this.#entries.forEach((entry, i) => {
-      if (i > 0) pieces.push(SEPARATOR);
-      pieces.push(entry);
-    });
-    pieces.push(close);
-    return pieces;
-  }
-
-  /** Writes the cassette to the temporary file, piece by piece. */
-  async #writeTemporary(): Promise<void> {
-    const pieces = this.#pieces();
-    const handle = await open(this.#temporary, "w");
-    try {
-      for (let i = 0; i < pieces.length; i += WRITEV_BATCH) {
-        const batch = pieces.slice(i, i + WRITEV_BATCH);
-        const expected = batch.reduce((sum, piece) => sum + piece.byteLength, 0);
-        const { bytesWritten } = await handle.writev(batch);
-        // A short write (a full disk, say): write the rest of the batch as one buffer.
-        if (bytesWritten < expected)
-          await handle.write(Buffer.concat(batch).subarray(bytesWritten));
-      }
-    } finally {
-      await handle.close();
-    }
-  }
-
+  /** Appends what is pending, in one write per turn, until nothing is. */
   async #drain(): Promise<void> {
     try {
-      while (this.#dirty) {
-        this.#dirty = false;
-        await this.#writeTemporary();
-        await rename(this.#temporary, this.file);
+      while (this.#pending.length > 0 && !this.#failure) {
+        const entries = this.#pending;
+        this.#pending = [];
+        const first = this.#closeAt === undefined;
+        const pieces: Buffer[] = [];
+        for (const [i, entry] of entries.entries()) {
+          pieces.push(i === 0 && first ? FIRST : SEPARATOR, entry);
+        }
+        const added = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+        // The first entry replaces the `]` of `[]`; any later one the closing brackets.
+        const at = first ? this.#emptyOpenAt + 1 : this.#closeAt!;
+        await writeAt(this.#target, Buffer.concat([...pieces, this.#close]), at);
+        this.#closeAt = at + added;
       }
     } catch (error) {
       this.#failure = new CassetteError(
@@ -128,8 +110,66 @@ export class CassetteWriter {
   }
 }
 
+/** Writes `bytes` into `file` at `position`, all of them (a short write goes on where it stopped). */
+async function writeAt(file: string, bytes: Buffer, position: number): Promise<void> {
+  const handle = await open(file, "r+");
+  try {
+    let done = 0;
+    while (done < bytes.byteLength) {
+      const { bytesWritten } = await handle.write(
+        bytes,
+        done,
+        bytes.byteLength - done,
+        position + done,
+      );
+      done += bytesWritten;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /** An entry's bytes as they stand in the cassette, indented to its place. */
 function entryBytes(entry: CassetteEntry): Buffer {
   // Strings escape their line breaks: every raw one is the layout's.
   return Buffer.from(JSON.stringify(entry, null, 2).replaceAll("\n", `\n${ENTRY_INDENT}`));
+}
+
+/** The file a path names once its symbolic links are followed (itself when it is none, or absent). */
+export function linkTarget(file: string): string {
+  let path = file;
+  for (let i = 0; i < MAX_LINKS; i++) {
+    let link: string;
+    try {
+      link = readlinkSync(path);
+    } catch {
+      return path;
+    }
+    path = resolve(dirname(path), link);
+  }
+  return path;
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Nothing was left behind.
+  }
+}
+
+/**
+ * Writes `text` to `file` atomically (a temporary file renamed over it; through a symbolic link,
+ * the file it names): for rewriting a whole cassette.
+ */
+export function writeFileAtomically(file: string, text: string | Buffer): void {
+  const target = linkTarget(file);
+  const temporary = `${target}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, text);
+    renameSync(temporary, target);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw new CassetteError(file, `cannot be written (${(error as Error).message})`);
+  }
 }
