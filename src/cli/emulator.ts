@@ -11,6 +11,7 @@ import {
   type StartEmulatorOptions,
   startEmulator,
 } from "../emulator/index.js";
+import { unusedNote } from "../emulator/replay.js";
 import {
   type CommandIO,
   type CommandLine,
@@ -35,7 +36,10 @@ with a web console at its root URL.
 Options:
   -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
   -c, --config FILE     JSON file with emulator options (keys, tenants, endpoints, models, credit, faults)
-  -r, --replay FILE     answer every call from a cassette that \`inference-service record\` wrote (any key)
+  -r, --replay FILE     answer every call from a cassette that \`inference-service record\` wrote (any key);
+                        each recording answers once, and at the stop the unused ones are listed
+      --loop            with --replay: serve a request's recordings again from the first once all
+                        were used, so the app can run again and again against one emulator
       --env             print only the export lines, for a script to source
       --json            print one JSON line (base URL, key, variables, keys, models, endpoints)
   -h, --help            show this help
@@ -73,6 +77,7 @@ export function runEmulatorCommand(argv: string[], io: EmulatorCommandIO = {}): 
       port: { type: "string", short: "p" },
       config: { type: "string", short: "c" },
       replay: { type: "string", short: "r" },
+      loop: { type: "boolean" },
       env: { type: "boolean" },
       json: { type: "boolean" },
     },
@@ -107,7 +112,8 @@ async function serve(
   );
   await stopRequested(signal);
   await emulator.close();
-  (output === "banner" ? out : err)("Emulator stopped.\n");
+  const note = emulator.replay ? unusedNote(emulator.replay) : undefined;
+  (output === "banner" ? out : err)(`Emulator stopped.${note ? ` ${note}.` : ""}\n`);
   return 0;
 }
 
@@ -122,17 +128,19 @@ async function readOptions({ values }: CommandLine): Promise<StartEmulatorOption
   const port = numberFlag(values, "port", "an integer from 0 to 65535", { min: 0, max: 65_535 });
   const loaded = typeof values.config === "string" ? await loadConfig(values.config) : {};
   // --replay names the cassette; the config file's `replay` object may add `ignore` and `timing`.
-  const { replay } = loaded;
-  const options =
-    typeof values.replay === "string"
-      ? {
-          ...loaded,
-          replay:
-            typeof replay === "object" && replay !== null
-              ? { ...replay, cassette: values.replay }
-              : values.replay,
-        }
-      : loaded;
+  const file = typeof values.replay === "string" ? values.replay : undefined;
+  let replay = loaded.replay;
+  if (file !== undefined) {
+    replay = typeof replay === "object" && replay !== null ? { ...replay, cassette: file } : file;
+  }
+  if (values.loop === true) {
+    if (replay === undefined) {
+      throw new UsageError("--loop replays a cassette in a loop: give --replay FILE too");
+    }
+    replay =
+      typeof replay === "string" ? { cassette: replay, loop: true } : { ...replay, loop: true };
+  }
+  const options = replay === undefined ? loaded : { ...loaded, replay };
   return port === undefined ? options : { ...options, port };
 }
 
@@ -183,7 +191,8 @@ function describe(emulator: RunningEmulator) {
 function replayNote({ replay }: StartEmulatorOptions): string {
   if (replay === undefined) return "";
   const file = typeof replay === "string" ? replay : replay.cassette;
-  return `Replaying cassette ${file}: every call under the base URL gets its recorded answer (any key); an unrecorded call gets 400 not_in_cassette.\n`;
+  const loop = typeof replay === "object" && replay.loop === true;
+  return `Replaying cassette ${file}: every call under the base URL gets its recorded answer (any key); an unrecorded call gets 400 not_in_cassette. ${loop ? "Recordings are served in a loop: once a request's recordings are used, they answer again from the first." : "Each recording answers once: restart the emulator (or start it with --loop) to run the app again."}\n`;
 }
 
 /** What a user needs to point an app at the emulator, ending with lines to paste into a shell. */

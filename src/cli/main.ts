@@ -20,6 +20,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
       "record calls to the service into a cassette: --cassette FILE [--upstream URL] [--mode all|new]",
     load: async () => (await import("./record.js")).runRecordCommand,
   },
+  cassette: {
+    summary:
+      "look for secrets in cassettes, remove them, drop unused recordings: scan|redact|prune PATH",
+    load: async () => (await import("./cassette.js")).runCassetteCommand,
+  },
   chat: {
     summary: 'send one prompt and stream the reply: --model ID "prompt" (or --service-name NAME)',
     load: async () => (await import("./chat.js")).runChatCommand,
