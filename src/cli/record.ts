@@ -1,6 +1,7 @@
 /** @module `inference-service record`: runs the recording proxy until Ctrl-C and prints how to use it. */
 
 import { CassetteError } from "../cassette/cassette.js";
+import { redactValuesProblem } from "../cassette/redaction.js";
 import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { ConfigurationError } from "../errors/errors.js";
@@ -31,8 +32,10 @@ Options:
       --json            print one JSON line (base URL, mode, upstream, cassette)
   -h, --help            show this help
 
-It runs until Ctrl-C or SIGTERM, then exits 0 with the cassette complete. A cassette is valid
-after every finished exchange, so even a killed recorder leaves one.`;
+It runs until Ctrl-C or SIGTERM, then exits 0 with the cassette complete, or 1 when calls could
+not be recorded (the upstream could not be reached: if it never answered, the cassette is left as
+it was). A cassette is valid after every finished exchange, so even a killed recorder leaves one.
+It refuses to write over a file that is not a cassette.`;
 
 type Output = "banner" | "env" | "json";
 
@@ -95,6 +98,8 @@ function readRequest(line: CommandLine): RecordRequest {
   }
   const port = numberFlag(values, "port", "an integer from 0 to 65535", { min: 0, max: 65_535 });
   const list = (name: string) => (values as Record<string, unknown>)[name] as string[] | undefined;
+  const short = redactValuesProblem(list("redact") ?? [], (index) => `--redact value ${index + 1}`);
+  if (short) throw new UsageError(short);
   return {
     options: {
       cassette,
@@ -135,9 +140,15 @@ async function serve(
         : banner(recorder, env),
   );
   await stopRequested(signal);
-  await recorder.close();
+  try {
+    await recorder.close();
+  } catch (error) {
+    if (!(error instanceof CassetteError)) throw error;
+    err(`Recorder stopped, but the recording is not complete: ${error.message}.\n`);
+    return 1;
+  }
   (output === "banner" ? out : err)(
-    `Recorder stopped; ${recorder.cassette} holds ${recorder.size} exchanges.\n`,
+    `Recorder stopped; ${recorder.cassette} holds ${recorder.size} exchanges${recorder.mode === "replay" ? "" : ` (${recorder.recorded} recorded now)`}.\n`,
   );
   return 0;
 }

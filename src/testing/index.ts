@@ -9,6 +9,7 @@ import { MISS_CODE, type ReplayTiming } from "../cassette/replayer.js";
 import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { startEmulator } from "../emulator/node_server.js";
+import { unusedNote } from "../emulator/replay.js";
 import { ConfigurationError } from "../errors/errors.js";
 import {
   type CassetteOptions,
@@ -47,7 +48,12 @@ export interface CassetteSession {
   env: Record<string, string>;
   mode: RecordMode;
   cassette: string;
-  /** Stops the replay or the recorder; when recording, resolves once the cassette is written. */
+  /**
+   * Stops the replay or the recorder; when recording, resolves once the cassette is written, and
+   * rejects with a CassetteError when calls could not be recorded (the upstream could not be
+   * reached: if it never answered, the cassette is left as it was). When replaying, reports the
+   * recordings the run never used (see `reportUnused`).
+   */
   close(): Promise<void>;
 }
 
@@ -73,7 +79,12 @@ export async function openCassette(
   const { ignore, redact, timing } = checked;
   if (mode === "replay") {
     const emulator = await startEmulator({ replay: { cassette: file, ignore, redact, timing } });
-    return session(emulator.baseURL, REPLAY_API_KEY, mode, file, () => emulator.close());
+    return session(emulator.baseURL, REPLAY_API_KEY, mode, file, async () => {
+      await emulator.close();
+      const note = checked.reportUnused ? unusedNote(emulator.replay!) : undefined;
+      // Re-recording with `new` keeps every stale entry: nothing else would tell.
+      if (note) console.warn(`${note} (reportUnused: false stops this note.)`);
+    });
   }
   const apiKey = checked.apiKey ?? readEnv(ENV.apiKey);
   const baseURL = checked.baseURL ?? readEnv(ENV.baseURL);

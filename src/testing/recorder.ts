@@ -15,7 +15,13 @@ import {
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
-import { type Cassette, CassetteError, emptyCassette, readCassette } from "../cassette/cassette.js";
+import {
+  type Cassette,
+  CassetteError,
+  emptyCassette,
+  readCassette,
+  replaceableCassette,
+} from "../cassette/cassette.js";
 import { bodyText, EventSplitter, type Exchange, entryOf } from "../cassette/entry.js";
 import { apiPath } from "../cassette/matcher.js";
 import { Replayer } from "../cassette/replayer.js";
@@ -26,6 +32,7 @@ import { listen, writeReply } from "../emulator/node_server.js";
 import { missReply, replyOf } from "../emulator/replay.js";
 import { type EmulatorReply, jsonReply } from "../emulator/reply.js";
 import { createRequestIdGenerator } from "../emulator/request_id.js";
+import { type NetworkCause, networkCause } from "../errors/network_cause.js";
 import { type RecorderOptions, type RecordMode, validateRecorderOptions } from "./options.js";
 
 /** A running recording proxy. */
@@ -40,6 +47,8 @@ export interface RunningRecorder {
   cassette: string;
   /** Exchanges the cassette holds now. */
   readonly size: number;
+  /** Exchanges this recorder has recorded so far (0 in `replay` mode). */
+  readonly recorded: number;
   /**
    * Stops listening, lets the exchanges under way finish (up to `graceMs`, default 5 s), and
    * resolves once the cassette on disk holds every finished exchange.
@@ -88,6 +97,9 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
     get size() {
       return recorder.size;
     },
+    get recorded() {
+      return recorder.recorded;
+    },
     close: (graceMs = 5_000) => recorder.close(server, graceMs),
   };
 }
@@ -96,13 +108,27 @@ export async function startRecorder(options: RecorderOptions): Promise<RunningRe
 class Recorder {
   /** The upstream's `…/inference/v1` (none in `replay` mode). */
   readonly upstream?: string;
+  readonly #file: string;
   readonly #redact: readonly string[];
+  readonly #maxBodyBytes: number;
   readonly #replayer?: Replayer;
-  readonly #writer?: CassetteWriter;
+  /** What the cassette starts with: nothing (`all`), or what it held (`new`). */
+  readonly #base?: Cassette;
+  /** The entries of the file there before, when there was one (recording modes). */
+  readonly #existing?: number;
+  /**
+   * Created with the first exchange to write: until then the file is left as it was, so a
+   * recording whose upstream never answers replaces nothing.
+   */
+  #writer?: CassetteWriter;
   readonly #agent?: Agent;
   readonly #nextRequestId = createRequestIdGenerator();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #underWay = new Set<Promise<void>>();
+  /** Calls the upstream never answered (it could not be reached), by the cause's words. */
+  readonly #unreachable = new Map<string, number>();
+  /** Answers too large to keep a copy of: relayed, not recorded. */
+  #tooLarge = 0;
   /**
    * Set once closing has waited for the exchanges under way: any that end later were cut by the
    * close itself, and are not written after the cassette was declared complete.
@@ -110,38 +136,60 @@ class Recorder {
   #closed = false;
 
   constructor(checked: ReturnType<typeof validateRecorderOptions>) {
-    const { cassette: file, mode, ignore, redact, timing } = checked;
+    const { cassette: file, mode, ignore, redact, timing, maxBodyBytes } = checked;
+    this.#file = file;
     this.#redact = redact;
-    if (mode !== "replay") this.upstream = upstreamOf(checked.upstream, file);
-    const existing: Cassette =
-      mode === "record-all"
-        ? emptyCassette()
-        : mode === "replay"
-          ? readCassette(file)
-          : readOrEmpty(file);
-    if (mode !== "record-all") {
-      this.#replayer = new Replayer(existing, file, { ignore, redact, timing });
+    this.#maxBodyBytes = maxBodyBytes;
+    if (mode === "replay") {
+      this.#replayer = new Replayer(readCassette(file), file, { ignore, redact, timing });
+      return;
     }
-    if (mode !== "replay") this.#writer = new CassetteWriter(file, existing);
-    if (this.upstream) {
-      this.#agent = this.upstream.startsWith("https:")
-        ? new HttpsAgent({ keepAlive: true })
-        : new HttpAgent({ keepAlive: true });
+    this.upstream = upstreamOf(checked.upstream, file);
+    // Refuses to record over a file that is not a cassette (a mistyped package.json, a folder).
+    this.#existing = replaceableCassette(file);
+    this.#base =
+      mode === "record-new" && this.#existing !== undefined ? readCassette(file) : emptyCassette();
+    if (mode === "record-new") {
+      this.#replayer = new Replayer(this.#base, file, { ignore, redact, timing });
     }
+    this.#agent = this.upstream.startsWith("https:")
+      ? new HttpsAgent({ keepAlive: true })
+      : new HttpAgent({ keepAlive: true });
   }
 
   /** Exchanges the cassette holds now. */
   get size(): number {
-    return this.#writer?.size ?? this.#replayer?.size ?? 0;
+    return this.#writer?.size ?? this.#replayer?.size ?? this.#existing ?? 0;
   }
 
-  /** Reads the call's body, then answers it. */
+  /** Exchanges this recorder has recorded. */
+  get recorded(): number {
+    return this.#writer ? this.#writer.size - this.#base!.log.entries.length : 0;
+  }
+
+  /** Reads the call's body (up to the limit: a larger one gets 413), then answers it. */
   handle(request: IncomingMessage, response: ServerResponse): void {
     const chunks: Buffer[] = [];
+    let size = 0;
     // A client that hangs up mid-exchange is its own business; it must not crash the proxy.
     request.on("error", ignoreError);
     response.on("error", ignoreError);
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const tooLarge = () => {
+      request.removeAllListeners("data");
+      request.removeAllListeners("end");
+      request.pause();
+      response.once("finish", () => request.socket.destroySoon());
+      this.#replay(bodyTooLarge(this.#maxBodyBytes, this.#nextRequestId()), request, response);
+    };
+    if (Number(request.headers["content-length"] ?? 0) > this.#maxBodyBytes) {
+      tooLarge();
+      return;
+    }
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > this.#maxBodyBytes) tooLarge();
+      else chunks.push(chunk);
+    });
     request.on("end", () => this.#answer(request, response, Buffer.concat(chunks)));
   }
 
@@ -176,11 +224,26 @@ class Recorder {
 
   /** Forwards the call upstream, and writes the exchange once it has finished. */
   #record(request: IncomingMessage, response: ServerResponse, body: Buffer): void {
-    const exchange = forward(request, response, body, this.upstream!, this.#agent!).then((seen) => {
-      if (!this.#closed) this.#writer!.add(entryOf(seen, this.#redact));
+    const upstream = this.upstream!;
+    const exchange = forward(request, response, body, upstream, this.#agent!, {
+      maxBodyBytes: this.#maxBodyBytes,
+      unreachable: (cause) => {
+        this.#unreachable.set(cause.words, (this.#unreachable.get(cause.words) ?? 0) + 1);
+        return unreachableReply(upstream, cause, this.#nextRequestId());
+      },
+    }).then((seen) => {
+      if (this.#closed || seen === undefined) return;
+      if (seen === "too large") this.#tooLarge++;
+      else this.#writerNow().add(entryOf(seen, this.#redact));
     }, ignoreError);
     this.#underWay.add(exchange);
     void exchange.finally(() => this.#underWay.delete(exchange));
+  }
+
+  /** The writer, created (the file written whole, replacing what was there) on first use. */
+  #writerNow(): CassetteWriter {
+    this.#writer ??= new CassetteWriter(this.#file, this.#base!);
+    return this.#writer;
   }
 
   #replay(reply: EmulatorReply, request: IncomingMessage, response: ServerResponse): void {
@@ -202,7 +265,9 @@ class Recorder {
 
   /**
    * Stops listening, lets the exchanges under way finish (up to `graceMs`), and resolves once the
-   * cassette on disk holds every finished exchange.
+   * cassette on disk holds every finished exchange. Rejects with a CassetteError when calls could
+   * not be recorded: the upstream could not be reached (if it never answered, the cassette is
+   * left as it was), or an answer was too large to keep.
    */
   async close(server: Server, graceMs: number): Promise<void> {
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -220,7 +285,27 @@ class Recorder {
     server.closeAllConnections();
     this.#agent?.destroy();
     await stopped;
+    const failed = [...this.#unreachable.values()].reduce((sum, n) => sum + n, 0);
+    // A recording that reached the upstream and wrote nothing (no call) still leaves a cassette,
+    // empty, where there was none.
+    if (this.upstream && failed === 0 && this.#existing === undefined) this.#writerNow();
     await this.#writer?.flush();
+    if (failed > 0) {
+      const causes = [...this.#unreachable.keys()].join("; ");
+      const calls = `${failed} call${failed === 1 ? "" : "s"}`;
+      throw new CassetteError(
+        this.#file,
+        this.#writer
+          ? `${calls} could not reach the upstream ${this.upstream} (${causes}): they are not in the cassette, which holds the ${this.#writer.size} exchanges that did. Record again once the upstream answers every call`
+          : `no call reached the upstream ${this.upstream}: ${calls} failed (${causes}), so ${this.#existing === undefined ? "no cassette was written" : "the cassette was left as it was"}. Start the service there, or record against the right one (--upstream, or INFERENCE_SERVICE_BASE_URL), then record again`,
+      );
+    }
+    if (this.#tooLarge > 0) {
+      throw new CassetteError(
+        this.#file,
+        `${this.#tooLarge} answer${this.#tooLarge === 1 ? " was" : "s were"} larger than maxBodyBytes (${this.#maxBodyBytes} bytes) and ${this.#tooLarge === 1 ? "is" : "are"} not in the cassette (the app got ${this.#tooLarge === 1 ? "it" : "them"} whole). Raise maxBodyBytes and record again`,
+      );
+    }
   }
 }
 
@@ -235,26 +320,33 @@ function upstreamOf(upstream: string | undefined, file: string): string {
   return normalizeBaseURL(upstream, "upstream");
 }
 
-/** The cassette at `file`, or an empty one when there is none yet. */
-function readOrEmpty(file: string): Cassette {
-  try {
-    return readCassette(file);
-  } catch (error) {
-    if (error instanceof CassetteError && /no such file/.test(error.message))
-      return emptyCassette();
-    throw error;
-  }
-}
-
 /** What an exchange records of its request, and when it began. */
 type ExchangeStart = Pick<
   Exchange,
   "startedAt" | "method" | "url" | "requestHeaders" | "requestBody"
 > & { start: number };
 
+/** How `forward` bounds its copy, and answers a call whose upstream cannot be reached. */
+interface ForwardOptions {
+  maxBodyBytes: number;
+  /** The reply for the client when the upstream cannot be reached (nothing is recorded). */
+  unreachable: (cause: NetworkCause) => EmulatorReply;
+}
+
+/**
+ * Failures to reach the upstream at all (nothing listening, no such host, no route, a TLS
+ * certificate refused): the recording's surroundings, not the service's behaviour, so they are
+ * answered with a 502 naming the upstream and not recorded. A connection the upstream accepted and
+ * closed without answering (a Pending endpoint's empty response) is the service's, and recorded.
+ */
+const UNREACHABLE =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NONAME|EAI_NODATA|ETIMEDOUT|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EADDRNOTAVAIL|EPROTO|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_TLS_|ERR_SSL_)/;
+
 /**
  * Sends the request upstream and streams the answer back chunk by chunk as it arrives, keeping a
- * copy; resolves with the exchange once it has ended (normally, cut, or refused).
+ * copy; resolves with the exchange once it has ended (normally, cut, or closed without an answer),
+ * with `"too large"` when the answer passed `maxBodyBytes` (relayed whole, no copy kept), or with
+ * undefined when the upstream could not be reached.
  */
 function forward(
   request: IncomingMessage,
@@ -262,7 +354,8 @@ function forward(
   body: Buffer,
   upstream: string,
   agent: Agent,
-): Promise<Exchange> {
+  options: ForwardOptions,
+): Promise<Exchange | "too large" | undefined> {
   const target = new URL(upstream + apiPath(request.url ?? "/"));
   const base: ExchangeStart = {
     startedAt: Date.now(),
@@ -280,14 +373,22 @@ function forward(
     outgoing.on("error", (error: NodeJS.ErrnoException) => {
       if (answered) return;
       answered = true;
-      // No response at all: close the client's connection without one, as a refused connection
-      // looks to it (a typed connection error, retried like the refusal itself).
+      if (error.code !== undefined && UNREACHABLE.test(error.code)) {
+        // The client is told which upstream failed: dropped, its error would name the recorder.
+        const reply = options.unreachable(networkCause(error));
+        if (reply.kind === "response")
+          writeReply(reply, response, 0, (ms, run) => setTimeout(run, ms));
+        resolve(undefined);
+        return;
+      }
+      // No response at all: close the client's connection without one, as the upstream did (a
+      // typed connection error, retried like the failure itself).
       request.socket.destroy();
       resolve(refused(base, error));
     });
     outgoing.on("response", (incoming) => {
       answered = true;
-      relay(base, incoming, response, outgoing).then(resolve);
+      relay(base, incoming, response, outgoing, options.maxBodyBytes).then(resolve);
     });
     outgoing.end(body);
   });
@@ -335,7 +436,8 @@ function relay(
   incoming: IncomingMessage,
   response: ServerResponse,
   outgoing: { destroy(): void },
-): Promise<Exchange> {
+  maxBodyBytes: number,
+): Promise<Exchange | "too large"> {
   const { start, ...recorded } = base;
   const waitMs = performance.now() - start;
   const status = incoming.statusCode ?? 502;
@@ -349,11 +451,16 @@ function relay(
   const stream = /text\/event-stream/i.test(String(incoming.headers["content-type"] ?? ""));
   const splitter = stream ? new EventSplitter() : undefined;
   const whole: Buffer[] = [];
+  let kept = 0;
   return new Promise((resolve) => {
     let ended = false;
     const finish = (error?: string) => {
       if (ended) return;
       ended = true;
+      if (kept > maxBodyBytes) {
+        resolve("too large");
+        return;
+      }
       const now = performance.now();
       resolve({
         ...recorded,
@@ -367,7 +474,10 @@ function relay(
       });
     };
     incoming.on("data", (chunk: Buffer) => {
-      if (splitter) splitter.push(chunk, performance.now() - start - waitMs);
+      kept += chunk.byteLength;
+      // Past the limit the answer is still relayed whole, but no copy is kept (nor recorded).
+      if (kept > maxBodyBytes) whole.length = 0;
+      else if (splitter) splitter.push(chunk, performance.now() - start - waitMs);
       else whole.push(chunk);
       if (!response.write(chunk)) {
         incoming.pause();
@@ -412,6 +522,39 @@ function notProxied(path: string, requestId: string): EmulatorReply {
         code: "not_proxied",
         message: `The recording proxy forwards only paths under ${API_PREFIX}, not ${path.slice(0, 200)}; set the base URL to its …${API_PREFIX} URL.`,
         type: "invalid_request_error",
+      },
+    },
+    requestId,
+  );
+}
+
+/**
+ * The answer to a call whose upstream could not be reached: a 502 that names the upstream and
+ * why, so the app's error says what to fix (a dropped connection would name the recorder).
+ */
+function unreachableReply(upstream: string, cause: NetworkCause, requestId: string): EmulatorReply {
+  return jsonReply(
+    502,
+    {
+      error: {
+        code: "upstream_unreachable",
+        message: `The recording proxy could not reach the upstream ${upstream}: ${cause.words}. Start the service there, or record against the right one (--upstream, or INFERENCE_SERVICE_BASE_URL). The call is not recorded.`,
+        type: "recorder_error",
+      },
+    },
+    requestId,
+  );
+}
+
+/** A request body past `maxBodyBytes`: a 413 that names the limit, neither forwarded nor recorded. */
+function bodyTooLarge(maxBodyBytes: number, requestId: string): EmulatorReply {
+  return jsonReply(
+    413,
+    {
+      error: {
+        code: "request_too_large",
+        message: `The recording proxy keeps request bodies of up to ${maxBodyBytes} bytes (maxBodyBytes), and this one is larger; it was neither forwarded nor recorded. Raise maxBodyBytes to record it.`,
+        type: "recorder_error",
       },
     },
     requestId,

@@ -186,7 +186,79 @@ describe("inference-service record, its command line", () => {
     expect(out).toMatch(
       /^export INFERENCE_SERVICE_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/inference\/v1$/m,
     );
-    expect(out).toContain("banner.har holds 0 exchanges.");
+    expect(out).toContain("banner.har holds 0 exchanges (0 recorded now).");
+  });
+
+  /** Runs the record command until `act` is done with its base URL; its exit code and output. */
+  async function recordWhile(argv: string[], act: (baseURL: string) => Promise<void>) {
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const code = await runRecordCommand([...argv, "--json"], {
+      stdout: (text) => {
+        lines.push(text);
+        void act(JSON.parse(text).baseURL as string).finally(() => controller.abort());
+      },
+      stderr: (text) => lines.push(text),
+      signal: controller.signal,
+    });
+    return { code, output: lines.join("") };
+  }
+
+  it("exits 1 when no call reached the upstream, naming it, and leaves the cassette as it was", async () => {
+    const file = join(dir, "kept.har");
+    await runRecorderOnce(upstream, file);
+    const before = readFileSync(file, "utf8");
+    const dead = await startEmulator();
+    const deadURL = dead.baseURL;
+    await dead.close();
+    let answer = "";
+    const { code, output } = await recordWhile(
+      ["--upstream", deadURL, "--cassette", file],
+      async (baseURL) => {
+        answer = await (await post(baseURL, chat("hi"))).text();
+      },
+    );
+    expect(code).toBe(1);
+    expect(JSON.parse(answer).error.message).toContain(
+      `The recording proxy could not reach the upstream ${deadURL}`,
+    );
+    expect(output).toContain(
+      `Recorder stopped, but the recording is not complete: cassette ${file}: no call reached the upstream ${deadURL}: 1 call failed`,
+    );
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("refuses to record over a file that is not a cassette (exit 1), leaving it whole", async () => {
+    const file = join(dir, "package.json");
+    writeFileSync(file, '{"name":"my-app"}\n');
+    const { code, err } = await capture(runRecordCommand, [
+      "--upstream",
+      upstream.baseURL,
+      "--cassette",
+      file,
+    ]);
+    expect(code).toBe(1);
+    expect(err).toContain(
+      `Could not start the recorder: cassette ${file}: exists and is not a cassette (no HAR log with entries), so recording will not overwrite it`,
+    );
+    expect(readFileSync(file, "utf8")).toBe('{"name":"my-app"}\n');
+  });
+
+  it("refuses a --redact value too short to redact (exit 2), without echoing it", async () => {
+    const { code, err } = await capture(runRecordCommand, [
+      "--upstream",
+      upstream.baseURL,
+      "--cassette",
+      join(dir, "short.har"),
+      "--redact",
+      "long-enough",
+      "--redact",
+      "ab",
+    ]);
+    expect(code).toBe(2);
+    expect(err).toBe(
+      "inference-service record: --redact value 2 has 2 characters; a value to redact needs at least 4: a shorter one would also be replaced inside ordinary words, numbers and JSON keys, and break the cassette. Give the whole secret it is part of, or leave it out. Run 'inference-service record --help'.\n",
+    );
   });
 
   it("refuses to replay a cassette that is not there, naming the file (exit 1)", async () => {
@@ -261,6 +333,64 @@ describe("inference-service emulator --replay", () => {
     });
     expect(code).toBe(0);
     expect(answer).toBe(recorder);
+  });
+
+  it("serves recordings in a loop with --loop, and lists the unused ones when it stops", async () => {
+    const file = join(dir, "loop.har");
+    const live = await startEmulator({});
+    await runRecorderOnce(live, file);
+    await live.close();
+    const ask = (baseURL: string) =>
+      fetch(`${baseURL}/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ ...JSON.parse(chat("hello")), user: "me" }),
+      }).then((response) => response.status);
+    for (const [flags, statuses] of [
+      [["--loop"], [200, 200, 200]],
+      [[], [200, 400, 400]],
+    ] as const) {
+      const controller = new AbortController();
+      const lines: string[] = [];
+      const seen: number[] = [];
+      const code = await runEmulatorCommand(["--replay", file, ...flags], {
+        stdout: (text) => {
+          lines.push(text);
+          const baseURL = /^Base URL: +(\S+)$/m.exec(text)?.[1];
+          if (baseURL) {
+            void (async () => {
+              for (let i = 0; i < 3; i++) seen.push(await ask(baseURL));
+            })().finally(() => controller.abort());
+          }
+        },
+        stderr: (text) => lines.push(text),
+        signal: controller.signal,
+      });
+      expect(code).toBe(0);
+      expect(seen).toEqual(statuses);
+      expect(lines.join("")).toContain(
+        flags.length > 0 ? "Recordings are served in a loop" : "Each recording answers once",
+      );
+    }
+    // Nothing asked: the stop names what went unused, and how to drop it.
+    const controller = new AbortController();
+    const lines: string[] = [];
+    await runEmulatorCommand(["--replay", file], {
+      stdout: (text) => {
+        lines.push(text);
+        if (text.includes("Ctrl-C")) controller.abort();
+      },
+      stderr: (text) => lines.push(text),
+      signal: controller.signal,
+    });
+    expect(lines.join("")).toContain(
+      `Emulator stopped. cassette ${file}: 1 of 1 recordings was not used by this run: entry 0 (POST /chat/completions (model "emulator-chat")). If no test needs it any more, drop it with: npx inference-service cassette prune ${file} --drop 0.`,
+    );
+  });
+
+  it("refuses --loop without a cassette", async () => {
+    const { code, err } = await capture(runEmulatorCommand, ["--loop"]);
+    expect(code).toBe(2);
+    expect(err).toContain("--loop replays a cassette in a loop: give --replay FILE too");
   });
 
   it("refuses a malformed cassette at start, naming the file and the line", async () => {

@@ -58,9 +58,92 @@ describe("openCassette", () => {
     expect(await ask(second, "old")).toEqual(old);
     await ask(second, "new");
     await second.close();
-    const replay = await openCassette(file, { mode: "replay" });
+    const replay = await openCassette(file, { mode: "replay", reportUnused: false });
     expect((await ask(replay, "new")).text).toContain("new");
     await replay.close();
+  });
+
+  it("after a replay, reports the recordings the run never used, with the command that drops them", async () => {
+    const file = join(dir, "unused.har");
+    const session = { baseURL: service.baseURL, apiKey: service.apiKey };
+    const recording = await openCassette(file, { mode: "record-all", ...session });
+    await ask(recording, "used");
+    await ask(recording, "stale");
+    await recording.close();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const replay = await openCassette(file, { mode: "replay" });
+      await ask(replay, "used");
+      await replay.close();
+      expect(warn.mock.calls).toEqual([
+        [
+          `cassette ${file}: 1 of 2 recordings was not used by this run: entry 1 (POST /chat/completions (model "emulator-chat")). If no test needs it any more, drop it with: npx inference-service cassette prune ${file} --drop 1 (reportUnused: false stops this note.)`,
+        ],
+      ]);
+      warn.mockClear();
+      const quiet = await openCassette(file, { mode: "replay", reportUnused: false });
+      await quiet.close();
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("with INFERENCE_SERVICE_RECORD=all and the service down, keeps the cassette there was and says so on close", async () => {
+    const file = join(dir, "down.har");
+    const good = await openCassette(file, {
+      mode: "record-all",
+      baseURL: service.baseURL,
+      apiKey: service.apiKey,
+    });
+    await ask(good, "Hello");
+    await good.close();
+    const before = readFileSync(file, "utf8");
+    const down = await startEmulator();
+    const downURL = down.baseURL;
+    await down.close();
+    vi.stubEnv("INFERENCE_SERVICE_RECORD", "all");
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", downURL);
+    vi.stubEnv("INFERENCE_SERVICE_API_KEY", "sk-any-key-1234");
+    const recording = await openCassette(file);
+    await expect(ask(recording, "Hello")).rejects.toThrow(
+      `The recording proxy could not reach the upstream ${downURL}`,
+    );
+    await expect(recording.close()).rejects.toThrow(
+      `no call reached the upstream ${downURL}: 1 call failed`,
+    );
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("misses with the message docs/testing.md shows, its advice said once", async () => {
+    const file = join(dir, "support_bot.har");
+    const session = { baseURL: service.baseURL, apiKey: service.apiKey };
+    const recording = await openCassette(file, { mode: "record-all", ...session });
+    await ask(recording, "How long do refunds take?");
+    await recording.close();
+    const replay = await openCassette(file, { mode: "replay", reportUnused: false });
+    const error = await ask(replay, "How long are refunds?").catch((e: unknown) => e);
+    await replay.close();
+    const page = readFileSync(new URL("../../docs/testing.md", import.meta.url), "utf8");
+    const shown = /\n(BadRequestError: The cassette holds no recording of this request: .*)\n/.exec(
+      page,
+    )![1]!;
+    const real = String(error)
+      .replace(file, "test/cassettes/support_bot.har")
+      .replace(/request id \d+/, "request id 20260112093000123456789000000001");
+    expect(real).toBe(shown);
+    expect(real.match(/Record it/g)).toHaveLength(1);
+  });
+
+  it("refuses a redact value too short to redact, naming its place but not its value", async () => {
+    const error = await openCassette(join(dir, "x.har"), { redact: ["long-enough", "abc"] }).catch(
+      (e: unknown) => e,
+    );
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ option: "redact" });
+    expect((error as Error).message).toBe(
+      "`redact[1]` has 3 characters; a value to redact needs at least 4: a shorter one would also be replaced inside ordinary words, numbers and JSON keys, and break the cassette. Give the whole secret it is part of, or leave it out.",
+    );
   });
 
   it("refuses to record without a key, naming the variable to set", async () => {

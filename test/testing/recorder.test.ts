@@ -1,10 +1,17 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readCassette } from "../../src/cassette/cassette.js";
+import { CassetteError, readCassette } from "../../src/cassette/cassette.js";
 import { createEmulator, type RunningEmulator, startEmulator } from "../../src/emulator/index.js";
 import { ChatInferenceService, ServiceConnectionError } from "../../src/index.js";
 import { startRecorder } from "../../src/testing/index.js";
@@ -87,19 +94,24 @@ describe("startRecorder", () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
-  it("lets a refused upstream reach the client as the same typed connection error, and replays it so", async () => {
-    const dead = await startEmulator();
-    const deadURL = dead.baseURL;
-    await dead.close();
+  it("lets an upstream that closes without answering reach the client as the same typed connection error, and replays it so", async () => {
+    // A Pending endpoint's empty answer: the connection accepted, then closed.
+    const closing = createServer((request) => request.socket.destroy());
+    await new Promise<void>((resolve) => closing.listen(0, "127.0.0.1", resolve));
+    const closingURL = `http://127.0.0.1:${(closing.address() as AddressInfo).port}/inference/v1`;
     const direct = await new ChatInferenceService("emulator-chat", {
-      baseURL: deadURL,
+      baseURL: closingURL,
       apiKey: "k",
       maxRetries: 1,
     })
       .invoke("hi")
       .catch((error: unknown) => error);
     const cassette = cassetteFile();
-    const recorder = await startRecorder({ upstream: deadURL, cassette });
+    // The upstream answers once first: a recording that never reached it would write nothing.
+    const recorder = await startRecorder({ upstream: upstream.baseURL, cassette });
+    await (await post(recorder.baseURL, chatBody("first"))).text();
+    await recorder.close();
+    const second = await startRecorder({ upstream: closingURL, cassette, mode: "record-new" });
     let sent = 0;
     const model = (baseURL: string) =>
       new ChatInferenceService("emulator-chat", {
@@ -111,18 +123,20 @@ describe("startRecorder", () => {
           return fetch(input, init);
         },
       });
-    const proxied = await model(recorder.baseURL)
+    const proxied = await model(second.baseURL)
       .invoke("hi")
       .catch((error: unknown) => error);
-    await recorder.close();
+    await second.close();
+    closing.close();
     expect(ServiceConnectionError.isInstance(direct)).toBe(true);
     expect(ServiceConnectionError.isInstance(proxied)).toBe(true);
     expect(proxied).toMatchObject({ retryable: true });
     expect(sent).toBe(2);
     const entries = readCassette(cassette).log.entries;
     expect(entries.map((entry) => [entry.response.status, entry.response._error])).toEqual([
-      [0, "ECONNREFUSED"],
-      [0, "ECONNREFUSED"],
+      [200, undefined],
+      [0, "ECONNRESET"],
+      [0, "ECONNRESET"],
     ]);
     const replay = await startEmulator({ replay: cassette });
     sent = 0;
@@ -132,6 +146,144 @@ describe("startRecorder", () => {
     await replay.close();
     expect(ServiceConnectionError.isInstance(replayed)).toBe(true);
     expect(sent).toBe(2);
+  });
+
+  it("names the upstream it could not reach in the client's error, records nothing, and keeps the cassette there was", async () => {
+    const dead = await startEmulator();
+    const deadURL = dead.baseURL;
+    await dead.close();
+    const cassette = cassetteFile();
+    const good = await startRecorder({ upstream: upstream.baseURL, cassette });
+    await (await post(good.baseURL, chatBody("keep me"))).text();
+    await good.close();
+    const before = readFileSync(cassette, "utf8");
+
+    const recorder = await startRecorder({ upstream: deadURL, cassette });
+    const error = await new ChatInferenceService("emulator-chat", {
+      baseURL: recorder.baseURL,
+      apiKey: "k",
+      maxRetries: 2,
+    })
+      .invoke("hi")
+      .catch((e: unknown) => e);
+    const closing = await recorder.close().catch((e: unknown) => e);
+    // The app's error names the upstream that refused, not the recorder's own port.
+    expect((error as Error).message).toContain(
+      `The recording proxy could not reach the upstream ${deadURL}: nothing accepted the connection on that host and port (ECONNREFUSED)`,
+    );
+    expect((error as Error).message).not.toContain(`:${recorder.port}`);
+    expect(error).toMatchObject({ status: 502, code: "upstream_unreachable", retryable: true });
+    expect(closing).toBeInstanceOf(CassetteError);
+    expect((closing as Error).message).toBe(
+      `cassette ${cassette}: no call reached the upstream ${deadURL}: 3 calls failed (nothing accepted the connection on that host and port (ECONNREFUSED)), so the cassette was left as it was. Start the service there, or record against the right one (--upstream, or INFERENCE_SERVICE_BASE_URL), then record again`,
+    );
+    expect(readFileSync(cassette, "utf8")).toBe(before);
+
+    // Where there was no cassette, none is written.
+    const none = cassetteFile();
+    const again = await startRecorder({ upstream: deadURL, cassette: none });
+    await (await post(again.baseURL, chatBody("hi"))).text();
+    await expect(again.close()).rejects.toThrow("so no cassette was written");
+    expect(existsSync(none)).toBe(false);
+  });
+
+  it("in record-all mode, leaves the cassette there was until the upstream answers, then replaces it", async () => {
+    const cassette = cassetteFile();
+    const first = await startRecorder({ upstream: upstream.baseURL, cassette });
+    await (await post(first.baseURL, chatBody("old"))).text();
+    await first.close();
+    const before = readFileSync(cassette, "utf8");
+    const second = await startRecorder({ upstream: upstream.baseURL, cassette });
+    expect(readFileSync(cassette, "utf8")).toBe(before);
+    expect(second.size).toBe(1);
+    await (await post(second.baseURL, chatBody("new"))).text();
+    await second.close();
+    expect(second.recorded).toBe(1);
+    expect(
+      readCassette(cassette).log.entries.map(
+        (e) => JSON.parse(e.request.postData!.text).messages[0].content,
+      ),
+    ).toEqual(["new"]);
+  });
+
+  it("refuses to record over a file that is not a cassette, or a folder, and leaves them as they were", async () => {
+    const file = join(dir, "package.json");
+    writeFileSync(file, '{"name":"my-app","version":"1.0.0"}\n');
+    for (const mode of ["record-all", "record-new"] as const) {
+      await expect(
+        startRecorder({ upstream: upstream.baseURL, cassette: file, mode }),
+      ).rejects.toThrow(
+        `cassette ${file}: exists and is not a cassette (no HAR log with entries), so recording will not overwrite it`,
+      );
+    }
+    expect(readFileSync(file, "utf8")).toBe('{"name":"my-app","version":"1.0.0"}\n');
+    const folder = join(dir, "a-folder");
+    mkdirSync(folder);
+    await expect(startRecorder({ upstream: upstream.baseURL, cassette: folder })).rejects.toThrow(
+      "is a directory, not a cassette file",
+    );
+    expect(readdirSync(dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("refuses a request body larger than maxBodyBytes with a 413, and records an answer that large nowhere", async () => {
+    const cassette = cassetteFile();
+    const recorder = await startRecorder({
+      upstream: upstream.baseURL,
+      cassette,
+      maxBodyBytes: 400,
+    });
+    const big = await post(recorder.baseURL, chatBody("x".repeat(500)));
+    expect(big.status).toBe(413);
+    expect((await big.json()).error).toMatchObject({ code: "request_too_large" });
+    // A small request whose answer is larger than the limit: relayed whole, not recorded.
+    const answer = await (await post(recorder.baseURL, chatBody("y".repeat(300)))).text();
+    expect(answer.length).toBeGreaterThan(400);
+    expect(JSON.parse(answer).choices[0].message.content).toContain("y".repeat(50));
+    await expect(recorder.close()).rejects.toThrow(
+      "1 answer was larger than maxBodyBytes (400 bytes) and is not in the cassette (the app got it whole)",
+    );
+    expect(readCassette(cassette).log.entries).toEqual([]);
+  });
+
+  it("records a key sent as a query parameter nowhere, and replays the call whatever key it is sent with", async () => {
+    const canary = "sk-query-canary-0123456789";
+    const keyed = await startEmulator({ keys: [{ secret: canary }] });
+    const cassette = cassetteFile();
+    const recorder = await startRecorder({ upstream: keyed.baseURL, cassette });
+    const live = await (
+      await fetch(`${recorder.baseURL}/models?api-key=${canary}`, {
+        headers: { authorization: `Bearer ${canary}` },
+      })
+    ).text();
+    const echo = await (
+      await fetch(`${recorder.baseURL}/chat/completions?access_token=${canary}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-team": "chat",
+          authorization: `Bearer ${canary}`,
+        },
+        body: chatBody(`say ${canary}`),
+      })
+    ).text();
+    await recorder.close();
+    await keyed.close();
+    const text = readFileSync(cassette, "utf8");
+    expect(text).not.toContain(canary);
+    expect(text).toContain("api-key=[redacted]");
+    // An ordinary header is recorded as it is, and so is everything holding its value.
+    expect(text).toContain('"name": "x-team",\n              "value": "chat"');
+    expect(text).toContain("emulator-chat");
+    const replay = createEmulator({ replay: cassette });
+    const again = await replay.fetch(`${replay.baseURL}/models?api-key=another-key-entirely`);
+    expect(await again.text()).toBe(live);
+    // The body holds the key: matched in its redacted form, as the key sent makes it.
+    const echoed = await replay.fetch(`${replay.baseURL}/chat/completions?access_token=${canary}`, {
+      method: "POST",
+      headers: { "x-team": "chat" },
+      body: chatBody(`say ${canary}`),
+    });
+    expect(await echoed.text()).toBe(echo.replaceAll(canary, "[redacted]"));
   });
 
   it("never writes the key, a key-shaped header, or a named value, wherever they are sent", async () => {
