@@ -195,8 +195,32 @@ function alternation(variants: Iterable<string>, flags: string): RegExp | undefi
   return list.length === 0 ? undefined : new RegExp(list.map(escapeRegExp).join("|"), flags);
 }
 
-/** Runs of base64 (or base64url) long enough to hold an 8-character secret at any alignment. */
-const BASE64_RUN = /[A-Za-z0-9+/_-]{11,}={0,2}/g;
+/** Runs of base64 (or base64url) this long can hold an 8-character secret at any alignment. */
+const MIN_BASE64_RUN = 11;
+/** The characters of base64 and base64url, by code (a table: the scan runs over every answer). */
+const BASE64_CHARS = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-") {
+  BASE64_CHARS[c.charCodeAt(0)] = 1;
+}
+
+/** Where each run of base64 characters (with its `=` padding) of at least {@link MIN_BASE64_RUN} starts and ends. */
+function* base64Runs(text: string): Generator<[start: number, end: number]> {
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 0;
+    if (code < 128 && BASE64_CHARS[code] === 1) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0 && i - start >= MIN_BASE64_RUN) {
+      let end = i;
+      while (end < text.length && end - i < 2 && text.charCodeAt(end) === 61) end++;
+      yield [start, end];
+      i = end - 1;
+    }
+    start = -1;
+  }
+}
 /** Secrets this long are also looked for inside decoded base64 runs; shorter ones could match by chance. */
 const DEEP_SECRET_LENGTH = 8;
 
@@ -254,10 +278,20 @@ export class Redactor {
     if (this.#anyCase === undefined || text === "") return text;
     let out = text.replace(this.#anyCase, REDACTED);
     if (this.#exact) out = out.replace(this.#exact, REDACTED);
-    if (this.#deep.length > 0) {
-      out = out.replace(BASE64_RUN, (run) => (this.#hidesSecret(run) ? REDACTED : run));
-    }
+    if (this.#deep.length > 0) out = this.#withoutHiddenSecrets(out);
     return out;
+  }
+
+  /** `text` with each base64 run that decodes to a secret replaced whole. */
+  #withoutHiddenSecrets(text: string): string {
+    let out = "";
+    let from = 0;
+    for (const [start, end] of base64Runs(text)) {
+      if (!this.#hidesSecret(text.slice(start, end))) continue;
+      out += `${text.slice(from, start)}${REDACTED}`;
+      from = end;
+    }
+    return from === 0 ? text : out + text.slice(from);
   }
 
   /** Whether a base64 run, decoded from any of its first four characters, holds a secret. */
@@ -333,13 +367,21 @@ export function recordedResponseHeaders(headers: RawHeaders): NameValue[] {
   return out;
 }
 
-/** Every string inside `value` passed through `text` (objects and arrays copied, the rest as is). */
+/**
+ * Every string inside `value` passed through `text` (objects and arrays copied, the rest as is),
+ * but the `text` of a body stored as base64, which is redacted in its bytes instead.
+ */
 function mapStrings(value: unknown, text: (s: string) => string): unknown {
   if (typeof value === "string") return text(value);
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, text));
   if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    const base64 = record.encoding === "base64" || record._encoding === "base64";
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, mapStrings(inner, text)]),
+      Object.entries(record).map(([key, inner]) => [
+        key,
+        base64 && key === "text" ? inner : mapStrings(inner, text),
+      ]),
     );
   }
   return value;
@@ -370,13 +412,11 @@ export function redactEntry(entry: CassetteEntry, redactor: Redactor): CassetteE
     value: credentialQueryName(q.name) && q.value !== "" ? REDACTED : text(q.value),
   }));
   if (request.postData) {
-    const body = redactor.body({
-      text: request.postData.text,
-      encoding: request.postData._encoding,
-    });
-    out.request.postData!.text = body.text;
-    if (body.text !== request.postData.text) {
-      out.request.bodySize = byteLength(body.text, body.encoding);
+    const encoding = request.postData._encoding;
+    const posted = out.request.postData!;
+    if (encoding === "base64") posted.text = redactor.body({ text: posted.text, encoding }).text;
+    if (posted.text !== request.postData.text) {
+      out.request.bodySize = byteLength(posted.text, encoding);
     }
   }
   out.response.headers = response.headers.map((h) => ({
@@ -387,11 +427,8 @@ export function redactEntry(entry: CassetteEntry, redactor: Redactor): CassetteE
   if (content._events) {
     out.response.content.text = out.response.content._events!.map((e) => e.text).join("");
     if (content.text === undefined) delete out.response.content.text;
-  } else if (content.text !== undefined) {
-    out.response.content.text = redactor.body({
-      text: content.text,
-      encoding: content.encoding,
-    }).text;
+  } else if (content.text !== undefined && content.encoding === "base64") {
+    out.response.content.text = redactor.body({ text: content.text, encoding: "base64" }).text;
   }
   const after = out.response.content.text;
   if (after !== undefined && after !== content.text) {

@@ -98,6 +98,7 @@ export class Replayer {
   readonly #recorded: Recorded[];
   /** The entries served at least once, for {@link Replayer.unused}. */
   readonly #used = new Set<number>();
+  #lastRedactor: { id: string; redactor: Redactor } | undefined;
   readonly #byKey = new Map<string, Recorded[]>();
   readonly #served = new Map<string, number>();
 
@@ -177,7 +178,7 @@ export class Replayer {
   keyOf(request: ReplayRequest): MatchKey {
     const header = request.headers["service-name"];
     const serviceName = Array.isArray(header) ? header[0] : header;
-    const redactor = new Redactor(
+    const redactor = this.#redactorFor(
       secretsOf({ headers: request.headers, url: request.path, named: this.#redact }),
     );
     const { text: body } = redactor.body({ text: request.body, encoding: request.encoding });
@@ -185,6 +186,13 @@ export class Replayer {
       { ...request, path: redactor.url(request.path), body, serviceName },
       this.#ignore,
     );
+  }
+
+  /** The redactor of `secrets`: the last one again when they are the same (a run sends one key). */
+  #redactorFor(secrets: string[]): Redactor {
+    const id = secrets.join("\u0000");
+    if (this.#lastRedactor?.id !== id) this.#lastRedactor = { id, redactor: new Redactor(secrets) };
+    return this.#lastRedactor.redactor;
   }
 
   #answerOf({ entry, index }: Recorded): RecordedAnswer {
