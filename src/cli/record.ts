@@ -26,8 +26,10 @@ Options:
                         replay: replay only, nothing reaches the service
   -p, --port N          TCP port on 127.0.0.1 (default 0: a free port)
       --ignore FIELD    a body field to leave out when matching recorded calls (repeatable), e.g. user
-      --redact VALUE    a value never to write to the cassette, besides the key (repeatable); a value
-                        typed here shows in your shell history and \`ps\`
+      --redact VALUE    a value never to write to the cassette, besides the credentials (the key,
+                        credential headers, ?key= and the like): a header of your own that is
+                        secret, a name (repeatable; at least 4 characters). A value typed here
+                        shows in your shell history and \`ps\`
       --env             print only the export line, for a script to source
       --json            print one JSON line (base URL, mode, upstream, cassette)
   -h, --help            show this help
