@@ -193,12 +193,8 @@ export class RateLimiter {
     // hears of its cancellation, not of the store.
     const giveBack = () =>
       void this.store.releaseRate?.(key, { epoch, requestSpan, tokenSpan }).catch(() => undefined);
-    signal?.addEventListener("abort", giveBack, { once: true });
-    try {
-      await sleep(grant.waitMs, signal);
-    } finally {
-      signal?.removeEventListener("abort", giveBack);
-    }
+    // One listener per waiting call: an app may share one signal among many calls.
+    await sleep(grant.waitMs, signal, giveBack);
   }
 
   #takeAccepted(key: string): number {

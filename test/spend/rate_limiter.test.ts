@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEmulator, DEFAULT_MODEL } from "../../src/emulator/index.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
@@ -122,6 +123,38 @@ describe("RateLimiter pacing (controllable clock)", () => {
     await next;
     // The first call's second runs out 800 ms later: the cancelled ones hold nothing.
     expect(Date.now() - started).toBe(800);
+  });
+
+  it("adds one abort listener per waiting call to a signal the calls share (Node warns past ten)", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const queued = Array.from({ length: 10 }, () =>
+      limiter.acquire(estimate(), { signal: controller.signal }).catch((e: unknown) => e),
+    );
+    await vi.advanceTimersByTimeAsync(10);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(10);
+    controller.abort(new Error("cancelled"));
+    expect(await Promise.all(queued)).toMatchObject(Array(10).fill({ message: "cancelled" }));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("gives its slot back when the signal aborts while the store is granting it", async () => {
+    const store = new MemoryStore();
+    const take = store.takeRate.bind(store);
+    const controller = new AbortController();
+    store.takeRate = async (key, request) => {
+      const grant = await take(key, request);
+      if (grant.waitMs > 0) controller.abort(); // before the limiter starts to wait
+      return grant;
+    };
+    const limiter = new RateLimiter({ requestsPerMinute: 60, store });
+    await limiter.acquire(estimate());
+    const cancelled = limiter.acquire(estimate(), { signal: controller.signal });
+    await expect(cancelled).rejects.toMatchObject({ name: "AbortError" });
+    store.takeRate = take;
+    // The cancelled call's turn at 1000 is free again.
+    expect(await turns(limiter, 1)).toEqual([1000]);
   });
 
   it("keeps the spacing when a call in the middle of the queue is cancelled", async () => {
