@@ -45,7 +45,8 @@ export function sleep(ms: number, signal?: AbortSignal, aborted?: () => void): P
         resolve();
       }, step);
     };
-    wait(ms);
+    // The listener first: should it throw, no timer is left behind to fire later.
     signal?.addEventListener("abort", onAbort, { once: true });
+    wait(ms);
   });
 }
