@@ -359,6 +359,8 @@ class Call {
   readonly #context: HandlerContext;
   readonly #request: EmulatorRequest;
   readonly #requestId: string;
+  /** When the call arrived, on the monotonic clock: its latency is measured from here. */
+  readonly #startedAt = performance.now();
 
   constructor(
     context: HandlerContext,
@@ -425,7 +427,7 @@ class Call {
     }
     if (fault?.type === "gateway") {
       const model = modelOfBody(this.#request.body);
-      return this.finish(GATEWAY_FAULTS[fault.name]({ requestId: this.#requestId, model }));
+      return this.finish(GATEWAY_FAULTS[fault.name].build({ requestId: this.#requestId, model }));
     }
     if (fault?.type === "redirect-loop") {
       return this.finish(redirectLoop(this.#requestId, this.#request.url));
@@ -482,6 +484,7 @@ class Call {
     reply.delayMs = this.#plan?.latencyMs ?? 0;
     this.entry.status = reply.kind === "drop" ? 0 : reply.status;
     this.#context.state.record(this.entry);
+    this.#context.details.add(this.#requestId, this.#request, reply, this.#startedAt);
     return reply;
   }
 }
