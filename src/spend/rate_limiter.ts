@@ -263,7 +263,7 @@ const ACQUIRE = {
     options: z
       .looseObject({
         keyId: z.string().describe("a string: an ID of the API key (never the key)").optional(),
-        signal: abortSignal.optional(),
+        signal: abortSignal.nullish(),
       })
       .optional(),
   }),

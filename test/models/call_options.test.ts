@@ -274,7 +274,7 @@ const ROWS: Row[] = [
     call: "limiter.acquire(estimate, { signal: v })",
     run: (v) => limiter.acquire(estimate, { signal: loose(v) }),
     option: "options.signal",
-    takes: isOptional(isSignal),
+    takes: isNullish(isSignal),
   },
   {
     call: "limiter.acquire(estimate, { keyId: v })",

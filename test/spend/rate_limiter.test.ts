@@ -139,6 +139,34 @@ describe("RateLimiter pacing (controllable clock)", () => {
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
+  it.each([
+    ["no estimate", undefined, undefined, "estimate"],
+    ["a model that is not a string", { model: 5 }, undefined, "estimate.model"],
+    ["a signal that is not one", {}, { signal: "x" }, "options.signal"],
+    ["a keyId that is not a string", {}, { keyId: 7 }, "options.keyId"],
+  ])(
+    "refuses %s with a ConfigurationError naming it, taking no turn",
+    async (_n, fields, options, option) => {
+      const limiter = new RateLimiter({ requestsPerMinute: 60 });
+      const given = fields === undefined ? undefined : { ...estimate(), ...fields };
+      await expect(limiter.acquire(given as never, options as never)).rejects.toMatchObject({
+        name: "ConfigurationError",
+        option,
+      });
+      // The turn is still free: the next call goes at once.
+      expect(await turns(limiter, 1)).toEqual([0]);
+    },
+  );
+
+  it("takes a null signal as none, as a JavaScript caller may pass it", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    const options = { signal: null } as unknown as { signal?: AbortSignal };
+    await limiter.acquire(estimate(), options);
+    const second = limiter.acquire(estimate(), options);
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(second).resolves.toBeDefined();
+  });
+
   it("gives its slot back when the signal aborts while the store is granting it", async () => {
     const store = new MemoryStore();
     const take = store.takeRate.bind(store);
