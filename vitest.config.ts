@@ -16,6 +16,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // A passing run is quiet: a test that logs an error or a warning unasked fails.
+    setupFiles: ["test/setup/quiet.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -506,7 +506,9 @@ describe("docs/emulator.md's script that runs the emulator in the background", (
 
 /**
  * What a reader's TypeScript project checks: `tsc --strict` with `module: nodenext`, against the
- * built package's declarations, as `tsc --init` would set it up (`skipLibCheck` on).
+ * built package's declarations, with `skipLibCheck` on (as `tsc --init` sets it: without it, tsc
+ * stops in `@langchain/core`'s vitest types once `langchain` and vitest 4 are both installed).
+ * README.md shows these settings ("TypeScript settings"); a test below holds the two together.
  */
 const READER_TSCONFIG = {
   compilerOptions: {
@@ -520,6 +522,18 @@ const READER_TSCONFIG = {
 };
 
 describe("TypeScript of the docs and the examples", () => {
+  it("uses the settings README.md shows a reader", () => {
+    const shown = BLOCKS.find(
+      (block) =>
+        block.page === "README.md" &&
+        block.info === "json" &&
+        block.code.includes('"compilerOptions"'),
+    );
+    expect(shown, 'README.md shows no tsconfig.json under "TypeScript settings"').toBeDefined();
+    const { noEmit: _noEmit, ...options } = READER_TSCONFIG.compilerOptions;
+    expect(JSON.parse(shown!.code)).toEqual({ compilerOptions: options });
+  });
+
   it("compiles under tsc --strict with module nodenext: every ts block, every example", async () => {
     const modules = MODULES.filter((module) => fileOf.get(module.name)?.endsWith(".mts"));
     expect(modules.length).toBeGreaterThan(20);

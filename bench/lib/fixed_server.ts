@@ -100,7 +100,7 @@ const ERRORS: Record<string, { status: number; body: string }> = {
 /** The gateway's replies, precomputed once with this server's request ID and model. */
 const GATEWAY: Record<string, { status: number; headers: Record<string, string>; body: string }> =
   Object.fromEntries(
-    Object.entries(GATEWAY_FAULTS).map(([name, build]) => {
+    Object.entries(GATEWAY_FAULTS).map(([name, { build }]) => {
       const reply = build({ requestId: REQUEST_ID, model: FIXED_MODEL });
       const body = typeof reply.body === "string" ? reply.body : reply.body.join("");
       return [`g-${name}`, { status: reply.status, headers: reply.headers, body }];

@@ -4,6 +4,7 @@
  * written on the field, its JSDoc. {@link parseOptions} checks options where they enter and turns
  * the first problem into a `ConfigurationError` naming the option and saying what it must be.
  */
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { z } from "zod";
 import { ConfigurationError } from "../errors/errors.js";
 
@@ -135,7 +136,7 @@ function fieldsOf(schema: z.core.$ZodType): string[] {
 }
 
 /** A value as an error message shows it; never throws (BigInt, cycles). */
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (typeof value === "function") return "a function";
   // JSON writes Infinity and NaN as null: show what was really given.
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
@@ -179,3 +180,39 @@ export const timeoutMs = z
   .positive()
   .max(MAX_TIMER_MS, { error: TIMER_TOO_LONG })
   .describe("a number of milliseconds > 0");
+
+/**
+ * An `AbortSignal`, recognised by its shape (a signal of another realm or polyfill passes): the
+ * package adds listeners to it and reads `aborted` and `reason`.
+ */
+export const abortSignal = z
+  .custom<AbortSignal>(
+    (value) =>
+      typeof value === "object" &&
+      value !== null &&
+      typeof (value as AbortSignal).aborted === "boolean" &&
+      typeof (value as AbortSignal).addEventListener === "function" &&
+      typeof (value as AbortSignal).removeEventListener === "function",
+  )
+  .describe("an AbortSignal (an AbortController's `signal`, or `AbortSignal.timeout(ms)`)");
+
+/** A function, checked as one (a `z.custom` alone accepts anything). */
+export const aFunction = <F extends (...args: never[]) => unknown>(what = "a function") =>
+  z.custom<F>((value) => typeof value === "function").describe(what);
+
+/**
+ * LangChain's `Callbacks`: an array of handlers (objects with `handle…` methods), or a
+ * `CallbackManager` (an object with `copy`). Undefined and null mean none.
+ */
+export const callbacks = z
+  .custom<Callbacks>(
+    (value) =>
+      value === undefined ||
+      value === null ||
+      (Array.isArray(value) &&
+        value.every((handler) => typeof handler === "object" && handler !== null)) ||
+      (typeof value === "object" && typeof (value as { copy?: unknown }).copy === "function"),
+  )
+  .describe(
+    "an array of callback handlers (a UsageTracker, a BaseCallbackHandler), or a CallbackManager",
+  );

@@ -1,8 +1,14 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
-import { z } from "zod";
+import type { z } from "zod";
 import { readEnv } from "../config/env.js";
-import { checkedOnResolve, optionsSchema, parseOptions, timeoutMs } from "../config/options.js";
+import {
+  aFunction,
+  checkedOnResolve,
+  optionsSchema,
+  parseOptions,
+  timeoutMs,
+} from "../config/options.js";
 import { ENV } from "../constants.js";
 import type { Fetch } from "../transport/fetch.js";
 import { listModelIds } from "../transport/model_list.js";
@@ -67,7 +73,7 @@ export const diagnoseOptions = optionsSchema({
   /** Job alias name of the endpoint. @default env `INFERENCE_SERVICE_JOB_ALIAS` */
   jobAlias: checkedOnResolve<string>().optional(),
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
-  fetch: z.custom<Fetch>().optional(),
+  fetch: aFunction<Fetch>("a fetch function").optional(),
   /** Milliseconds each request may take; at most 2147483647 (about 24.8 days). @default 30000 */
   timeout: timeoutMs.default(30_000),
 });
@@ -136,7 +142,8 @@ interface HostedFindings {
  *    404 → Service-Name, refused or empty → Pending, 200 → Running (docs/service-contract.md#endpoint-states, docs/service-contract.md#errors, rule 7).
  *
  * Every failure is the package's typed error, so `fix` is its `hint`. Never throws for a service
- * or configuration problem; throws `ConfigurationError` only for an invalid `timeout`.
+ * or configuration problem; throws `ConfigurationError` only for options of the wrong type (a
+ * `timeout` that is not a number of milliseconds, a `fetch` that is not a function).
  *
  * @example
  * ```ts

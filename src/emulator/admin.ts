@@ -6,10 +6,11 @@
 
 import { randomBytes } from "node:crypto";
 import { refuseAdmin } from "./admin_guard.js";
-import { FAULT_KINDS, FaultInjector, type FaultOptions } from "./faults.js";
+import { FAULT_KINDS, FAULT_SUMMARIES, FaultInjector, type FaultOptions } from "./faults.js";
 import type { HandlerContext } from "./handler_context.js";
 import type { ApiKeyConfig, EndpointConfig, ModelConfig, TenantConfig } from "./options.js";
 import { type EmulatorRequest, type EmulatorResponse, jsonReply } from "./reply.js";
+import { REQUEST_DETAILS_KEPT } from "./request_details.js";
 import type { EmulatorStateSnapshot } from "./state.js";
 import { optionalDelay } from "./state_config.js";
 import type { RequestLogEntry } from "./state_records.js";
@@ -73,8 +74,17 @@ const ROUTES: Readonly<Record<string, Route>> = {
     };
     return ok(view);
   },
-  "DELETE /requests": ({ state }) => {
+  "GET /requests/:requestId": ({ state, details }, _body, requestId) => {
+    const detail = details.get(requestId, state.keySecrets());
+    return detail
+      ? ok(detail)
+      : notFound(
+          `No details of request "${requestId}": the emulator keeps the bodies of its last ${REQUEST_DETAILS_KEPT} calls only`,
+        );
+  },
+  "DELETE /requests": ({ state, details }) => {
     state.clearRequests();
+    details.clear();
     return ok({ requests: [] });
   },
   "PUT /faults": (context, body) => {
@@ -83,6 +93,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   },
   "POST /reset": (context) => {
     context.state.reset();
+    context.details.clear();
     return ok(stateView(context));
   },
 };
@@ -140,6 +151,8 @@ export interface FaultsView {
   kinds: readonly string[];
   retryAfterSeconds: number;
   available: readonly string[];
+  /** What each of `available` does, in a line (the console shows it beside the switch). */
+  summaries: Readonly<Record<string, string>>;
 }
 
 /** `GET /_emulator/state`: the state, secrets masked, with the fault injection. */
@@ -171,5 +184,6 @@ function faultsView(faults: FaultInjector): FaultsView {
     retryAfterSeconds: faults.retryAfterSeconds,
     // Every kind `kinds` and the X-Emulator-Fault header take; the console builds its switches from it.
     available: FAULT_KINDS,
+    summaries: FAULT_SUMMARIES,
   };
 }

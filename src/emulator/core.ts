@@ -12,6 +12,7 @@ import { createHandler, type Handler } from "./handler.js";
 import type { HandlerContext } from "./handler_context.js";
 import { checkEmulatorOptions, type EmulatorOptions } from "./options.js";
 import { type ReplaySession, replayHandler } from "./replay.js";
+import { RequestDetails } from "./request_details.js";
 import { EmulatorState } from "./state.js";
 import { optionalNumber } from "./validate.js";
 
@@ -37,6 +38,7 @@ export function createCore(options: EmulatorOptions & { host?: string } = {}): E
     clock,
     trustsHost: trustedHosts(options.host),
     maxBodyBytes: optionalNumber(options.maxBodyBytes, "maxBodyBytes", 1) ?? DEFAULT_MAX_BODY_BYTES,
+    details: new RequestDetails(),
   };
   const generated = createHandler(context);
   const replay =

@@ -87,20 +87,81 @@ export interface FaultPlan {
 const NO_FAULT: FaultPlan = Object.freeze({ fault: undefined, latencyMs: 0, label: undefined });
 const DEFAULT_KINDS: readonly FaultKind[] = ["429", "502", "503", "reset", "truncate"];
 
+/** A fault of the emulator's own: what it does to a call, and that in a line for people. */
+interface OwnFault {
+  fault: Fault;
+  /**
+   * One line that says what a client gets: the console shows it beside the fault's switch, and
+   * docs/emulator.md's table is generated from it (`code` in backticks).
+   */
+  summary: string;
+}
+
+const status = (code: 429 | 500 | 502 | 503, summary: string): OwnFault => ({
+  fault: { type: "status", status: code },
+  summary,
+});
+
+/** The faults of the emulator's own, by the name `X-Emulator-Fault` takes. */
+const OWN_FAULTS: Readonly<Record<string, OwnFault>> = {
+  "429": status(
+    429,
+    "429 `rate_limit_exceeded` with `Retry-After: <retryAfterSeconds>`: a rate limit, to retry after the wait",
+  ),
+  "500": status(500, "500 `upstream_error`: a transient server error, which clients may retry"),
+  "502": status(502, "502 `upstream_error`: a transient server error, which clients may retry"),
+  "503": status(
+    503,
+    "503 `upstream_error` (never `model_not_found`): a transient server error, which clients may retry",
+  ),
+  reset: {
+    fault: { type: "reset" },
+    summary:
+      'The connection is reset with no response (in-process: `TypeError("fetch failed")`, cause `ECONNRESET`)',
+  },
+  truncate: {
+    fault: { type: "truncate" },
+    summary:
+      "The reply stops halfway and the connection dies: half a stream's events (no `[DONE]`), or half a JSON body",
+  },
+  "stream-error": {
+    fault: { type: "stream-error" },
+    summary:
+      "A stream sends two chunks, then an SSE `error` event, and ends without `[DONE]`; a call not streamed gets 500 `upstream_error`",
+  },
+  stall: {
+    fault: { type: "stall", mid: false },
+    summary: "The status and headers, then nothing, never ending: only a client's timeout ends it",
+  },
+  "stall-mid": {
+    fault: { type: "stall", mid: true },
+    summary: "Half the events (or half the JSON), then nothing, never ending",
+  },
+  empty: {
+    fault: { type: "empty" },
+    summary: "200 with no body at all: a stream with no event, not even `[DONE]`",
+  },
+  "no-choices": {
+    fault: { type: "no-choices" },
+    summary: "200 whose answer has `choices: []`; a stream sends only the usage chunk and `[DONE]`",
+  },
+  "redirect-loop": {
+    fault: { type: "redirect-loop" },
+    summary: "307 with `Location` set to the request's own path, for ever",
+  },
+  shuffle: {
+    fault: { type: "shuffle" },
+    summary:
+      "An embeddings answer lists its items out of order, each keeping its `index`; other routes answer as usual",
+  },
+};
+
+/** What `latency=<ms>` does, in the words of the fault table (it is a value, not a fault kind). */
+export const LATENCY_SUMMARY =
+  "The reply, whatever it is, is sent that much later; combines with the others";
+
 const FIXED: Readonly<Record<string, Fault>> = {
-  "429": { type: "status", status: 429 },
-  "500": { type: "status", status: 500 },
-  "502": { type: "status", status: 502 },
-  "503": { type: "status", status: 503 },
-  reset: { type: "reset" },
-  truncate: { type: "truncate" },
-  "stream-error": { type: "stream-error" },
-  stall: { type: "stall", mid: false },
-  "stall-mid": { type: "stall", mid: true },
-  empty: { type: "empty" },
-  "no-choices": { type: "no-choices" },
-  "redirect-loop": { type: "redirect-loop" },
-  shuffle: { type: "shuffle" },
+  ...Object.fromEntries(Object.entries(OWN_FAULTS).map(([name, { fault }]) => [name, fault])),
   ...Object.fromEntries(
     Object.keys(GATEWAY_FAULTS).map((name) => [
       name,
@@ -111,6 +172,19 @@ const FIXED: Readonly<Record<string, Fault>> = {
 
 /** Every fault name the header takes, `latency=<ms>` aside. */
 export const FAULT_KINDS: readonly string[] = Object.keys(FIXED);
+
+/** The emulator's own faults, in the order of their table, each with its one-line summary. */
+export const OWN_FAULT_SUMMARIES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(OWN_FAULTS).map(([name, { summary }]) => [name, summary]),
+);
+
+/** What each fault of {@link FAULT_KINDS} does, in a line: what the console shows beside its switch. */
+export const FAULT_SUMMARIES: Readonly<Record<string, string>> = {
+  ...OWN_FAULT_SUMMARIES,
+  ...Object.fromEntries(
+    Object.entries(GATEWAY_FAULTS).map(([name, { summary }]) => [name, summary]),
+  ),
+};
 
 /** Thrown for an `X-Emulator-Fault` value the emulator does not know (answered with 400). */
 export class UnknownFaultError extends Error {

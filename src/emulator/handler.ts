@@ -359,6 +359,8 @@ class Call {
   readonly #context: HandlerContext;
   readonly #request: EmulatorRequest;
   readonly #requestId: string;
+  /** When the call arrived, on the monotonic clock: its latency is measured from here. */
+  readonly #startedAt = performance.now();
 
   constructor(
     context: HandlerContext,
@@ -467,6 +469,7 @@ class Call {
     reply.delayMs = this.#plan?.latencyMs ?? 0;
     this.entry.status = reply.kind === "drop" ? 0 : reply.status;
     this.#context.state.record(this.entry);
+    this.#context.details.add(this.#requestId, this.#request, reply, this.#startedAt);
     return reply;
   }
 }
@@ -489,7 +492,7 @@ export function faultReply(
       : upstreamError(requestId, fault.status);
   }
   if (fault?.type === "gateway") {
-    return GATEWAY_FAULTS[fault.name]({ requestId, model: modelOfBody(request.body) });
+    return GATEWAY_FAULTS[fault.name].build({ requestId, model: modelOfBody(request.body) });
   }
   if (fault?.type === "redirect-loop") return redirectLoop(requestId, request.url);
   return undefined;

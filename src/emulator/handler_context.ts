@@ -1,6 +1,7 @@
-/** @module What the emulator's handler and admin API serve from: the state, the fault injector, the clock and the request limits. */
+/** @module What the emulator's handler and admin API serve from: the state, the fault injector, the clock, the request limits and the newest calls' bodies. */
 
 import type { FaultInjector } from "./faults.js";
+import type { RequestDetails } from "./request_details.js";
 import type { EmulatorState } from "./state.js";
 
 /** What the handler serves from; the admin API may swap `faults` at run time. */
@@ -12,4 +13,6 @@ export interface HandlerContext {
   trustsHost: (hostname: string) => boolean;
   /** Request bodies larger than this get 413 (the transports stop reading them). */
   maxBodyBytes: number;
+  /** The newest calls' requests and replies, for the console's request view. */
+  details: RequestDetails;
 }

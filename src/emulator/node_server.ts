@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCore, type EmulatorCore } from "./core.js";
-import type { StartEmulatorOptions } from "./options.js";
+import { checkEmulatorOptions, type StartEmulatorOptions } from "./options.js";
 import type { ReplaySession } from "./replay.js";
 import type { EmulatorReply, EmulatorResponse } from "./reply.js";
 import type { EmulatorState } from "./state.js";
@@ -36,6 +36,8 @@ export interface RunningEmulator {
  * await emulator.close();
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  // Before the spread below, which would turn a string into options "0", "1", …
+  checkEmulatorOptions(options);
   const { port = 0, host = "127.0.0.1" } = options;
   const core = createCore({ ...options, host });
   // The tokenizer takes most of a second to build: pay it before the first request, not during.

@@ -173,6 +173,11 @@ export class EmulatorState {
     return this.#keys.get(secret);
   }
 
+  /** Every key's secret: what the console masks wherever it shows a request or a reply. */
+  keySecrets(): string[] {
+    return [...this.#keys.keys()];
+  }
+
   isExpired(key: ApiKey): boolean {
     return key.expiresAt !== undefined && this.#clock() >= key.expiresAt;
   }

@@ -13,7 +13,9 @@ import type { RateLimiter } from "../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../spend/usage.js";
 import { readEmbeddings, type VectorLength } from "../transport/answer.js";
 import { ServiceChannel } from "../transport/channel.js";
+import { checkEmbedDocuments, checkEmbedQuery } from "./call_options.js";
 import {
+  constructorFields,
   type InferenceServiceEmbeddingsOptions,
   modelIdFrom,
   validateEmbeddingsOptions,
@@ -146,10 +148,11 @@ export class InferenceServiceEmbeddings extends Embeddings {
     modelOrFields?: string | InferenceServiceEmbeddingsFields,
     maybeFields?: Omit<InferenceServiceEmbeddingsFields, "model">,
   ) {
-    const fields: InferenceServiceEmbeddingsFields =
-      typeof modelOrFields === "string"
-        ? { ...maybeFields, model: modelOrFields }
-        : { ...modelOrFields };
+    const fields = constructorFields(
+      modelOrFields,
+      maybeFields,
+      'new InferenceServiceEmbeddings("my-embedding-model", { batchSize: 256 })',
+    );
     const options = validateEmbeddingsOptions(fields);
     const model = modelIdFrom(options.model, {
       env: ENV.embeddingModel,
@@ -176,12 +179,14 @@ export class InferenceServiceEmbeddings extends Embeddings {
    * thrown; an empty list sends nothing.
    */
   override async embedDocuments(texts: string[]): Promise<number[][]> {
+    checkEmbedDocuments(texts);
     if (texts.length === 0) return [];
     return this.#embed(texts);
   }
 
   /** The vector of one text: one request. */
   override async embedQuery(text: string): Promise<number[]> {
+    checkEmbedQuery(text);
     const [vector] = await this.#embed([text]);
     return vector!;
   }

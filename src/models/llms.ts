@@ -32,6 +32,7 @@ import { type ChannelRequest, ServiceChannel, settleStream } from "../transport/
 import { abortError } from "../utils/sleep.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { VERSION } from "../version.js";
+import { checkLangChainFields, checkLLMCallOptions } from "./call_options.js";
 import {
   checkStreamedChoices,
   DEDICATED_SERIALISED,
@@ -229,6 +230,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {
     const options = validateDedicatedEndpointOptions(fields);
+    checkLangChainFields(fields);
     const { serviceName, tenantId, jobAlias } = resolveServiceName(options);
     const { waitForReady } = options;
     const channel = new ServiceChannel("completions", options, { serviceName, waitForReady });
@@ -315,6 +317,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     handledOptions: RunnableConfig,
     startedRunManagers?: CallbackManagerForLLMRun[],
   ): Promise<LLMResult> {
+    checkLLMCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
     if (startedRunManagers !== undefined) {
       return super._generateUncached(prompts, parsedOptions, handledOptions, startedRunManagers);
     }
@@ -328,6 +331,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     input: BaseLanguageModelInput,
     options?: DedicatedEndpointLLMCallOptions,
   ): AsyncGenerator<string> {
+    checkLLMCallOptions(options ?? {});
     return startedStream(options?.runId, [options?.callbacks, this.callbacks], (runId) =>
       super._streamIterator(input, { ...options, runId }),
     );

@@ -2,13 +2,15 @@
  * @module The options of both models, each declared once: a zod schema per model whose fields give
  * the option's type, check, wording, JSDoc and default, and say whether the model serialises it.
  */
-import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { ClientOptions } from "@langchain/openai";
 import type { OpenAI } from "openai";
 import { z } from "zod";
 import { readEnv } from "../config/env.js";
 import {
+  aFunction,
+  callbacks,
   checkedOnResolve,
+  describeValue,
   optionsSchema,
   parseOptions,
   timeoutMs,
@@ -71,6 +73,40 @@ export const countOrInfinity = z
   .union([z.number().int().positive(), z.literal(Number.POSITIVE_INFINITY)])
   .describe("a whole number ≥ 1, or Infinity");
 
+/** A number of retries: a model's `maxRetries`, or a call's. */
+export const retryCount = z
+  .number()
+  .int()
+  .nonnegative()
+  .describe("a whole number ≥ 0 (0 disables retries)");
+
+/**
+ * A model's fields from its constructor's arguments, `(model, fields?)` or `(fields?)`. A
+ * JavaScript caller's other shapes (a number for the model, a string for the fields) are refused
+ * here: spread as they are, they would turn into `0`, `1`, … or into nothing, and the error would
+ * name an option the caller never wrote.
+ */
+export function constructorFields<F extends { model?: string }>(
+  modelOrFields: string | F | undefined,
+  maybeFields: Omit<F, "model"> | undefined,
+  example: string,
+): F {
+  const isFields = (value: unknown) =>
+    value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value));
+  if (typeof modelOrFields === "string") {
+    if (isFields(maybeFields)) return { ...maybeFields, model: modelOrFields } as F;
+    throw new ConfigurationError(
+      "fields",
+      `\`fields\`, the options after the model ID, must be an object, e.g. ${example}; got ${describeValue(maybeFields)}.`,
+    );
+  }
+  if (isFields(modelOrFields)) return { ...modelOrFields } as F;
+  throw new ConfigurationError(
+    "model",
+    `\`model\`, the first argument, must be the model ID (a string) or an object of options, e.g. ${example}; got ${describeValue(modelOrFields)}.`,
+  );
+}
+
 /** The options both models take and treat alike. */
 const modelOptions = {
   /**
@@ -93,14 +129,7 @@ const modelOptions = {
    * Retries of retryable failures: 429, 408, 409, 5xx, connection errors, timeouts, and a
    * dedicated endpoint that is still Pending. @default 2 (docs/service-contract.md#limits-and-retries)
    */
-  maxRetries: serialised(
-    z
-      .number()
-      .int()
-      .nonnegative()
-      .describe("a whole number ≥ 0 (0 disables retries)")
-      .default(DEFAULT_MAX_RETRIES),
-  ),
+  maxRetries: serialised(retryCount.default(DEFAULT_MAX_RETRIES)),
   /**
    * Most requests in flight at once, across `invoke`, `batch` and `generate`. A streamed request
    * frees its slot when its first event arrives, not when the stream ends. @default Infinity
@@ -124,14 +153,9 @@ const modelOptions = {
   /** Backoff of those retries. @default `{ initialDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 30000 }` */
   retry: serialised(retryOptionsSchema.prefault({})),
   /** The fetch that sends requests (tests, proxies, the in-process emulator). @default `globalThis.fetch` */
-  fetch: unserialised(z.custom<Fetch>().optional()),
+  fetch: unserialised(aFunction<Fetch>("a fetch function").optional()),
   /** Called with the typed error of every failed attempt; throwing from it stops the retries. @default none */
-  onFailedAttempt: unserialised(
-    z
-      .custom<(error: unknown) => unknown>((v) => typeof v === "function")
-      .describe("a function")
-      .optional(),
-  ),
+  onFailedAttempt: unserialised(aFunction<(error: unknown) => unknown>().optional()),
   /**
    * Client-side limit on requests and tokens per minute; calls over it wait their turn (after
    * the `maxConcurrency` queue) instead of failing, and 429s slow it down. Share one instance
@@ -476,7 +500,7 @@ export const inferenceServiceEmbeddingsOptions = optionsSchema({
    * its budget before it is sent. The handlers of the run the call is made in (a chain's
    * `callbacks`, `withUsage`) are added where LangChain's async context is on. @default none
    */
-  callbacks: unserialised(z.custom<Callbacks>().optional()),
+  callbacks: unserialised(callbacks.optional()),
 });
 
 /** The options of `InferenceServiceEmbeddings`, as a caller writes them. */
@@ -523,7 +547,7 @@ export const inferenceServiceRerankOptions = optionsSchema({
    * handlers `compressDocuments` is given (a retriever's run) and those of the run the call is
    * made in (a chain's `callbacks`, `withUsage`) are added. @default none
    */
-  callbacks: unserialised(z.custom<Callbacks>().optional()),
+  callbacks: unserialised(callbacks.optional()),
 });
 
 /** The options of `InferenceServiceRerank`, as a caller writes them. */

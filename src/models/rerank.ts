@@ -12,7 +12,9 @@ import type { RateLimiter } from "../spend/rate_limiter.js";
 import { promptUsageFromWire } from "../spend/usage.js";
 import { type RerankResult, readRerank } from "../transport/answer.js";
 import { ServiceChannel } from "../transport/channel.js";
+import { checkCompressArguments, checkRerankArguments } from "./call_options.js";
 import {
+  constructorFields,
   countOrInfinity,
   type InferenceServiceRerankOptions,
   modelIdFrom,
@@ -127,10 +129,11 @@ export class InferenceServiceRerank extends BaseDocumentCompressor {
     maybeFields?: Omit<InferenceServiceRerankFields, "model">,
   ) {
     super();
-    const fields: InferenceServiceRerankFields =
-      typeof modelOrFields === "string"
-        ? { ...maybeFields, model: modelOrFields }
-        : { ...modelOrFields };
+    const fields = constructorFields(
+      modelOrFields,
+      maybeFields,
+      'new InferenceServiceRerank("my-rerank-model", { topN: 2 })',
+    );
     const options = validateRerankOptions(fields);
     const model = modelIdFrom(options.model, {
       env: ENV.rerankModel,
@@ -157,6 +160,7 @@ export class InferenceServiceRerank extends BaseDocumentCompressor {
     query: string,
     callbacks?: Callbacks,
   ): Promise<DocumentInterface[]> {
+    checkCompressArguments(documents, query, callbacks);
     const results = await this.rerank(documents, query, { callbacks });
     return results.map(({ index, relevanceScore }) => {
       const { pageContent, metadata, id } = documents[index]!;
@@ -173,14 +177,10 @@ export class InferenceServiceRerank extends BaseDocumentCompressor {
     query: string,
     options: RerankCallOptions = {},
   ): Promise<RerankResult[]> {
+    // A JavaScript caller may pass anything: each argument is named in the error.
+    checkRerankArguments(documents, query, options);
     const topN = checkTopN(options.topN ?? this.topN);
     const texts = documents.map(textOf);
-    if (typeof query !== "string" || query === "") {
-      throw new ConfigurationError(
-        "query",
-        "`query` must be a non-empty string: the text the documents are ranked against.",
-      );
-    }
     if (texts.length === 0) return [];
     // Never more than the documents: a server may refuse a larger `top_n`.
     const expected = Math.min(topN, texts.length);

@@ -17,6 +17,24 @@ export interface RequestEstimate {
   choices: number;
 }
 
+/** A {@link RequestEstimate} as a caller of `RateLimiter.acquire` or `UsageTracker.reserve` gives it. */
+export const requestEstimateSchema = z
+  .looseObject({
+    model: z.string().describe("a string: the model ID or Service-Name the request is for"),
+    inputTokens: z.number().nonnegative().describe("a number ≥ 0: the prompt's estimated tokens"),
+    maxOutputTokens: z
+      .number()
+      .nonnegative()
+      .describe("a number ≥ 0: the request's `max_tokens`, or undefined")
+      .optional(),
+    choices: z
+      .number()
+      .int()
+      .positive()
+      .describe("a whole number ≥ 1: the choices asked for (`n`)"),
+  })
+  .describe("an object { model, inputTokens, maxOutputTokens?, choices }");
+
 /** Reply tokens counted for a request that sets no `max_tokens`, by trackers and limiters alike. */
 export const DEFAULT_REPLY_TOKENS = 1024;
 

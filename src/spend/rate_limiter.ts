@@ -4,7 +4,7 @@
  */
 
 import { z } from "zod";
-import { delayMs, optionsSchema, parseOptions } from "../config/options.js";
+import { abortSignal, delayMs, optionsSchema, parseOptions } from "../config/options.js";
 import { hasBrand, RATE_LIMITER_BRAND } from "../constants.js";
 import { MemoryStore } from "../stores/memory_store.js";
 import type { RateGrant, UsageStore } from "../stores/usage_store.js";
@@ -13,6 +13,7 @@ import { sleep } from "../utils/sleep.js";
 import {
   defaultReplyTokensSchema,
   type RequestEstimate,
+  requestEstimateSchema,
   worstCaseOutputTokens,
 } from "./estimate.js";
 
@@ -158,8 +159,10 @@ export class RateLimiter {
    */
   async acquire(
     estimate: RequestEstimate,
-    { keyId, signal }: { keyId?: string; signal?: AbortSignal } = {},
+    options: { keyId?: string; signal?: AbortSignal } = {},
   ): Promise<RatePermit> {
+    parseOptions(ACQUIRE, { estimate, options });
+    const { keyId, signal } = options;
     if (this.requestsPerMinute === undefined && this.tokensPerMinute === undefined) {
       if (!this.#adaptive) return NO_PERMIT;
     }
@@ -193,12 +196,8 @@ export class RateLimiter {
     // hears of its cancellation, not of the store.
     const giveBack = () =>
       void this.store.releaseRate?.(key, { epoch, requestSpan, tokenSpan }).catch(() => undefined);
-    signal?.addEventListener("abort", giveBack, { once: true });
-    try {
-      await sleep(grant.waitMs, signal);
-    } finally {
-      signal?.removeEventListener("abort", giveBack);
-    }
+    // One listener per waiting call: an app may share one signal among many calls.
+    await sleep(grant.waitMs, signal, giveBack);
   }
 
   #takeAccepted(key: string): number {
@@ -255,6 +254,20 @@ export function apiKeyId(apiKey: string): string {
 // ---- options ------------------------------------------------------------------------------
 
 const SPEC = { owner: "RateLimiter", schema: rateLimiterOptions };
+
+/** `acquire(estimate, options)`'s arguments, as a caller of another language than TypeScript may give them. */
+const ACQUIRE = {
+  owner: "RateLimiter.acquire",
+  schema: z.object({
+    estimate: requestEstimateSchema,
+    options: z
+      .looseObject({
+        keyId: z.string().describe("a string: an ID of the API key (never the key)").optional(),
+        signal: abortSignal.nullish(),
+      })
+      .optional(),
+  }),
+};
 
 /** Checks a `RateLimiter`'s options where they enter and returns them with their defaults; the error names the option. */
 export function validateRateLimiterOptions(options: unknown): z.output<typeof rateLimiterOptions> {

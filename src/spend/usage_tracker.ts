@@ -7,12 +7,14 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Serialized } from "@langchain/core/load/serializable";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
+import { z } from "zod";
+import { parseOptions } from "../config/options.js";
 import { LC_NAMESPACE, SPEND_GUARD_BRAND } from "../constants.js";
 import { isAbortError } from "../errors/abort.js";
 import type { UsageStore } from "../stores/usage_store.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { Budget, type BudgetStatus } from "./budget.js";
-import { type RequestEstimate, worstCaseOutputTokens } from "./estimate.js";
+import { type RequestEstimate, requestEstimateSchema, worstCaseOutputTokens } from "./estimate.js";
 import { Prices } from "./prices.js";
 import type {
   RunEnd,
@@ -67,6 +69,28 @@ interface PendingRun {
 
 type Outcome = RunUsage &
   Pick<UsageRecord, "requestId" | "error" | "cached" | "abandoned" | "aborted" | "estimated">;
+
+const runId = z.string().describe("a string: the run's ID");
+
+/** `endRun(runId, how)`'s arguments. */
+const END_RUN = {
+  owner: "UsageTracker.endRun",
+  schema: z.object({
+    runId,
+    how: z
+      .looseObject({})
+      .describe("an object { aborted?, abandoned?, failedToStart?, requestId? }"),
+  }),
+};
+
+/** `reserve(runId, estimate)`'s arguments, as a caller of another language than TypeScript may give them. */
+const RESERVE = {
+  owner: "UsageTracker.reserve",
+  schema: z.object({
+    runId,
+    estimate: requestEstimateSchema,
+  }),
+};
 
 /**
  * Counts the tokens, cost and request IDs of every LLM and chat-model run it is given as a
@@ -296,6 +320,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     estimate: RequestEstimate,
     { hold = true }: { hold?: boolean } = {},
   ): Promise<SpendReservation> {
+    parseOptions(RESERVE, { runId, estimate });
     const run = this.#pending.get(runId);
     if (run !== undefined) run.reserved = true;
     const model = run?.model ?? estimate.model;
@@ -335,6 +360,7 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
    * it come later, is then ignored.
    */
   async endRun(runId: string, how: RunEnd): Promise<void> {
+    parseOptions(END_RUN, { runId, how });
     const metered = this.#pending.get(runId)?.metered;
     this.#finish(runId, {
       ...(metered ? meteredUsage(metered) : NO_USAGE),

@@ -5,6 +5,8 @@ import {
   AsyncLocalStorageProviderSingleton,
   MockAsyncLocalStorage,
 } from "@langchain/core/singletons";
+import { describeValue } from "../config/options.js";
+import { ConfigurationError } from "../errors/errors.js";
 import { UsageTracker } from "./usage_tracker.js";
 import type { UsageTrackerOptions } from "./usage_tracker_options.js";
 
@@ -37,6 +39,12 @@ export async function withUsage<T>(
   fn: (tracker: UsageTracker) => T | Promise<T>,
   trackerOrOptions?: UsageTracker | UsageTrackerOptions,
 ): Promise<WithUsageResult<T>> {
+  if (typeof fn !== "function") {
+    throw new ConfigurationError(
+      "fn",
+      `\`fn\` must be a function, the block whose model calls are counted (withUsage(() => model.invoke("hi"))); got ${describeValue(fn)}.`,
+    );
+  }
   const usage =
     trackerOrOptions instanceof UsageTracker
       ? trackerOrOptions

@@ -7,6 +7,7 @@
 import { CassetteError } from "../cassette/cassette.js";
 import { MISS_CODE, type ReplayTiming } from "../cassette/replayer.js";
 import { readEnv } from "../config/env.js";
+import { describeValue } from "../config/options.js";
 import { ENV } from "../constants.js";
 import { startEmulator } from "../emulator/node_server.js";
 import { unusedNote } from "../emulator/replay.js";
@@ -74,6 +75,12 @@ export async function openCassette(
   file: string,
   options: CassetteOptions = {},
 ): Promise<CassetteSession> {
+  if (typeof file !== "string" || file === "") {
+    throw new ConfigurationError(
+      "file",
+      `\`file\` must be the path of the cassette file (a non-empty string), e.g. openCassette("test/cassettes/agent.har"); got ${describeValue(file)}.`,
+    );
+  }
   const checked = validateCassetteOptions(options);
   const mode = checked.mode ?? modeFromEnv();
   const { ignore, redact, timing } = checked;

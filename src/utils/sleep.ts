@@ -19,13 +19,22 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /**
  * Waits `ms`, or rejects with the signal's abort error as soon as it aborts. A wait longer than
  * {@link MAX_TIMER_MS} is waited out in full, never cut to nothing by a timer's overflow.
+ *
+ * @param aborted Runs when the signal cuts the wait short (or had already aborted), in the abort
+ *   event itself, before the rejection: what must happen in the abort's own tick rides on the
+ *   wait's one listener, so each waiting call adds one listener to
+ *   a signal that many calls may share (Node warns past ten).
  */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, aborted?: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
+    if (signal?.aborted) {
+      aborted?.();
+      return reject(abortError(signal));
+    }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       clearTimeout(timer);
+      aborted?.();
       reject(signal ? abortError(signal) : undefined);
     };
     const wait = (left: number) => {
@@ -36,7 +45,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
         resolve();
       }, step);
     };
-    wait(ms);
+    // The listener first: should it throw, no timer is left behind to fire later.
     signal?.addEventListener("abort", onAbort, { once: true });
+    wait(ms);
   });
 }

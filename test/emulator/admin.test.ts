@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FAULT_KINDS } from "../../src/emulator/faults.js";
+import { FAULT_KINDS, FAULT_SUMMARIES } from "../../src/emulator/faults.js";
 import { DEFAULT_API_KEY, DEFAULT_SERVICE_NAME } from "../../src/emulator/index.js";
+import {
+  DETAIL_TEXT_LIMIT,
+  REQUEST_DETAILS_KEPT,
+  type RequestDetail,
+} from "../../src/emulator/request_details.js";
 import {
   bearer,
   CHAT,
@@ -11,6 +16,8 @@ import {
   post,
   REQUEST_ID,
   type TestEmulator,
+  TRANSPORTS,
+  useEmulator,
 } from "./helpers.js";
 
 async function admin(
@@ -125,6 +132,7 @@ describe("the admin API", () => {
         kinds: ["429", "502", "503", "reset", "truncate"],
         retryAfterSeconds: 1,
         available: FAULT_KINDS,
+        summaries: FAULT_SUMMARIES,
       },
     });
     expect(JSON.stringify(body)).not.toContain(DEFAULT_API_KEY);
@@ -282,7 +290,13 @@ describe("the admin API", () => {
 
   it("replaces the fault settings at run time", async () => {
     const { body } = await admin(emulator, "PUT", "/faults", { rate: 1, kinds: ["503"] });
-    expect(body).toEqual({ rate: 1, kinds: ["503"], retryAfterSeconds: 1, available: FAULT_KINDS });
+    expect(body).toEqual({
+      rate: 1,
+      kinds: ["503"],
+      retryAfterSeconds: 1,
+      available: FAULT_KINDS,
+      summaries: FAULT_SUMMARIES,
+    });
     // Every fault the header takes, the gateway's replies included, so the console lists them all.
     expect(body.available).toEqual(expect.arrayContaining(["stall", "redirect-loop", "503"]));
     expect((await post(emulator, CHAT, chatBody())).status).toBe(503);
@@ -408,5 +422,112 @@ describe("the admin API over the node:http server", () => {
     await admin(emulator, "PUT", "/credit", { credit: 0 });
     expect((await post(emulator, CHAT, chatBody())).status).toBe(403);
     expect(emulator.state.credit).toBe(0);
+  });
+});
+
+describe.each(TRANSPORTS)("the admin API's request details, over the %s", (_name, make) => {
+  const emulator = useEmulator(make);
+  const requestIdOf = (response: Response) => response.headers.get("x-gateway-request-id")!;
+  const detailOf = async (requestId: string) =>
+    (await admin(emulator, "GET", `/requests/${requestId}`)).body as unknown as RequestDetail;
+
+  it("shows a call's request and reply, its latency, and that it did not stream", async () => {
+    const response = await post(emulator, CHAT, chatBody("Show me"), {
+      ...bearer(),
+      "x-emulator-fault": "latency=50",
+    });
+    const reply = await response.text();
+    const detail = await detailOf(requestIdOf(response));
+    expect(detail).toMatchObject({
+      requestId: requestIdOf(response),
+      request: {
+        method: "POST",
+        url: CHAT,
+        body: { text: JSON.stringify(chatBody("Show me")), truncated: false },
+      },
+      response: { status: 200, body: { text: reply, truncated: false } },
+      stream: false,
+    });
+    expect(detail.request.headers.authorization).toBe("Bearer ****demo");
+    expect(detail.response!.headers["X-Gateway-Request-Id"]).toBe(requestIdOf(response));
+    expect(detail.latencyMs).toBeGreaterThanOrEqual(50);
+    expect(JSON.stringify(detail)).not.toContain(DEFAULT_API_KEY);
+  });
+
+  it("shows a stream's events, how many reached the client, and its latency once it ended", async () => {
+    const response = await post(emulator, CHAT, chatBody("Stream it", { stream: true }));
+    const sent = await response.text();
+    const events = sent.split("\n\n").filter((event) => event !== "");
+    const detail = await detailOf(requestIdOf(response));
+    expect(detail).toMatchObject({
+      stream: true,
+      response: { status: 200, body: { text: sent, truncated: false } },
+      events: { total: events.length, delivered: events.length },
+    });
+    expect(detail.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("says a call with no reply was reset, and a stalled one never ends", async () => {
+    const reset = await post(emulator, CHAT, chatBody(), {
+      ...bearer(),
+      "x-emulator-fault": "reset",
+    })
+      .then(() => undefined)
+      .catch(() => emulator.state.lastRequest()!.requestId);
+    expect(await detailOf(reset!)).toMatchObject({ dropped: "reset", stream: false });
+    expect((await detailOf(reset!)).response).toBeUndefined();
+    const controller = new AbortController();
+    const stalled = await emulator.fetch(`${emulator.url}${CHAT}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(), "x-emulator-fault": "stall" },
+      body: JSON.stringify(chatBody()),
+      signal: controller.signal,
+    });
+    const detail = await detailOf(requestIdOf(stalled));
+    expect(detail).toMatchObject({ stalled: true });
+    expect(detail.latencyMs).toBeUndefined();
+    controller.abort();
+  });
+
+  it("masks every key and credential: in headers, in the query and in the bodies", async () => {
+    const secret = "sk-a-key-the-caller-typed-by-mistake";
+    const response = await emulator.fetch(`${emulator.url}${CHAT}?api-key=${secret}&model=x`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${secret}`,
+        "x-api-key": "another-secret-value",
+      },
+      body: JSON.stringify(chatBody(`my key is ${secret}, the demo one ${DEFAULT_API_KEY}`)),
+    });
+    expect(response.status).toBe(401);
+    const detail = await detailOf(requestIdOf(response));
+    const text = JSON.stringify(detail);
+    for (const hidden of [secret, DEFAULT_API_KEY, "another-secret-value"]) {
+      expect(text).not.toContain(hidden);
+    }
+    expect(detail.request.url).toBe(`${CHAT}?api-key=****${secret.slice(-4)}&model=x`);
+    expect(detail.request.headers.authorization).toBe(`Bearer ****${secret.slice(-4)}`);
+    expect(detail.request.body.text).toContain(
+      `my key is ****${secret.slice(-4)}, the demo one ****demo`,
+    );
+  });
+
+  it("keeps the bodies of the newest calls only, each cut and marked as such", async () => {
+    const long = "many words ".repeat(DETAIL_TEXT_LIMIT / 10);
+    const first = requestIdOf(await post(emulator, CHAT, chatBody(long)));
+    const cut = (await detailOf(first)).request.body;
+    expect(cut.truncated).toBe(true);
+    expect(cut.text).toHaveLength(DETAIL_TEXT_LIMIT);
+    for (let i = 0; i < REQUEST_DETAILS_KEPT; i++) await post(emulator, CHAT, chatBody(`${i}`));
+    const gone = await admin(emulator, "GET", `/requests/${first}`);
+    expect(gone.status).toBe(404);
+    expect(errorMessage(gone.body)).toContain(`last ${REQUEST_DETAILS_KEPT} calls`);
+  });
+
+  it("forgets the bodies when the log is cleared", async () => {
+    const requestId = requestIdOf(await post(emulator, CHAT, chatBody()));
+    await admin(emulator, "DELETE", "/requests");
+    expect((await admin(emulator, "GET", `/requests/${requestId}`)).status).toBe(404);
   });
 });

@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { money } from "../../src/emulator/console/browser/format.js";
 import { consolePage } from "../../src/emulator/console/index.js";
-import { FAULT_KINDS } from "../../src/emulator/faults.js";
+import { FAULT_KINDS, FAULT_SUMMARIES } from "../../src/emulator/faults.js";
 import {
   DEFAULT_SERVICE_NAME,
   PENDING_SERVICE_NAME,
@@ -100,7 +101,7 @@ describe.skipIf(!available)("the console page in Chromium", () => {
   it("shows the tenant name and ID in the sidebar, the Wallet and the base URL", async () => {
     await expect.poll(() => page.textContent("#tenant-name")).toBe("Demo Tenant");
     expect(await page.textContent("#tenant-id")).toBe("tenant-demo");
-    expect(await page.textContent("#wallet-credit")).toBe("10.000000");
+    expect(await page.textContent("#wallet-credit")).toBe("10");
     expect(await page.textContent("#base-url")).toBe(emulator.baseURL);
   });
 
@@ -176,10 +177,63 @@ describe.skipIf(!available)("the console page in Chromium", () => {
       "200",
       "emulator-chat",
       String(entry.totalTokens),
-      entry.cost.toFixed(6),
+      money(entry.cost),
       entry.requestId,
     ]);
+    // A call costs a few millionths of a credit: shown with its significant digits.
+    expect(entry.cost).toBeLessThan(0.001);
+    expect(cells[4]).toMatch(/^0\.0+[1-9]\d{0,2}$/);
     expect(await page.textContent("#total-requests")).toBe("1");
+  });
+
+  it("shows a request's body and reply, its latency and that it was not streamed, when its row is clicked", async () => {
+    const call = await post(
+      { fetch, url: emulator.url },
+      CHAT,
+      chatBody("Show me in the console", { max_tokens: 32 }),
+      { authorization: `Bearer ${emulator.apiKey}`, "X-Emulator-Fault": "latency=120" },
+    );
+    const requestId = call.headers.get("x-gateway-request-id")!;
+    const reply = await call.text();
+    const logRow = row(`#request-rows tr[data-request-id="${requestId}"]`);
+    await logRow.click();
+    await expect
+      .poll(() => page.textContent("#detail-summary"))
+      .toMatch(/^200 · \d+ ms · not streamed$/);
+    const latency = Number(/· (\d+) ms/.exec((await page.textContent("#detail-summary"))!)![1]);
+    expect(latency).toBeGreaterThanOrEqual(120);
+    expect(await page.textContent("#detail-id")).toBe(requestId);
+    expect(await logRow.getAttribute("class")).toContain("selected");
+    expect(await page.textContent("#detail-request-line")).toBe(
+      "POST /inference/v1/chat/completions",
+    );
+    const requestBody = JSON.parse((await page.textContent("#detail-request-body"))!);
+    expect(requestBody).toMatchObject({ messages: [{ content: "Show me in the console" }] });
+    expect(await page.textContent("#detail-response-line")).toBe("HTTP 200");
+    expect(JSON.parse((await page.textContent("#detail-response-body"))!)).toEqual(
+      JSON.parse(reply),
+    );
+    // The key is masked wherever the page shows it.
+    const headers = (await page.textContent("#detail-request-headers"))!;
+    expect(headers).toContain(`authorization: Bearer ****${emulator.apiKey.slice(-4)}`);
+    expect(await page.textContent("body")).not.toContain(emulator.apiKey);
+  });
+
+  it("shows that a request streamed, and how many events it sent", async () => {
+    const call = await post(
+      { fetch, url: emulator.url },
+      CHAT,
+      chatBody("Stream this to the console", { stream: true, max_tokens: 8 }),
+    );
+    const requestId = call.headers.get("x-gateway-request-id")!;
+    const events = (await call.text()).split("\n\n").filter((event) => event.trim() !== "");
+    await row(`#request-rows tr[data-request-id="${requestId}"]`).click();
+    await expect
+      .poll(() => page.textContent("#detail-summary"))
+      .toMatch(new RegExp(`^200 · \\d+ ms · streamed: ${events.length} events$`));
+    expect(await page.textContent("#detail-response-body")).toContain("data: [DONE]");
+    await page.click("#detail-close");
+    expect(await page.isHidden("#request-detail")).toBe(true);
   });
 
   it("toggles an endpoint between Running and Pending, with its Scaling", async () => {
@@ -223,6 +277,19 @@ describe.skipIf(!available)("the console page in Chromium", () => {
     );
   });
 
+  it("says what each fault does beside its switch, from the fault table", async () => {
+    const label = page.locator("label.switch", { has: page.locator('input[data-fault="429-cn"]') });
+    await label.waitFor();
+    const plain = (summary: string) => summary.replace(/`/g, "");
+    expect(await label.locator(".summary").textContent()).toBe(plain(FAULT_SUMMARIES["429-cn"]!));
+    const summaries = await page.$$eval("label.switch .summary", (spans) =>
+      spans.map((span) => span.textContent),
+    );
+    expect(summaries).toEqual(FAULT_KINDS.map((kind) => plain(FAULT_SUMMARIES[kind]!)));
+    // `code` of the summary is shown as code.
+    expect(await label.locator(".summary code").allTextContents()).toEqual(["code"]);
+  });
+
   it("revokes a key from its row", async () => {
     const key = emulator.state.listKeys().find((k) => k.name === "browser key")!;
     await row(`#key-rows tr[data-key-id="${key.id}"] button.revoke`).click();
@@ -239,6 +306,9 @@ describe.skipIf(!available)("the console page in Chromium", () => {
       );
     }
     await page.waitForFunction(() => document.querySelectorAll("#request-rows tr").length >= 5);
+    // With the newest request open: the picture shows what a click on a row gives.
+    await page.locator("#request-rows tr").first().click();
+    await expect.poll(() => page.textContent("#detail-summary")).toMatch(/not streamed$/);
     mkdirSync(OUTPUT, { recursive: true });
     const file = join(OUTPUT, "console.png");
     await page.screenshot({ path: file, fullPage: true });

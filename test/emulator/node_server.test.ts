@@ -92,6 +92,21 @@ describe("startEmulator", () => {
   });
 });
 
+describe("startEmulator's options", () => {
+  it.each([
+    ["a string", "8787"],
+    ["null", null],
+  ])(
+    "refuses %s for its options before listening, instead of reading each character as an option",
+    async (_name, options) => {
+      await expect(startEmulator(options as never)).rejects.toMatchObject({
+        name: "EmulatorConfigError",
+        message: "emulator options must be an object",
+      });
+    },
+  );
+});
+
 describe("startEmulator's body limit", () => {
   let emulator: RunningEmulator;
   beforeAll(async () => {

@@ -5,14 +5,25 @@
  */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { MemoryStore, RateLimiter } from "../../src/index.js";
+import { expectConsole } from "../setup/quiet.js";
 
-/** A handler whose `raiseError` (awaited) makes LangChain rethrow what it throws. */
+/**
+ * A handler whose `raiseError` (awaited) makes LangChain rethrow what it throws. LangChain also
+ * logs each error of a handler ("Error in handler Throwing, handleLLMStart: …"): a test that makes
+ * one expects that line, which keeps it out of the output and fails the test if it never came.
+ */
 export class Throwing extends BaseCallbackHandler {
   name = "throwing";
   override raiseError = true;
   override awaitHandlers = true;
   constructor(private readonly at: "start" | "token") {
     super();
+    expectConsole(
+      "error",
+      at === "start"
+        ? /^Error in handler Throwing, handle(LLM|ChatModel)Start: Error: boom at start$/
+        : /^Error in handler Throwing, handleLLMNewToken: Error: boom in a token$/,
+    );
   }
   override async handleChatModelStart() {
     if (this.at === "start") throw new Error("boom at start");

@@ -17,24 +17,22 @@ import {
   type GatewayCode,
 } from "../../src/errors/gateway_codes.js";
 import { STATUS_ROWS, type StatusRow } from "../../src/errors/status_rows.js";
+import {
+  cell,
+  type GeneratedPage,
+  type GeneratedTable,
+  tableIn,
+  withTableIn,
+} from "./generated_table.js";
+
+export type { GeneratedTable };
 
 /** The page, from the repository root. */
 export const ERRORS_DOC = "docs/errors.md";
 /** The command that regenerates the table, for messages. */
 export const REGENERATE = "npm run docs:errors";
 
-/** One generated table: where it comes from, and how it is written. */
-export interface GeneratedTable {
-  /** The table's name in the code, as its marker names it. */
-  name: string;
-  /** The file that holds it. */
-  file: string;
-  render: () => string;
-}
-
-const begin = ({ name, file }: GeneratedTable) =>
-  `<!-- generated from ${name} (${file}) by \`${REGENERATE}\`: edit the table there -->`;
-const END = "<!-- end of the generated table -->";
+const PAGE: GeneratedPage = { page: ERRORS_DOC, command: REGENERATE };
 
 /** What a row's `{…}` parts read as on the page. */
 const PARTS = {
@@ -63,7 +61,7 @@ function statusCell(row: GatewayCode): string {
 }
 
 /** The class, and the public class it also is when it extends one (`BadRequestError`). */
-function classCell(cls: ErrorClass): string {
+export function classCell(cls: ErrorClass): string {
   let parent: string | undefined;
   for (let p = Object.getPrototypeOf(cls); p && !parent; p = Object.getPrototypeOf(p)) {
     const name = (p as { name?: string }).name;
@@ -72,8 +70,6 @@ function classCell(cls: ErrorClass): string {
   const also = parent && parent !== "InferenceServiceError" ? ` (a \`${parent}\`)` : "";
   return `\`${cls.name}\`${also}`;
 }
-
-const cell = (text: string) => text.replace(/\|/g, "\\|");
 
 /** Every cell of a row but its code. */
 function cellsOf(row: GatewayCode): string[] {
@@ -135,29 +131,14 @@ export const TABLES: readonly GeneratedTable[] = [
   { name: "FAILURE_ROWS", file: "src/errors/failure_rows.ts", render: () => failureTable() },
 ];
 
-/** Where `table` stands in `doc`; throws when its markers are missing. */
-function section(doc: string, table: GeneratedTable): { start: number; end: number } {
-  const marker = begin(table);
-  const start = doc.indexOf(marker);
-  const end = start === -1 ? -1 : doc.indexOf(END, start);
-  if (start === -1 || end < start) {
-    throw new Error(
-      `${ERRORS_DOC} has lost the markers of its generated table:\n${marker}\n${END}`,
-    );
-  }
-  return { start: start + marker.length, end };
-}
-
 /** `table` as `doc` shows it now. */
 export function shownTable(doc: string, table: GeneratedTable = TABLES[1]!): string {
-  const { start, end } = section(doc, table);
-  return doc.slice(start, end).trim();
+  return tableIn(doc, PAGE, table);
 }
 
 /** `doc` with `table` replaced by `text` (by default, what the code generates). */
 export function withTable(doc: string, text?: string, table: GeneratedTable = TABLES[1]!): string {
-  const { start, end } = section(doc, table);
-  return `${doc.slice(0, start)}\n\n${text ?? table.render()}\n\n${doc.slice(end)}`;
+  return withTableIn(doc, PAGE, table, text);
 }
 
 /** `doc` with every generated table as the code has it. */

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createEmulator, DEFAULT_MODEL } from "../../src/emulator/index.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
@@ -122,6 +123,66 @@ describe("RateLimiter pacing (controllable clock)", () => {
     await next;
     // The first call's second runs out 800 ms later: the cancelled ones hold nothing.
     expect(Date.now() - started).toBe(800);
+  });
+
+  it("adds one abort listener per waiting call to a signal the calls share (Node warns past ten)", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    await limiter.acquire(estimate());
+    const controller = new AbortController();
+    const queued = Array.from({ length: 10 }, () =>
+      limiter.acquire(estimate(), { signal: controller.signal }).catch((e: unknown) => e),
+    );
+    await vi.advanceTimersByTimeAsync(10);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(10);
+    controller.abort(new Error("cancelled"));
+    expect(await Promise.all(queued)).toMatchObject(Array(10).fill({ message: "cancelled" }));
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it.each([
+    ["no estimate", undefined, undefined, "estimate"],
+    ["a model that is not a string", { model: 5 }, undefined, "estimate.model"],
+    ["a signal that is not one", {}, { signal: "x" }, "options.signal"],
+    ["a keyId that is not a string", {}, { keyId: 7 }, "options.keyId"],
+  ])(
+    "refuses %s with a ConfigurationError naming it, taking no turn",
+    async (_n, fields, options, option) => {
+      const limiter = new RateLimiter({ requestsPerMinute: 60 });
+      const given = fields === undefined ? undefined : { ...estimate(), ...fields };
+      await expect(limiter.acquire(given as never, options as never)).rejects.toMatchObject({
+        name: "ConfigurationError",
+        option,
+      });
+      // The turn is still free: the next call goes at once.
+      expect(await turns(limiter, 1)).toEqual([0]);
+    },
+  );
+
+  it("takes a null signal as none, as a JavaScript caller may pass it", async () => {
+    const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    const options = { signal: null } as unknown as { signal?: AbortSignal };
+    await limiter.acquire(estimate(), options);
+    const second = limiter.acquire(estimate(), options);
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(second).resolves.toBeDefined();
+  });
+
+  it("gives its slot back when the signal aborts while the store is granting it", async () => {
+    const store = new MemoryStore();
+    const take = store.takeRate.bind(store);
+    const controller = new AbortController();
+    store.takeRate = async (key, request) => {
+      const grant = await take(key, request);
+      if (grant.waitMs > 0) controller.abort(); // before the limiter starts to wait
+      return grant;
+    };
+    const limiter = new RateLimiter({ requestsPerMinute: 60, store });
+    await limiter.acquire(estimate());
+    const cancelled = limiter.acquire(estimate(), { signal: controller.signal });
+    await expect(cancelled).rejects.toMatchObject({ name: "AbortError" });
+    store.takeRate = take;
+    // The cancelled call's turn at 1000 is free again.
+    expect(await turns(limiter, 1)).toEqual([1000]);
   });
 
   it("keeps the spacing when a call in the middle of the queue is cancelled", async () => {

@@ -67,6 +67,30 @@ function sum(records: readonly UsageRecord[], key: "inputTokens" | "outputTokens
   return records.reduce((total, r) => total + r[key], 0);
 }
 
+describe("UsageTracker's run hooks, given the wrong types", () => {
+  const estimate = { model: "m", inputTokens: 1, maxOutputTokens: 1, choices: 1 };
+  it.each([
+    ["reserve(5, estimate)", (t: UsageTracker) => t.reserve(5 as never, estimate), "runId"],
+    [
+      "reserve(run, undefined)",
+      (t: UsageTracker) => t.reserve("run", undefined as never),
+      "estimate",
+    ],
+    [
+      "reserve(run, { model: 5 })",
+      (t: UsageTracker) => t.reserve("run", { ...estimate, model: 5 as never }),
+      "estimate.model",
+    ],
+    ["endRun(run, undefined)", (t: UsageTracker) => t.endRun("run", undefined as never), "how"],
+    ["endRun(5, {})", (t: UsageTracker) => t.endRun(5 as never, {}), "runId"],
+  ])("%s is a ConfigurationError naming %s, recording nothing", async (_call, call, option) => {
+    const tracker = new UsageTracker({ budget: 1, prices: { m: { input: 1, output: 1 } } });
+    await expect(call(tracker)).rejects.toMatchObject({ name: "ConfigurationError", option });
+    expect(tracker.records).toEqual([]);
+    expect((await tracker.budgetStatus()).reserved).toBe(0);
+  });
+});
+
 describe("UsageTracker on one call", () => {
   it("records model, tokens with details, request ID, duration and cost of an invoke", async () => {
     intercept(CHAT, [

@@ -27,6 +27,20 @@ function serve() {
 }
 
 describe("withUsage", () => {
+  it.each([
+    ["a number", 5],
+    ["nothing", undefined],
+  ])(
+    "refuses %s for its block with a ConfigurationError naming fn, running nothing",
+    async (_n, fn) => {
+      await expect(withUsage(fn as never)).rejects.toMatchObject({
+        name: "ConfigurationError",
+        option: "fn",
+        message: expect.stringMatching(/^`fn` must be a function/),
+      });
+    },
+  );
+
   it("turns on LangChain's async context where nothing else has, and counts calls without callbacks", async () => {
     const globals = globalThis as Record<symbol, unknown>;
     const previous = globals[ALS_KEY];

@@ -30,4 +30,24 @@ describe("sleep", () => {
     expect(await waiting).toMatchObject({ message: "stop" });
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("leaves no timer behind when the signal cannot take a listener", async () => {
+    const notASignal = { aborted: false } as unknown as AbortSignal;
+    await expect(sleep(1000, notASignal)).rejects.toThrow(TypeError);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("runs `aborted` in the abort event, and at once for a signal aborted before", async () => {
+    const seen: string[] = [];
+    const controller = new AbortController();
+    const waiting = sleep(1000, controller.signal, () => seen.push("aborted")).catch(() =>
+      seen.push("rejected"),
+    );
+    controller.abort();
+    expect(seen).toEqual(["aborted"]); // in the abort's own tick, before the rejection
+    await waiting;
+    expect(seen).toEqual(["aborted", "rejected"]);
+    await sleep(1000, controller.signal, () => seen.push("again")).catch(() => undefined);
+    expect(seen).toEqual(["aborted", "rejected", "again"]);
+  });
 });

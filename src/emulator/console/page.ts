@@ -106,6 +106,28 @@ const BODY = `
       <thead><tr><th>Time</th><th>Status</th><th>Model or Service-Name</th><th>Tokens</th><th>Cost</th><th>Request ID</th></tr></thead>
       <tbody id="request-rows"></tbody>
     </table></div>
+    <p class="muted">Click a request to see its body and its reply (kept for the last 50 calls, keys masked).</p>
+    <div id="request-detail" class="detail" hidden>
+      <div class="detail-head">
+        <b>Request <code id="detail-id"></code></b>
+        <span id="detail-summary" class="muted"></span>
+        <button type="button" id="detail-close">Close</button>
+      </div>
+      <div class="detail-grid">
+        <div>
+          <h4>Request</h4>
+          <div class="mono" id="detail-request-line"></div>
+          <pre class="headers" id="detail-request-headers"></pre>
+          <pre id="detail-request-body"></pre>
+        </div>
+        <div>
+          <h4>Response</h4>
+          <div class="mono" id="detail-response-line"></div>
+          <pre class="headers" id="detail-response-headers"></pre>
+          <pre id="detail-response-body"></pre>
+        </div>
+      </div>
+    </div>
   </section>
 
   <section id="models" class="wide">

@@ -65,8 +65,12 @@ form.inline { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; mar
 .secret { margin-top: 10px; padding: 10px 12px; border: 1px solid #ffd8a8; background: #fff9db;
   border-radius: 8px; }
 .secret code { font-size: 13px; user-select: all; word-break: break-all; }
-.switch { display: inline-flex; align-items: center; gap: 6px; margin: 0 14px 8px 0; }
-.switch input { accent-color: var(--accent); }
+#fault-switches { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr));
+  gap: 6px 16px; margin-bottom: 10px; }
+.switch { display: flex; align-items: flex-start; gap: 6px; }
+.switch input { accent-color: var(--accent); margin-top: 3px; }
+.switch .summary { display: block; color: var(--muted); font-size: 12px; line-height: 1.35; }
+.switch .summary code { font-size: 11px; }
 .totals { display: flex; gap: 24px; margin-bottom: 8px; }
 .totals b { font-size: 18px; font-variant-numeric: tabular-nums; }
 canvas { width: 100%; height: 150px; display: block; }
@@ -76,5 +80,17 @@ canvas { width: 100%; height: 150px; display: block; }
 .legend .tokens::before { background: #91a7ff; }
 .legend .cost::before { background: #e8590c; }
 .scroll { max-height: 320px; overflow: auto; }
+tr.request { cursor: pointer; }
+tr.request:hover td { background: #f8f9fc; }
+tr.request.selected td { background: #eef2ff; }
+.detail { margin-top: 12px; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+.detail-head { display: flex; align-items: center; gap: 12px; }
+.detail-head .muted { flex: 1; }
+.detail-grid { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; margin-top: 8px; }
+.detail-grid > div { min-width: 0; }
+.detail h4 { margin: 4px 0; font-size: 13px; }
+.detail pre { margin: 6px 0 0; padding: 8px; background: var(--bg); border-radius: 6px;
+  max-height: 320px; overflow: auto; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.detail pre.headers { color: var(--muted); }
 .empty-row td { color: var(--muted); text-align: center; padding: 14px; }
 `;

@@ -39,7 +39,18 @@ import type { CallTrace } from "../../telemetry/call_trace.js";
 import { type ChannelRequest, ServiceChannel, settleStream } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
-import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "../options.js";
+import {
+  checkChatCallOptions,
+  checkCompletionWithRetry,
+  checkLangChainFields,
+  checkMessageContent,
+} from "../call_options.js";
+import {
+  type ChatInferenceServiceOptions,
+  chatModelId,
+  constructorFields,
+  validateChatOptions,
+} from "../options.js";
 import { readStreamReasoning } from "../reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "../reasoning/send_reasoning.js";
 import { startedRun, startedStream } from "../run_start.js";
@@ -160,10 +171,12 @@ export class ChatInferenceService<
     modelOrFields?: string | ChatInferenceServiceFields,
     maybeFields?: Omit<ChatInferenceServiceFields, "model">,
   ) {
-    const fields: ChatInferenceServiceFields =
-      typeof modelOrFields === "string"
-        ? { ...maybeFields, model: modelOrFields }
-        : { ...modelOrFields };
+    const fields = constructorFields(
+      modelOrFields,
+      maybeFields,
+      'new ChatInferenceService("my-model", { maxTokens: 256 })',
+    );
+    checkLangChainFields(fields);
     const model = chatModelId(fields.model ?? fields.modelName);
     const options = validateChatOptions({ ...fields, model });
     const channel = new ServiceChannel("chat", options, { model });
@@ -288,6 +301,7 @@ export class ChatInferenceService<
    * offline, and the service reports real usage anyway.
    */
   override async getNumTokens(content: MessageContent): Promise<number> {
+    checkMessageContent(content);
     return estimateTokens(contentText(content));
   }
 
@@ -370,6 +384,7 @@ export class ChatInferenceService<
     handledOptions: RunnableConfig,
     startedRunManagers?: CallbackManagerForLLMRun[],
   ): Promise<LLMResult> {
+    checkChatCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
     const started = startedRunManagers?.[0];
     if (started) {
       const run = streamEventsRun(started.handlers, undefined, started.runId);
@@ -390,6 +405,7 @@ export class ChatInferenceService<
     input: BaseLanguageModelInput,
     options?: CallOptions,
   ): AsyncGenerator<AIMessageChunk> {
+    checkChatCallOptions(options ?? {});
     return startedStream(options?.runId, [options?.callbacks, this.callbacks], (runId) =>
       super._streamIterator(input, { ...options, runId } as CallOptions),
     );
@@ -444,6 +460,7 @@ export class ChatInferenceService<
     request: ChatRequest,
     requestOptions?: OpenAI.RequestOptions & { maxRetries?: number },
   ): Promise<AsyncIterable<Chunk> | Completion> {
+    checkCompletionWithRetry(request, requestOptions);
     const { maxRetries, signal, ...options } = requestOptions ?? {};
     const call = { signal: signal ?? undefined, maxRetries, options };
     const meter = this.#channel.meter();

@@ -1,7 +1,8 @@
 /** @module The console's chart: tokens per time slice as bars, cumulative cost as a line. */
 
 import type { RequestLogEntry } from "../../state_records.js";
-import { byId, money, shortTime } from "./dom.js";
+import { byId } from "./dom.js";
+import { money, shortTime } from "./format.js";
 
 const SLICES = 30;
 const PAD = { left: 44, right: 70, top: 10, bottom: 20 };
@@ -115,7 +116,7 @@ function drawLabels(
   g.fillStyle = "#667085";
   g.fillText(String(range.maxTokens), 4, PAD.top + 10);
   g.fillText("0", 4, PAD.top + plotH);
-  g.fillText(money(range.maxCost).slice(0, 8), PAD.left + plotW + 4, PAD.top + 10);
+  g.fillText(money(range.maxCost), PAD.left + plotW + 4, PAD.top + 10);
   g.fillText(shortTime(new Date(range.start).toISOString()), PAD.left, height - 4);
   const endLabel = shortTime(new Date(range.end).toISOString());
   g.fillText(endLabel, PAD.left + plotW - g.measureText(endLabel).width, height - 4);

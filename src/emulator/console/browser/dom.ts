@@ -64,10 +64,12 @@ export function replaceRows(
   replaceChildren(tbody, rows.length > 0 ? rows : [empty]);
 }
 
-export function money(value: number): string {
-  return Number(value).toFixed(6);
-}
-
-export function shortTime(iso: string): string {
-  return new Date(iso).toLocaleTimeString();
+/**
+ * Text with its `code` spans as `<code>` elements, the rest as text nodes: how the console shows
+ * the fault table's summaries, written in the Markdown of the docs' table.
+ */
+export function withCode(text: string): Node[] {
+  return text
+    .split("`")
+    .map((part, i) => (i % 2 === 1 ? el("code", { text: part }) : document.createTextNode(part)));
 }

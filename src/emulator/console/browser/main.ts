@@ -9,7 +9,7 @@ import type { KeyDescription, RequestLogEntry } from "../../state_records.js";
 import { api } from "./api.js";
 import { drawChart } from "./chart.js";
 import { byId } from "./dom.js";
-import { renderLog } from "./request_log.js";
+import { closeDetail, refreshDetail, renderLog } from "./request_log.js";
 import { applyFaults, renderState } from "./state_view.js";
 
 const POLL_MS = 1000;
@@ -38,6 +38,7 @@ async function refresh(): Promise<void> {
   lastId = log.length > 0 ? log[log.length - 1]!.requestId : null;
   renderState(state, act);
   renderLog(log);
+  refreshDetail();
   showStatus("Live", false);
 }
 
@@ -80,11 +81,16 @@ function wireActions(): void {
     const amount = Number(byId<HTMLInputElement>("topup-amount").value);
     act(api("POST", "/top-up", { amount }));
   });
-  byId("clear-log").addEventListener("click", () => act(api("DELETE", "/requests")));
+  byId("clear-log").addEventListener("click", () => {
+    closeDetail();
+    act(api("DELETE", "/requests"));
+  });
   byId("reset").addEventListener("click", () => {
     byId("new-secret").hidden = true;
+    closeDetail();
     act(api("POST", "/reset"));
   });
+  byId("detail-close").addEventListener("click", closeDetail);
   byId("fault-rate").addEventListener("change", () => applyFaults(act));
   window.addEventListener("resize", () => drawChart(log));
 }

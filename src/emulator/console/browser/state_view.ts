@@ -3,7 +3,8 @@
 import type { FaultsView, StateView } from "../../admin.js";
 import type { Endpoint, HostedModel, KeyDescription } from "../../state_records.js";
 import { api } from "./api.js";
-import { byId, el, money, replaceChildren, replaceRows } from "./dom.js";
+import { byId, el, replaceChildren, replaceRows, withCode } from "./dom.js";
+import { money } from "./format.js";
 
 /** Runs an admin call, then refreshes the page (or shows the error). */
 export type Act = (call: Promise<unknown>) => void;
@@ -119,8 +120,9 @@ let faultKinds: readonly string[] = [];
 const faultBox = (kind: string) =>
   document.querySelector<HTMLInputElement>(`input[data-fault="${kind}"]`)!;
 
-function buildFaultSwitches(kinds: readonly string[], act: Act): void {
-  faultKinds = kinds.slice();
+/** One switch per fault: its name, and under it what it does (the fault table's summary). */
+function buildFaultSwitches(faults: FaultsView, act: Act): void {
+  faultKinds = (faults.available ?? []).slice();
   const apply = () => applyFaults(act);
   replaceChildren(
     byId("fault-switches"),
@@ -130,13 +132,20 @@ function buildFaultSwitches(kinds: readonly string[], act: Act): void {
         attributes: { type: "checkbox" },
         on: { change: apply },
       });
-      return el("label", { className: "switch" }, [box, " ", el("code", { text: kind })]);
+      const summary = faults.summaries?.[kind] ?? "";
+      return el("label", { className: "switch" }, [
+        box,
+        el("span", {}, [
+          el("code", { text: kind }),
+          el("span", { className: "summary" }, withCode(summary)),
+        ]),
+      ]);
     }),
   );
 }
 
 function renderFaults(faults: FaultsView, act: Act): void {
-  if (faultKinds.length === 0) buildFaultSwitches(faults.available ?? [], act);
+  if (faultKinds.length === 0) buildFaultSwitches(faults, act);
   const on = faults.rate > 0;
   for (const kind of faultKinds) {
     const box = faultBox(kind);
