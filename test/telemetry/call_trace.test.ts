@@ -249,6 +249,63 @@ describe("a call's span", () => {
   });
 });
 
+describe("what the wire says, bounded", () => {
+  /** The emulator's answers with a huge `id`, `model`, finish reason and request-ID header. */
+  const huge =
+    (n: number): Fetch =>
+    async (input, init) => {
+      const answer = await emulator.fetch(input, init);
+      const body = (await answer.json()) as {
+        id: string;
+        model: string;
+        choices: { finish_reason: string }[];
+      };
+      body.id = "i".repeat(n);
+      body.model = "m".repeat(n);
+      for (const choice of body.choices) choice.finish_reason = "f".repeat(n);
+      const headers = new Headers(answer.headers);
+      headers.set("X-Gateway-Request-Id", "r".repeat(n));
+      headers.delete("content-length");
+      return new Response(JSON.stringify(body), { status: answer.status, headers });
+    };
+
+  it("cuts each string from the answer to 256 characters, its end marked with an ellipsis", async () => {
+    const reply = await SURFACES.chat({ fetch: huge(300_000) }).invoke("Hello");
+    // The reply itself is the service's, whole.
+    expect(reply.response_metadata.requestId).toHaveLength(300_000);
+    const call = only(callSpans());
+    const cut = (c: string) => `${c.repeat(255)}…`;
+    expect(call.attributes).toMatchObject({
+      "gen_ai.response.id": cut("i"),
+      "gen_ai.response.model": cut("m"),
+      "gen_ai.response.finish_reasons": [cut("f")],
+      "inference_service.request_id": cut("r"),
+    });
+    const attempt = only(attemptsOf(call));
+    expect(attempt.attributes["http.response.header.x-gateway-request-id"]).toEqual([cut("r")]);
+    const duration = (await otel.metrics()).get("gen_ai.client.operation.duration")!;
+    const points = duration.points.filter(
+      (point) => point.attributes["gen_ai.response.model"] === cut("m"),
+    );
+    expect(points).toHaveLength(1);
+  });
+
+  it("keeps a string of 256 characters whole", async () => {
+    await SURFACES.chat({ fetch: huge(256) }).invoke("Hello");
+    expect(only(callSpans()).attributes["gen_ai.response.model"]).toBe("m".repeat(256));
+  });
+
+  it("cuts a Service-Name given that long too, and the span name and model with it", async () => {
+    const long = `tenant-demo.${"e".repeat(400)}`;
+    emulator.state.addEndpoint({ tenantId: "tenant-demo", jobAlias: "e".repeat(400) });
+    await SURFACES.dedicated().invoke("Hello", { serviceName: long });
+    const call = only(callSpans());
+    expect(call.attributes["inference_service.service_name"]).toHaveLength(256);
+    expect(call.attributes["gen_ai.request.model"]).toBe(`${long.slice(0, 255)}…`);
+    expect(call.name).toBe(`text_completion ${long.slice(0, 255)}…`);
+  });
+});
+
 describe("a call's attempts", () => {
   it.each(Object.keys(SURFACES) as Surface[])(
     "%s, a 429 then a 200: two attempt spans, the retry's delay and cause, one call span",
