@@ -12,6 +12,7 @@
 import { LS_PROVIDER } from "../constants.js";
 import { BudgetExceededError, InferenceServiceError } from "../errors/errors.js";
 import type { MeterObserver, StreamEnd } from "../spend/call_meter.js";
+import { type Settlement, settledAs } from "../spend/usage_records.js";
 import { abortError } from "../utils/sleep.js";
 import { inputMessages, ReplyContent } from "./content.js";
 import { telemetryFailed } from "./failures.js";
@@ -127,6 +128,8 @@ export class CallTrace implements MeterObserver {
   #requestId?: string;
   #cost?: number;
   #currency?: string;
+  /** How the meter settled the call, when a tracker metered it. */
+  #settlement?: Settlement;
   #timeToFirstChunk?: number;
   #state: "new" | "begun" | "ended" = "new";
 
@@ -345,6 +348,7 @@ export class CallTrace implements MeterObserver {
 
   refused(error: unknown): void {
     if (!BudgetExceededError.isInstance(error)) return;
+    this.#settlement = settledAs(this.#settlement, "refused");
     this.#event(EVENTS.refused.name, {
       ...(error.requested !== undefined
         ? { "inference_service.budget.amount": error.requested }
@@ -358,7 +362,9 @@ export class CallTrace implements MeterObserver {
     });
   }
 
-  settled(cost: number, currency: string | undefined): void {
+  settled(how: Settlement, cost: number | undefined, currency: string | undefined): void {
+    this.#settlement = settledAs(this.#settlement, how);
+    if (cost === undefined) return;
     this.#cost = (this.#cost ?? 0) + cost;
     this.#currency ??= currency === undefined ? undefined : bounded(currency);
   }
@@ -426,6 +432,7 @@ export class CallTrace implements MeterObserver {
         }
         if (how !== undefined) attributes[ATTR.streamEnd] = how;
         if (this.#cost !== undefined) attributes[ATTR.cost] = this.#cost;
+        if (this.#settlement !== undefined) attributes[ATTR.settlement] = this.#settlement;
         if (this.#currency !== undefined) attributes[ATTR.currency] = this.#currency;
         const output = this.#reply?.json();
         if (output !== undefined) attributes[ATTR.outputMessages] = output;
@@ -477,9 +484,11 @@ export class CallTrace implements MeterObserver {
     }
     if (this.#cost !== undefined) {
       const currency = this.#currency;
-      this.#count(instruments.cost, this.#cost, `cost\u0000${currency}`, () =>
-        currency === undefined ? {} : { [ATTR.currency]: currency },
-      );
+      const settlement = this.#settlement;
+      this.#count(instruments.cost, this.#cost, `cost\u0000${currency}\u0000${settlement}`, () => ({
+        ...(currency === undefined ? {} : { [ATTR.currency]: currency }),
+        ...(settlement === undefined ? {} : { [ATTR.settlement]: settlement }),
+      }));
     }
   }
 }

@@ -450,6 +450,31 @@ describe("the meter's work as events of the call's span", () => {
     expect(call.attributes["inference_service.currency"]).toBe("credit");
   });
 
+  it("how the call was settled, in the words of its usage record's settlement", async () => {
+    const usage = new UsageTracker({ prices: PRICES });
+    const callbacks = [usage];
+    await SURFACES.chat({ fetch: faults("429"), maxRetries: 1 }).invoke("Hello", { callbacks });
+    for await (const _ of await SURFACES.chat().stream("Hello there", { callbacks })) break;
+    const controller = new AbortController();
+    const stopping: Fetch = (input, init) => {
+      controller.abort();
+      return emulator.fetch(input, init);
+    };
+    await caught(
+      SURFACES.chat({ fetch: stopping }).invoke("Hello", { callbacks, signal: controller.signal }),
+    );
+    await caught(SURFACES.chat({ fetch: faults("401") }).invoke("Hello", { callbacks }));
+    const tight = new UsageTracker({ prices: PRICES, budget: 1e-9 });
+    await caught(SURFACES.chat().invoke("Hello", { callbacks: [tight] }));
+    await settled();
+    const spans = callSpans().map((span) => span.attributes["inference_service.settlement"]);
+    expect(spans).toEqual(["reported", "estimated", "upper-bound", "none", "refused"]);
+    expect(usage.records.map((record) => record.settlement)).toEqual(spans.slice(0, 4));
+    // Without a tracker nothing is settled, and the span says nothing of it.
+    await SURFACES.chat().invoke("Hello");
+    expect(callSpans().at(-1)?.attributes).not.toHaveProperty("inference_service.settlement");
+  });
+
   it("a refused reservation: the call fails with BudgetExceededError, unsent, its amounts on an event", async () => {
     const usage = new UsageTracker({ prices: PRICES, budget: 1e-9 });
     const error = await caught(SURFACES.dedicated().invoke("Hello", { callbacks: [usage] }));
@@ -753,7 +778,11 @@ describe("metrics", () => {
     const cost = metrics.get("inference_service.client.cost")!;
     expect(cost.points).toEqual([
       expect.objectContaining({
-        attributes: { ...chat, "inference_service.currency": "credit" },
+        attributes: {
+          ...chat,
+          "inference_service.currency": "credit",
+          "inference_service.settlement": "reported",
+        },
         value: expect.closeTo(usage.records[0]!.cost!, 12),
       }),
     ]);
