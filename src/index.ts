@@ -44,6 +44,7 @@ export {
   type Surface,
   UsageStoreError,
 } from "./errors/errors.js";
+export { requestIdOf } from "./models/chat_models/converters.js";
 export {
   ChatInferenceService,
   type ChatInferenceServiceCallOptions,
