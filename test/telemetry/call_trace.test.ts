@@ -432,6 +432,32 @@ describe("a call's attempts", () => {
     const fetchSpan = otel.spans().find((span) => span.spanContext().spanId === inner)!;
     expect(parentOf(fetchSpan)).toBe(attempt.spanContext().spanId);
   });
+
+  it("nests the unknown model's lookup of the listed models under the failed attempt, as an HTTP instrumentation sees it", async () => {
+    // What @opentelemetry/instrumentation-undici does: a span for every fetch of the process.
+    const fetch: Fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const span = trace
+        .getTracer("app-http")
+        .startSpan(`${init?.method ?? "GET"} ${url.pathname}`);
+      try {
+        return await emulator.fetch(input, init);
+      } finally {
+        span.end();
+      }
+    };
+    const model = new ChatInferenceService("no-such-model", connection({ fetch }));
+    expect((await caught(model.invoke("Hello"))) as Error).toMatchObject({
+      name: "ModelNotFoundError",
+    });
+    const attempt = only(attemptsOf(only(callSpans())));
+    const http = otel.spans().filter((span) => span.instrumentationScope.name === "app-http");
+    expect(http.map((span) => span.name).sort()).toEqual([
+      "GET /inference/v1/models",
+      "POST /inference/v1/chat/completions",
+    ]);
+    for (const span of http) expect(parentOf(span)).toBe(attempt.spanContext().spanId);
+  });
 });
 
 describe("the meter's work as events of the call's span", () => {
