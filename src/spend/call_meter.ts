@@ -118,7 +118,10 @@ export class CallMeter {
         observer?.waited(performance.now() - started);
       }
     }
-    return new MeteredAttempt(estimate, reservations, permit, observer);
+    // How an attempt settles is the trackers' to say: one that holds no reservation (a rate
+    // limiter alone) tells the observer nothing of it.
+    const hears = reservations.length > 0 ? observer : undefined;
+    return new MeteredAttempt(estimate, reservations, permit, hears);
   }
 
   /**
@@ -230,7 +233,7 @@ export class MeteredAttempt {
   async fail(error: unknown): Promise<void> {
     if (RateLimitError.isInstance(error)) await this.#permit?.rateLimited(error.retryAfterMs);
     await releaseAll(this.#reservations);
-    if (this.#reservations.length > 0) this.#observer?.settled("none", undefined, undefined);
+    this.#observer?.settled("none", undefined, undefined);
   }
 
   /**
@@ -243,7 +246,7 @@ export class MeteredAttempt {
 
   /** Tells the observer how the attempt settled, and the cost of the first reservation that priced it. */
   #report(how: Settlement, costs: ReadonlyArray<number | undefined>): void {
-    if (this.#observer === undefined || this.#reservations.length === 0) return;
+    if (this.#observer === undefined) return;
     const at = costs.findIndex((cost) => typeof cost === "number");
     if (at < 0) this.#observer.settled(how, undefined, undefined);
     else this.#observer.settled(how, costs[at] as number, this.#reservations[at]!.currency);

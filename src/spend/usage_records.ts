@@ -26,14 +26,14 @@ import type { RunUsage } from "./usage.js";
  */
 export type Settlement = "reported" | "estimated" | "upper-bound" | "refused" | "none";
 
-/** Settlements in the order a call of several attempts takes the later one (see {@link settledAs}). */
-const SETTLEMENT_ORDER: readonly Settlement[] = [
-  "none",
-  "refused",
-  "reported",
-  "estimated",
-  "upper-bound",
-];
+/** How much a settlement weighs when a call's attempts settled differently (see {@link settledAs}). */
+const WEIGHT: Readonly<Record<Settlement, number>> = {
+  none: 0,
+  refused: 1,
+  reported: 2,
+  estimated: 3,
+  "upper-bound": 4,
+};
 
 /**
  * How a call is settled once one more of its attempts settled `next`: an attempt that counted
@@ -41,8 +41,7 @@ const SETTLEMENT_ORDER: readonly Settlement[] = [
  * attempt makes the call's tokens an estimate).
  */
 export function settledAs(so: Settlement | undefined, next: Settlement): Settlement {
-  if (so === undefined) return next;
-  return SETTLEMENT_ORDER.indexOf(next) > SETTLEMENT_ORDER.indexOf(so) ? next : so;
+  return so === undefined || WEIGHT[next] > WEIGHT[so] ? next : so;
 }
 
 /** Token usage of one LLM or chat-model run, as the tracker recorded it. */

@@ -232,7 +232,11 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     });
   }
 
-  /** A plain-text table of usage per model, a total row and, with a budget, what is left. */
+  /**
+   * A plain-text table of usage per model, a total row and, with a budget, what is left. Calls a
+   * budget refused, calls stopped before their end and calls whose tokens are estimates get a
+   * column each (`refused`, `stopped`, `estimated`) once there is one.
+   */
   summary(): string {
     const budget =
       this.budget === undefined ? undefined : { budget: this.budget, spent: this.spent };

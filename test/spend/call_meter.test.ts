@@ -263,11 +263,13 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     // No reservation at all (a rate limiter alone): nothing settled, nothing told.
     const limited = new CallMeter({ limiter: recordingLimiter(log) }, []);
     await (await limited.begin(ESTIMATE, undefined, observer)).cancelled();
+    await (await limited.begin(ESTIMATE, undefined, observer)).fail(new Error("503"));
     expect(heard).toEqual([
       ["reserved", 2],
       ["waited", 30],
       ["settled", "reported", 1.5, "credit"],
       ["settled", "upper-bound", undefined, undefined],
+      ["waited", expect.any(Number)],
       ["waited", expect.any(Number)],
     ]);
     // A cancelled request is charged as its holds stand.
@@ -276,7 +278,7 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     ]);
     await (await cancelled.begin(ESTIMATE, undefined, observer)).cancelled();
     expect(log.at(-1)).toEqual(["held", "settleAsHeld"]);
-    expect(heard.slice(5)).toEqual([
+    expect(heard.slice(6)).toEqual([
       ["reserved", 2],
       ["settled", "upper-bound", 2, "credit"],
     ]);

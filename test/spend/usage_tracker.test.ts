@@ -772,6 +772,7 @@ describe("UsageTracker with other LangChain models", () => {
         outputTokens: 3,
         totalTokens: 10,
         cost: (7 + 3 * 2) / 1e6,
+        settlement: "reported",
       }),
     ]);
   });
@@ -786,6 +787,8 @@ describe("UsageTracker with other LangChain models", () => {
     expect(usage.byModel()).toEqual({
       FakeListChatModel: { calls: 2, failed: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     });
+    // Nothing reported, nothing counted: not the service's usage of zero tokens.
+    expect(usage.records.map((record) => record.settlement)).toEqual(["none", "none"]);
   });
 
   it("reads llmOutput.tokenUsage of an LLM, counting a multi-prompt generate once", async () => {
@@ -1299,6 +1302,19 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
     usage.handleLLMError(new Error("503"), "r");
     expect(usage.records[0]).toMatchObject({ settlement: "none", totalTokens: 0 });
     expect(usage.totals).toMatchObject({ calls: 1, failed: 1 });
+    // What was counted keeps its settlement, the service's usage or an estimate of none at all.
+    const failed = async (runId: string, tokens: number, estimated: boolean) => {
+      await start(usage, runId);
+      const reservation = await usage.reserve(runId, ESTIMATE);
+      await reservation.settle({ inputTokens: tokens, outputTokens: tokens }, estimated);
+      usage.handleLLMError(new Error("cut"), runId);
+    };
+    await failed("usage", 2, false);
+    await failed("nothing read", 0, true);
+    expect(usage.records.slice(1).map((r) => [r.settlement, r.totalTokens])).toEqual([
+      ["reported", 4],
+      ["estimated", 0],
+    ]);
   });
 
   it("charges another model's run at its end, and refuses it at its start once the budget is spent", async () => {
