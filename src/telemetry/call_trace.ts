@@ -73,16 +73,27 @@ export interface TraceAddressee {
   serviceName?: string;
 }
 
+/**
+ * A string property of what a call failed with, bounded; undefined when it has none. Whatever a
+ * callback threw can end a call, so reading it may throw too.
+ */
+function errorString(error: unknown, key: "name" | "code"): string | undefined {
+  try {
+    const value = (error as Record<string, unknown> | null | undefined)?.[key];
+    return typeof value === "string" && value !== "" ? bounded(value) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The class name of what a call failed with, as `error.type` records it. */
 function errorType(error: unknown): string {
-  const name = (error as { name?: unknown } | null | undefined)?.name;
-  return typeof name === "string" && name !== "" ? bounded(name) : "_OTHER";
+  return errorString(error, "name") ?? "_OTHER";
 }
 
 /** A failure's `code`, when it is a string (the gateway's, or the package's). */
 function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === "string" && code !== "" ? bounded(code) : undefined;
+  return errorString(error, "code");
 }
 
 /**
@@ -90,11 +101,16 @@ function errorCode(error: unknown): string | undefined {
  * package); the whole message, which may quote the service's answer, only with content capture.
  */
 function statusMessage(error: unknown, captureContent: boolean): string | undefined {
-  if (!InferenceServiceError.isInstance(error) && !BudgetExceededError.isInstance(error)) {
+  try {
+    if (!InferenceServiceError.isInstance(error) && !BudgetExceededError.isInstance(error)) {
+      return undefined;
+    }
+    const message = captureContent ? error.message : error.hint;
+    return typeof message === "string" ? bounded(message) : undefined;
+  } catch {
+    // Whatever a callback threw can end a call, and reading it may throw too.
     return undefined;
   }
-  const message = captureContent ? error.message : error.hint;
-  return typeof message === "string" ? bounded(message) : undefined;
 }
 
 /** Adds the attributes of `error` (its type, and its code when it has one). */
@@ -181,24 +197,26 @@ export class CallTrace implements MeterObserver {
     base: Attributes,
   ): void {
     const target = this.#target;
+    let tracer: OtelTracer;
     let span: OtelSpan;
     let active: OtelContext | undefined;
     try {
-      const tracer = tracerOf(provider);
+      tracer = tracerOf(provider);
       active = this.#otel.context?.active();
       const name = model === undefined ? target.operation : `${target.operation} ${model}`;
       span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes: base }, active);
-      // Kept before it is asked whether it records, so that it is ended even if that throws.
-      this.#tracer = tracer;
-      this.#span = span;
-      if (!span.isRecording()) {
-        this.#span = undefined;
-        return;
-      }
     } catch (error) {
       telemetryFailed("start a span", error);
       return;
     }
+    try {
+      if (!span.isRecording()) return;
+    } catch (error) {
+      // Taken as recording: a span that was started is ended.
+      telemetryFailed("start a span", error);
+    }
+    this.#tracer = tracer;
+    this.#span = span;
     try {
       this.#parent = (active ?? ROOT_CONTEXT).setValue(SPAN_KEY, span);
     } catch (error) {
@@ -415,12 +433,20 @@ export class CallTrace implements MeterObserver {
     this.#state = "ended";
     const seconds = (performance.now() - this.#start) / 1000;
     const failed = error !== undefined || how === "failed" || how === "aborted";
-    if (failed && this.#requestId === undefined && InferenceServiceError.isInstance(error)) {
-      const { requestId } = error;
-      if (typeof requestId === "string") this.#requestId = bounded(requestId);
-    }
     const outcome: Attributes = {};
-    const type = failed ? addError(outcome, error ?? new Error()) : undefined;
+    let type: string | undefined;
+    try {
+      if (failed && this.#requestId === undefined && InferenceServiceError.isInstance(error)) {
+        const { requestId } = error;
+        if (typeof requestId === "string") this.#requestId = bounded(requestId);
+      }
+      type = failed ? addError(outcome, error ?? new Error()) : undefined;
+    } catch (failure) {
+      // Whatever a callback threw can end a call, and reading it may throw too.
+      telemetryFailed("read what the call failed with", failure);
+      type = "_OTHER";
+      outcome[ATTR.errorType] = type;
+    }
     const span = this.#span;
     if (span !== undefined) {
       try {

@@ -14,6 +14,7 @@ export type TelemetryStep =
   | "set a span's attributes, events or status"
   | "end a span"
   | "read the answer for its span"
+  | "read what the call failed with"
   | "get a meter or its instruments"
   | "record a metric"
   | "report the counters to the metric reader";

@@ -26,6 +26,7 @@ import {
 import { AttributeSets, CallTrace, type TraceTarget } from "../../src/telemetry/call_trace.js";
 import { resetTelemetryWarnings, telemetryFailed } from "../../src/telemetry/failures.js";
 import { type OtelRegistry, ROOT_CONTEXT } from "../../src/telemetry/otel.js";
+import { Telemetry } from "../../src/telemetry/telemetry.js";
 import type { Fetch } from "../../src/transport/fetch.js";
 import { installThrowingOtel, type ThrowingOtel } from "../helpers/throwing_otel.js";
 
@@ -328,6 +329,25 @@ describe("a context manager that misbehaves", () => {
     });
     await expect(sent).rejects.toBe(failure);
     expect(warn).not.toHaveBeenCalled();
+  });
+});
+
+describe("what a call failed with, read for its span", () => {
+  it("may be anything a callback threw, even a value whose every property read throws", () => {
+    otel = installThrowingOtel();
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const trace = new Telemetry({
+      operation: "chat",
+      url: "http://svc.test/inference/v1/chat/completions",
+    }).trace();
+    trace!.begin({ model: "m" }, {}, false);
+    expect(() => trace!.end(proxy)).not.toThrow();
+    const [span] = otel.exporter.getFinishedSpans();
+    expect(span?.attributes["error.type"]).toBe("_OTHER");
+    expect(warn).toHaveBeenCalledOnce();
+    expect(warn.mock.calls[0]?.[0]).toContain("tried to read what the call failed with");
   });
 });
 
