@@ -9,7 +9,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { ChatInferenceService, ModelNotFoundError } from "langchain-inference-service";
+import { ChatInferenceService, ModelNotFoundError, requestIdOf } from "langchain-inference-service";
 import { type CassetteSession, openCassette } from "langchain-inference-service/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -21,7 +21,7 @@ const prompt = ChatPromptTemplate.fromMessages([
 
 async function answer(model: ChatInferenceService, context: string, question: string) {
   const reply = await prompt.pipe(model).invoke({ context, question });
-  return { text: reply.text, requestId: reply.response_metadata.requestId as string };
+  return { text: reply.text, requestId: requestIdOf(reply) };
 }
 
 const CONTEXT =

@@ -4,7 +4,7 @@
  */
 import { AIMessageChunk } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ChatInferenceService } from "langchain-inference-service";
+import { ChatInferenceService, requestIdOf } from "langchain-inference-service";
 import { type Log, MODEL, runIfMain } from "./connection.js";
 
 export async function main(log: Log = console.log): Promise<void> {
@@ -37,7 +37,7 @@ export async function main(log: Log = console.log): Promise<void> {
       seen.text += message.text;
     }
     // The service's request ID comes on the first chunk of each call.
-    seen.requestId ??= (message.response_metadata as { requestId?: string }).requestId;
+    seen.requestId ??= requestIdOf(message);
     byNode.set(node, seen);
   }
   for (const [node, { pieces, text, requestId }] of byNode) {

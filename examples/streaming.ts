@@ -1,6 +1,6 @@
 /** @module Streaming tokens as they arrive, with usage on the last chunk. */
 import type { AIMessageChunk } from "@langchain/core/messages";
-import { ChatInferenceService } from "langchain-inference-service";
+import { ChatInferenceService, requestIdOf } from "langchain-inference-service";
 import { type Log, MODEL, runIfMain } from "./connection.js";
 
 export async function main(log: Log = console.log): Promise<void> {
@@ -13,7 +13,7 @@ export async function main(log: Log = console.log): Promise<void> {
   }
   log(`streamed ${pieces.filter(Boolean).length} pieces: ${pieces.join("")}`);
   log(`usage: ${JSON.stringify(full?.usage_metadata)}`);
-  log(`request id: ${full?.response_metadata.requestId}`);
+  log(`request id: ${requestIdOf(full)}`);
 }
 
 await runIfMain(import.meta.url, main);

@@ -62,6 +62,13 @@ export default folderConfig({
         "Speed only: with no reservations the settles below are an empty Promise.all, and no cost is reported.",
     },
     {
+      file: "src/spend/usage_records.ts",
+      code: "WEIGHT[next] > WEIGHT[so]",
+      mutators: ["EqualityOperator"],
+      reason:
+        "Two settlements of equal weight are the same settlement: `>=` returns `next`, which is `so`.",
+    },
+    {
       file: "src/spend/usage_tracker.ts",
       code: "++this.#reservations",
       mutators: ["UpdateOperator"],

@@ -44,6 +44,7 @@ export {
   type Surface,
   UsageStoreError,
 } from "./errors/errors.js";
+export { requestIdOf } from "./models/chat_models/converters.js";
 export {
   ChatInferenceService,
   type ChatInferenceServiceCallOptions,
@@ -72,7 +73,12 @@ export {
 export type { BudgetStatus } from "./spend/budget.js";
 // Usage, cost, budgets and rate limits
 export { RateLimiter, type RateLimiterOptions } from "./spend/rate_limiter.js";
-export type { UsageRecord, UsageSnapshot, UsageTotals } from "./spend/usage_records.js";
+export type {
+  Settlement,
+  UsageRecord,
+  UsageSnapshot,
+  UsageTotals,
+} from "./spend/usage_records.js";
 export { UsageTracker } from "./spend/usage_tracker.js";
 export type { ModelPrice, UsageTrackerOptions } from "./spend/usage_tracker_options.js";
 export { type WithUsageResult, withUsage } from "./spend/with_usage.js";

@@ -17,6 +17,7 @@ import {
   type TokenCount,
 } from "./spend_guard.js";
 import { cachedTokensFromWire, tokenUsageFromWire } from "./usage.js";
+import type { Settlement } from "./usage_records.js";
 
 /** The run a call belongs to, as LangChain's run manager shows it. */
 export interface MeteredRun {
@@ -37,7 +38,7 @@ export type StreamEnd = "ended" | "failed" | "left" | "aborted";
 
 /**
  * Who hears what the meter does for one request (the call's telemetry): each attempt's
- * reservation, refusal and rate-limiter wait, and what the request cost once settled.
+ * reservation, refusal and rate-limiter wait, and how each attempt settled, with its cost.
  */
 export interface MeterObserver {
   /** A tracker held `amount` (the attempt's worst case) against its budget. */
@@ -46,8 +47,12 @@ export interface MeterObserver {
   refused(error: unknown): void;
   /** The attempt waited `ms` milliseconds for the rate limiter. */
   waited(ms: number): void;
-  /** The request settled to `cost`, in the unit of the tracker's prices. */
-  settled(cost: number, currency: string | undefined): void;
+  /**
+   * An attempt with reservations settled, as `how` says (the same words as a usage record's
+   * `settlement`: `none` for an attempt refused or failed before any output); `cost` is what
+   * the first tracker that prices the model settled it to, in the unit of its prices.
+   */
+  settled(how: Settlement, cost: number | undefined, currency: string | undefined): void;
 }
 
 /**
@@ -113,7 +118,10 @@ export class CallMeter {
         observer?.waited(performance.now() - started);
       }
     }
-    return new MeteredAttempt(estimate, reservations, permit, observer);
+    // How an attempt settles is the trackers' to say: one that holds no reservation (a rate
+    // limiter alone) tells the observer nothing of it.
+    const hears = reservations.length > 0 ? observer : undefined;
+    return new MeteredAttempt(estimate, reservations, permit, hears);
   }
 
   /**
@@ -213,6 +221,7 @@ export class MeteredAttempt {
     if (this.#reservations.length === 0) return;
     const counted = usage ?? { inputTokens: this.#estimate.inputTokens, outputTokens };
     this.#report(
+      usage === undefined ? "estimated" : "reported",
       await Promise.all(this.#reservations.map((r) => r.settle(counted, usage === undefined))),
     );
   }
@@ -224,6 +233,7 @@ export class MeteredAttempt {
   async fail(error: unknown): Promise<void> {
     if (RateLimitError.isInstance(error)) await this.#permit?.rateLimited(error.retryAfterMs);
     await releaseAll(this.#reservations);
+    this.#observer?.settled("none", undefined, undefined);
   }
 
   /**
@@ -231,14 +241,15 @@ export class MeteredAttempt {
    * may have answered and billed it, so each hold is charged as it stands (the worst case).
    */
   async cancelled(): Promise<void> {
-    this.#report(await Promise.all(this.#reservations.map((r) => r.settleAsHeld())));
+    this.#report("upper-bound", await Promise.all(this.#reservations.map((r) => r.settleAsHeld())));
   }
 
-  /** Tells the observer the cost of the first reservation that priced the request. */
-  #report(costs: ReadonlyArray<number | undefined>): void {
+  /** Tells the observer how the attempt settled, and the cost of the first reservation that priced it. */
+  #report(how: Settlement, costs: ReadonlyArray<number | undefined>): void {
     if (this.#observer === undefined) return;
     const at = costs.findIndex((cost) => typeof cost === "number");
-    if (at >= 0) this.#observer.settled(costs[at] as number, this.#reservations[at]!.currency);
+    if (at < 0) this.#observer.settled(how, undefined, undefined);
+    else this.#observer.settled(how, costs[at] as number, this.#reservations[at]!.currency);
   }
 }
 

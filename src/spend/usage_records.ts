@@ -5,6 +5,45 @@
 import { withoutUndefined } from "../utils/without_undefined.js";
 import type { RunUsage } from "./usage.js";
 
+/**
+ * How a call's tokens and cost were settled: where the figures of its usage record (and its
+ * reservation in a budget) come from.
+ *
+ * - `"reported"` — the usage the service reported: the answer's `usage`, a stream's usage chunk
+ *   (for another LangChain model, the usage it reported).
+ * - `"estimated"` — the service reported none (an answer without `usage`, a stream that failed,
+ *   was left or was stopped before its usage chunk): this package's estimate, the prompt as
+ *   counted before sending plus the output as far as it was read.
+ * - `"upper-bound"` — nothing says what the service billed: the call was stopped by its signal
+ *   while its request was on its way or its answer coming. Counted at the worst case it reserved
+ *   (the prompt's estimate plus `maxTokens`, or the tracker's `defaultReplyTokens`, per choice):
+ *   the most it can have cost.
+ * - `"refused"` — a tracker's budget refused the call before it was sent (`BudgetExceededError`):
+ *   nothing sent, nothing counted. Totals count it in `refused`, not in `failed`.
+ * - `"none"` — nothing to count: LangChain's cache answered, the call was stopped before it was
+ *   sent or failed before any output (the service bills no request it refuses), its start
+ *   failed, or another LangChain model reported no usage.
+ */
+export type Settlement = "reported" | "estimated" | "upper-bound" | "refused" | "none";
+
+/** How much a settlement weighs when a call's attempts settled differently (see {@link settledAs}). */
+const WEIGHT: Readonly<Record<Settlement, number>> = {
+  none: 0,
+  refused: 1,
+  reported: 2,
+  estimated: 3,
+  "upper-bound": 4,
+};
+
+/**
+ * How a call is settled once one more of its attempts settled `next`: an attempt that counted
+ * something outweighs one that counted nothing, and the least certain count wins (one estimated
+ * attempt makes the call's tokens an estimate).
+ */
+export function settledAs(so: Settlement | undefined, next: Settlement): Settlement {
+  return so === undefined || WEIGHT[next] > WEIGHT[so] ? next : so;
+}
+
 /** Token usage of one LLM or chat-model run, as the tracker recorded it. */
 export interface UsageRecord extends RunUsage {
   /** LangChain's run ID of the model call. */
@@ -24,7 +63,9 @@ export interface UsageRecord extends RunUsage {
   cost?: number;
   /**
    * Set when the call failed. A call the service refused counts no tokens; a stream that failed
-   * midway counts what it streamed (`estimated` unless its usage chunk came).
+   * midway counts what it streamed (`estimated` unless its usage chunk came). A call a budget
+   * refused has its `BudgetExceededError` here and `settlement: "refused"`: totals count it in
+   * `refused`, not in `failed`.
    */
   error?: { name: string; message: string };
   /** Set when LangChain's cache answered: no request was sent, no tokens counted. */
@@ -40,15 +81,33 @@ export interface UsageRecord extends RunUsage {
    * it (`estimated`); a stream counts what arrived.
    */
   aborted?: true;
-  /** Set when the service reported no usage, so the tokens are this package's estimate. */
+  /**
+   * Set when the tokens are this package's estimate, not the service's count: `settlement` is
+   * `"estimated"` or `"upper-bound"`.
+   */
   estimated?: true;
+  /** Where the tokens and the cost come from: see {@link Settlement}. */
+  settlement: Settlement;
 }
 
 /** Usage summed over runs (all of them, or one model's). */
 export interface UsageTotals {
-  /** Finished runs, failed ones included. */
+  /** Finished runs, failed, refused and stopped ones included. */
   calls: number;
+  /** Runs that failed with an error, other than a budget's refusal. */
   failed: number;
+  /** Runs a budget refused before they were sent (`settlement: "refused"`); present once some were. */
+  refused?: number;
+  /**
+   * Runs stopped before their end (`aborted` by their signal, or `abandoned`: a stream left
+   * early); present once some were.
+   */
+  stopped?: number;
+  /**
+   * Runs whose tokens are this package's estimate (`settlement` `"estimated"` or
+   * `"upper-bound"`); present once some were.
+   */
+  estimated?: number;
   inputTokens: number;
   /** Of `inputTokens`, those read from a prompt cache; present once a run reported some. */
   cachedInputTokens?: number;
@@ -74,6 +133,9 @@ export function emptyTally(): Tally {
   return {
     calls: 0,
     failed: 0,
+    refused: 0,
+    stopped: 0,
+    estimated: 0,
     inputTokens: 0,
     cachedInputTokens: 0,
     outputTokens: 0,
@@ -84,6 +146,9 @@ export function emptyTally(): Tally {
 export function addTally(into: Tally, add: Tally): void {
   into.calls += add.calls;
   into.failed += add.failed;
+  into.refused += add.refused;
+  into.stopped += add.stopped;
+  into.estimated += add.estimated;
   into.inputTokens += add.inputTokens;
   into.cachedInputTokens += add.cachedInputTokens;
   into.outputTokens += add.outputTokens;
@@ -92,9 +157,13 @@ export function addTally(into: Tally, add: Tally): void {
 
 /** What one finished run adds to its model's totals. */
 export function tallyOf(record: UsageRecord): Tally {
+  const refused = record.settlement === "refused";
   return {
     calls: 1,
-    failed: record.error ? 1 : 0,
+    failed: record.error && !refused ? 1 : 0,
+    refused: refused ? 1 : 0,
+    stopped: record.aborted || record.abandoned ? 1 : 0,
+    estimated: record.settlement === "estimated" || record.settlement === "upper-bound" ? 1 : 0,
     inputTokens: record.inputTokens,
     cachedInputTokens: record.inputTokenDetails?.cache_read ?? 0,
     outputTokens: record.outputTokens,
@@ -102,11 +171,17 @@ export function tallyOf(record: UsageRecord): Tally {
   };
 }
 
-/** Totals as they are shown: cached tokens only once some were reported, the cost when priced. */
+/**
+ * Totals as they are shown: the refused, stopped and estimated counts and the cached tokens only
+ * once there are some, the cost when priced.
+ */
 export function withCost(tally: Tally, cost: number | undefined): UsageTotals {
-  const { cachedInputTokens, ...shown } = tally;
+  const { refused, stopped, estimated, cachedInputTokens, ...shown } = tally;
   return withoutUndefined({
     ...shown,
+    ...(refused > 0 ? { refused } : {}),
+    ...(stopped > 0 ? { stopped } : {}),
+    ...(estimated > 0 ? { estimated } : {}),
     ...(cachedInputTokens > 0 ? { cachedInputTokens } : {}),
     cost,
   });
@@ -117,6 +192,9 @@ export function formatAmount(value: number): string {
   return String(Number(value.toPrecision(6)));
 }
 
+/** The counts of calls the summary shows in a column of their own once some call was counted. */
+const COUNTED = ["refused", "stopped", "estimated"] as const;
+
 /** What the summary shows besides the totals: the budget and what was spent of it. */
 export interface SummaryBudget {
   budget: number;
@@ -125,7 +203,8 @@ export interface SummaryBudget {
 
 /**
  * A plain-text table of usage per model, a total row and, with a budget, what is left. The
- * cached column appears once a model reported cached prompt tokens (they are in `input`).
+ * `refused`, `stopped` and `estimated` columns (calls) appear once some call was, the `cached`
+ * column once a model reported cached prompt tokens (they are in `input`).
  */
 export function summaryTable(
   byModel: Record<string, UsageTotals>,
@@ -135,17 +214,19 @@ export function summaryTable(
 ): string {
   const unit = currency ? ` (${currency})` : "";
   const cached = totals.cachedInputTokens !== undefined;
+  const counts = COUNTED.filter((key) => totals[key] !== undefined);
   const row = (label: string, t: UsageTotals) => [
     label,
     String(t.calls),
     String(t.failed),
+    ...counts.map((key) => String(t[key] ?? 0)),
     String(t.inputTokens),
     ...(cached ? [String(t.cachedInputTokens ?? 0)] : []),
     String(t.outputTokens),
     String(t.totalTokens),
     t.cost === undefined ? "-" : formatAmount(t.cost),
   ];
-  const header = ["model", "calls", "failed", "input"];
+  const header = ["model", "calls", "failed", ...counts, "input"];
   header.push(...(cached ? ["cached"] : []), "output", "total", `cost${unit}`);
   const rows = [
     header,

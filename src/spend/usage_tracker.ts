@@ -11,6 +11,7 @@ import { z } from "zod";
 import { parseOptions } from "../config/options.js";
 import { LC_NAMESPACE, SPEND_GUARD_BRAND } from "../constants.js";
 import { isAbortError } from "../errors/abort.js";
+import { BudgetExceededError } from "../errors/errors.js";
 import type { UsageStore } from "../stores/usage_store.js";
 import { withoutUndefined } from "../utils/without_undefined.js";
 import { Budget, type BudgetStatus } from "./budget.js";
@@ -34,6 +35,8 @@ import {
 import {
   addTally,
   emptyTally,
+  type Settlement,
+  settledAs,
   summaryTable,
   type Tally,
   tallyOf,
@@ -64,11 +67,20 @@ interface PendingRun {
   /** A model of this package reserved for the run: its cost reaches the budget by settling. */
   reserved: boolean;
   /** What the run's settled requests used (the tokens of a failed or abandoned stream). */
-  metered?: Required<TokenCount> & { estimated: boolean };
+  metered?: Metered;
 }
 
+/** What a run's requests settled to, summed, and the least certain way one of them was settled. */
+type Metered = Required<TokenCount> & { settlement: MeteredSettlement };
+
+/** How a request's reservation can settle. */
+type MeteredSettlement = Extract<Settlement, "reported" | "estimated" | "upper-bound">;
+
 type Outcome = RunUsage &
-  Pick<UsageRecord, "requestId" | "error" | "cached" | "abandoned" | "aborted" | "estimated">;
+  Pick<
+    UsageRecord,
+    "requestId" | "error" | "cached" | "abandoned" | "aborted" | "estimated" | "settlement"
+  >;
 
 const runId = z.string().describe("a string: the run's ID");
 
@@ -244,7 +256,11 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     });
   }
 
-  /** A plain-text table of usage per model, a total row and, with a budget, what is left. */
+  /**
+   * A plain-text table of usage per model, a total row and, with a budget, what is left. Calls a
+   * budget refused, calls stopped before their end and calls whose tokens are estimates get a
+   * column each (`refused`, `stopped`, `estimated`) once there is one.
+   */
   summary(): string {
     const budget =
       this.budget === undefined ? undefined : { budget: this.budget, spent: this.spent };
@@ -276,13 +292,16 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   ): Promise<void> {
     // A streamed run ends once, with the aggregated message: per-chunk usage is never added.
     if (extraParams?.cached === true) {
-      this.#finish(runId, { ...NO_USAGE, cached: true });
+      this.#finish(runId, { ...NO_USAGE, cached: true, settlement: "none" });
       return;
     }
     const run = this.#pending.get(runId);
     const reported = runUsageFromResult(output);
     // No usage reported (a reply or stream without it): what the call path settled to.
-    const usage = reported.totalTokens === 0 && run?.metered ? meteredUsage(run.metered) : reported;
+    const usage: Outcome =
+      reported.totalTokens === 0 && run?.metered
+        ? meteredUsage(run.metered)
+        : { ...reported, settlement: reported === NO_USAGE ? "none" : "reported" };
     // Runs nobody reserved for (other models) reach the budget here, once they are done.
     if (run !== undefined && !run.reserved) {
       const cost = this.#prices.cost(run.model, tokenCountOf(usage));
@@ -293,11 +312,11 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
 
   /**
    * A failed run, recorded with its error; a cancelled one (its signal aborted) is recorded as
-   * `aborted`, not as a failure. Either counts what its requests used.
+   * `aborted`, not as a failure, and one a budget refused as `settlement: "refused"`. Each counts
+   * what its requests used.
    */
   override handleLLMError(err: Error, runId: string): void {
-    const metered = this.#pending.get(runId)?.metered;
-    const usage = metered ? meteredUsage(metered) : NO_USAGE;
+    const usage = usageOf(this.#pending.get(runId)?.metered);
     const requestId = requestIdOfError(err);
     if (isAbortError(err)) {
       this.#finish(runId, { ...usage, requestId, aborted: true });
@@ -307,7 +326,14 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
       name: typeof err?.name === "string" ? err.name : "Error",
       message: typeof err?.message === "string" ? err.message : String(err),
     };
-    this.#finish(runId, { ...usage, requestId, error });
+    // A budget's refusal: nothing was sent, and it is no failure of the call.
+    const refused = BudgetExceededError.isInstance(err);
+    this.#finish(runId, {
+      ...usage,
+      requestId,
+      error,
+      ...(refused ? { settlement: "refused" as const } : {}),
+    });
   }
 
   /**
@@ -337,19 +363,21 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
       await this.#budget.hold(id, amount, model);
     }
     let settled = false;
-    const settle = async (usage: TokenCount, estimated: boolean, cost: number | undefined) => {
+    const settle = async (usage: TokenCount, how: MeteredSettlement, cost: number | undefined) => {
       if (settled) return undefined;
       settled = true;
       const pending = this.#pending.get(runId);
-      if (pending !== undefined) pending.metered = addMetered(pending.metered, usage, estimated);
+      if (pending !== undefined) pending.metered = addMetered(pending.metered, usage, how);
       if (id !== undefined) await this.#budget.settle(id, cost ?? 0);
       return cost;
     };
     return {
       ...(id !== undefined ? { amount } : {}),
       ...(this.currency !== undefined ? { currency: this.currency } : {}),
-      settle: (usage, estimated) => settle(usage, estimated, this.#prices.cost(model, usage)),
-      settleAsHeld: () => settle({ inputTokens: estimate.inputTokens, outputTokens }, true, amount),
+      settle: (usage, estimated) =>
+        settle(usage, estimated ? "estimated" : "reported", this.#prices.cost(model, usage)),
+      settleAsHeld: () =>
+        settle({ inputTokens: estimate.inputTokens, outputTokens }, "upper-bound", amount),
     };
   }
 
@@ -361,9 +389,8 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
    */
   async endRun(runId: string, how: RunEnd): Promise<void> {
     parseOptions(END_RUN, { runId, how });
-    const metered = this.#pending.get(runId)?.metered;
     this.#finish(runId, {
-      ...(metered ? meteredUsage(metered) : NO_USAGE),
+      ...usageOf(this.#pending.get(runId)?.metered),
       ...(how.abandoned ? { abandoned: true as const } : {}),
       ...(how.aborted ? { aborted: true as const } : {}),
       ...(how.failedToStart ? { error: how.failedToStart } : {}),
@@ -394,13 +421,15 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     const run = this.#pending.get(runId);
     if (run === undefined) return;
     this.#pending.delete(runId);
+    const { settlement, ...usage } = outcome;
     const record: UsageRecord = withoutUndefined({
       runId,
       parentRunId: run.parentRunId,
       model: run.model,
-      ...outcome,
+      ...usage,
       durationMs: Math.max(0, Math.round(now() - run.startedAt)),
       cost: this.#prices.cost(run.model, tokenCountOf(outcome)),
+      settlement,
     });
     const tally = this.#byModel.get(run.model) ?? emptyTally();
     this.#byModel.set(run.model, tally);
@@ -423,27 +452,39 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   }
 }
 
-function addMetered(
-  into: PendingRun["metered"],
-  usage: TokenCount,
-  estimated: boolean,
-): NonNullable<PendingRun["metered"]> {
+/** What the run's requests used so far, with `usage` added; the least certain settlement wins. */
+function addMetered(into: Metered | undefined, usage: TokenCount, how: MeteredSettlement): Metered {
   return {
     inputTokens: (into?.inputTokens ?? 0) + usage.inputTokens,
     cachedInputTokens: (into?.cachedInputTokens ?? 0) + (usage.cachedInputTokens ?? 0),
     outputTokens: (into?.outputTokens ?? 0) + usage.outputTokens,
-    estimated: (into?.estimated ?? false) || estimated,
+    settlement: settledAs(into?.settlement, how) as MeteredSettlement,
   };
 }
 
-function meteredUsage(metered: NonNullable<PendingRun["metered"]>): Outcome {
-  const { inputTokens, outputTokens, cachedInputTokens } = metered;
+/**
+ * A run's usage as its requests settled; none counted when none settled, or when every one was
+ * released unused (each attempt refused or failed before any output).
+ */
+function usageOf(metered: Metered | undefined): Outcome {
+  if (
+    metered === undefined ||
+    (metered.settlement === "reported" && metered.inputTokens + metered.outputTokens === 0)
+  ) {
+    return { ...NO_USAGE, settlement: "none" };
+  }
+  return meteredUsage(metered);
+}
+
+function meteredUsage(metered: Metered): Outcome {
+  const { inputTokens, outputTokens, cachedInputTokens, settlement } = metered;
   return withoutUndefined({
     inputTokens,
     outputTokens,
     totalTokens: inputTokens + outputTokens,
     inputTokenDetails: cachedInputTokens > 0 ? { cache_read: cachedInputTokens } : undefined,
-    estimated: metered.estimated ? (true as const) : undefined,
+    estimated: settlement === "reported" ? undefined : (true as const),
+    settlement,
   });
 }
 

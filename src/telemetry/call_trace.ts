@@ -4,13 +4,20 @@
  * rate-limiter waits as events, and its metrics — ended once, however the request ends: answered,
  * failed, or, for a stream, read to its end, failed, left or aborted. Built only when the app
  * registered a tracer or meter provider; nothing here runs otherwise.
+ *
+ * Every method is a boundary: whatever the app's tracer, meter or context manager throws — or the
+ * reading of an odd answer — is caught here, reported once (`failures.ts`) and ignored, so that
+ * telemetry never changes a call's result, its billing or its settlement.
  */
 import { LS_PROVIDER } from "../constants.js";
 import { BudgetExceededError, InferenceServiceError } from "../errors/errors.js";
 import type { MeterObserver, StreamEnd } from "../spend/call_meter.js";
+import { type Settlement, settledAs } from "../spend/usage_records.js";
 import { abortError } from "../utils/sleep.js";
 import { inputMessages, ReplyContent } from "./content.js";
+import { telemetryFailed } from "./failures.js";
 import { type Instruments, instrumentsOf, tracerOf } from "./instruments.js";
+import { bounded } from "./limits.js";
 import { ATTR, EVENTS } from "./names.js";
 import {
   type Attributes,
@@ -66,16 +73,27 @@ export interface TraceAddressee {
   serviceName?: string;
 }
 
+/**
+ * A string property of what a call failed with, bounded; undefined when it has none. Whatever a
+ * callback threw can end a call, so reading it may throw too.
+ */
+function errorString(error: unknown, key: "name" | "code"): string | undefined {
+  try {
+    const value = (error as Record<string, unknown> | null | undefined)?.[key];
+    return typeof value === "string" && value !== "" ? bounded(value) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The class name of what a call failed with, as `error.type` records it. */
 function errorType(error: unknown): string {
-  const name = (error as { name?: unknown } | null | undefined)?.name;
-  return typeof name === "string" && name !== "" ? name : "_OTHER";
+  return errorString(error, "name") ?? "_OTHER";
 }
 
 /** A failure's `code`, when it is a string (the gateway's, or the package's). */
 function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === "string" && code !== "" ? code : undefined;
+  return errorString(error, "code");
 }
 
 /**
@@ -83,10 +101,16 @@ function errorCode(error: unknown): string | undefined {
  * package); the whole message, which may quote the service's answer, only with content capture.
  */
 function statusMessage(error: unknown, captureContent: boolean): string | undefined {
-  if (!InferenceServiceError.isInstance(error) && !BudgetExceededError.isInstance(error)) {
+  try {
+    if (!InferenceServiceError.isInstance(error) && !BudgetExceededError.isInstance(error)) {
+      return undefined;
+    }
+    const message = captureContent ? error.message : error.hint;
+    return typeof message === "string" ? bounded(message) : undefined;
+  } catch {
+    // Whatever a callback threw can end a call, and reading it may throw too.
     return undefined;
   }
-  return captureContent ? error.message : error.hint;
 }
 
 /** Adds the attributes of `error` (its type, and its code when it has one). */
@@ -120,6 +144,8 @@ export class CallTrace implements MeterObserver {
   #requestId?: string;
   #cost?: number;
   #currency?: string;
+  /** How the meter settled the call, when a tracker metered it. */
+  #settlement?: Settlement;
   #timeToFirstChunk?: number;
   #state: "new" | "begun" | "ended" = "new";
 
@@ -138,7 +164,8 @@ export class CallTrace implements MeterObserver {
     this.#state = "begun";
     this.#start = performance.now();
     const target = this.#target;
-    const model = typeof body.model === "string" ? body.model : (to.model ?? to.serviceName);
+    const given = typeof body.model === "string" ? body.model : (to.model ?? to.serviceName);
+    const model = given === undefined ? undefined : bounded(given);
     // Shared with the metrics; the SDK copies a span's attributes, so it is never changed.
     const base = target.sets.get(model ?? "", () => ({
       [ATTR.operation]: target.operation,
@@ -147,31 +174,70 @@ export class CallTrace implements MeterObserver {
       [ATTR.serverAddress]: target.address,
       [ATTR.serverPort]: target.port,
     }));
-    const { trace, metrics, context } = this.#otel;
+    const { trace, metrics } = this.#otel;
     if (metrics !== undefined) {
-      this.#instruments = instrumentsOf(metrics);
-      this.#metric = base;
-      this.#model = model ?? "";
+      try {
+        this.#instruments = instrumentsOf(metrics);
+        this.#metric = base;
+        this.#model = model ?? "";
+      } catch (error) {
+        telemetryFailed("get a meter or its instruments", error);
+      }
     }
-    if (trace === undefined) return;
-    const tracer = tracerOf(trace);
-    const active = context?.active();
-    const name = model === undefined ? target.operation : `${target.operation} ${model}`;
-    const span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes: base }, active);
-    if (!span.isRecording()) return;
-    const more: Attributes = {};
-    if (to.serviceName !== undefined) more[ATTR.serviceName] = to.serviceName;
-    if (stream) more[ATTR.stream] = true;
-    addRequestAttributes(body, more);
-    if (target.captureContent) {
-      const input = inputMessages(body);
-      if (input !== undefined) more[ATTR.inputMessages] = input;
-      this.#reply = new ReplyContent();
+    if (trace !== undefined) this.#startSpan(trace, body, to, stream, model, base);
+  }
+
+  /** The call's span, when the app registered a tracer provider (see {@link begin}). */
+  #startSpan(
+    provider: NonNullable<OtelRegistry["trace"]>,
+    body: Record<string, unknown>,
+    to: TraceAddressee,
+    stream: boolean,
+    model: string | undefined,
+    base: Attributes,
+  ): void {
+    const target = this.#target;
+    let tracer: OtelTracer;
+    let span: OtelSpan;
+    let active: OtelContext | undefined;
+    try {
+      tracer = tracerOf(provider);
+      active = this.#otel.context?.active();
+      const name = model === undefined ? target.operation : `${target.operation} ${model}`;
+      span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes: base }, active);
+    } catch (error) {
+      telemetryFailed("start a span", error);
+      return;
     }
-    span.setAttributes(more);
+    try {
+      if (!span.isRecording()) return;
+    } catch (error) {
+      // Taken as recording: a span that was started is ended.
+      telemetryFailed("start a span", error);
+    }
     this.#tracer = tracer;
     this.#span = span;
-    this.#parent = (active ?? ROOT_CONTEXT).setValue(SPAN_KEY, span);
+    try {
+      this.#parent = (active ?? ROOT_CONTEXT).setValue(SPAN_KEY, span);
+    } catch (error) {
+      // The app's context would not take the span: its attempts still nest under it.
+      telemetryFailed("start a span", error);
+      this.#parent = ROOT_CONTEXT.setValue(SPAN_KEY, span);
+    }
+    try {
+      const more: Attributes = {};
+      if (to.serviceName !== undefined) more[ATTR.serviceName] = bounded(to.serviceName);
+      if (stream) more[ATTR.stream] = true;
+      addRequestAttributes(body, more);
+      if (target.captureContent) {
+        const input = inputMessages(body);
+        if (input !== undefined) more[ATTR.inputMessages] = input;
+        this.#reply = new ReplyContent();
+      }
+      span.setAttributes(more);
+    } catch (error) {
+      telemetryFailed("set a span's attributes, events or status", error);
+    }
   }
 
   /** Whether prompts and replies are recorded (and failures' whole messages). */
@@ -185,28 +251,49 @@ export class CallTrace implements MeterObserver {
     const span = this.#span;
     if (span === undefined) return this.#instruments ? new AttemptTrace(this, resend) : undefined;
     const target = this.#target;
-    const first = target.sets.get("\u0000attempt", () => ({
-      [ATTR.method]: "POST",
-      [ATTR.url]: target.url,
-      [ATTR.urlTemplate]: target.template,
-      [ATTR.serverAddress]: target.address,
-      [ATTR.serverPort]: target.port,
-    }));
-    const attributes = resend === 0 ? first : { ...first, [ATTR.resendCount]: resend };
-    const name = `POST ${target.template}`;
-    const child = this.#tracer!.startSpan(
-      name,
-      { kind: SPAN_KIND_CLIENT, attributes },
-      this.#parent,
-    );
-    const active = this.#otel.context ? this.#parent!.setValue(SPAN_KEY, child) : undefined;
+    let child: OtelSpan | undefined;
+    let active: OtelContext | undefined;
+    try {
+      const first = target.sets.get("\u0000attempt", () => ({
+        [ATTR.method]: "POST",
+        [ATTR.url]: target.url,
+        [ATTR.urlTemplate]: target.template,
+        [ATTR.serverAddress]: target.address,
+        [ATTR.serverPort]: target.port,
+      }));
+      const attributes = resend === 0 ? first : { ...first, [ATTR.resendCount]: resend };
+      const name = `POST ${target.template}`;
+      child = this.#tracer!.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes }, this.#parent);
+      if (this.#otel.context) active = this.#parent!.setValue(SPAN_KEY, child);
+    } catch (error) {
+      // Sent all the same: without its span, or with it but not active while it is sent.
+      telemetryFailed("start a span", error);
+    }
     return new AttemptTrace(this, resend, child, active);
   }
 
-  /** Runs `send` with `active` as the active context, when the app registered a context manager. */
+  /**
+   * Runs `send` with `active` as the active context, when the app registered a context manager —
+   * once, whatever the manager does: one that throws, or never calls it, still gets it sent.
+   */
   runIn<T>(active: OtelContext | undefined, send: () => Promise<T>): Promise<T> {
     const manager = this.#otel.context;
-    return active === undefined || manager === undefined ? send() : manager.with(active, send);
+    if (active === undefined || manager === undefined) return send();
+    let called = false;
+    let sent: Promise<T> | undefined;
+    const once = (): Promise<T> => {
+      called = true;
+      sent ??= send();
+      return sent;
+    };
+    try {
+      manager.with(active, once);
+    } catch (error) {
+      // `send` itself threw: that is the attempt's failure, not the telemetry's.
+      if (called && sent === undefined) throw error;
+      telemetryFailed("make a span active", error);
+    }
+    return sent ?? send();
   }
 
   /** The name of the call's metric set with `key`'s attributes. */
@@ -227,7 +314,7 @@ export class CallTrace implements MeterObserver {
 
   /** An attempt ended: its request ID is the call's latest, and it is counted. */
   attempted(requestId: string | undefined, status: number | undefined, type?: string): void {
-    if (requestId !== undefined) this.#requestId = requestId;
+    if (requestId !== undefined) this.#requestId = bounded(requestId);
     const instruments = this.#instruments;
     if (instruments === undefined) return;
     this.#count(instruments.attempts, 1, `attempt\u0000${status}\u0000${type}`, () => ({
@@ -240,8 +327,8 @@ export class CallTrace implements MeterObserver {
   retrying(error: unknown, delayMs: number): void {
     const type = errorType(error);
     const status = statusOf(error);
-    const retryAfter = (error as { retryAfterMs?: unknown }).retryAfterMs;
-    this.#span?.addEvent(EVENTS.retry.name, {
+    const retryAfter = (error as { retryAfterMs?: unknown } | null | undefined)?.retryAfterMs;
+    this.#event(EVENTS.retry.name, {
       "inference_service.retry.delay_ms": Math.round(delayMs),
       "error.type": type,
       ...(status !== undefined ? { "http.response.status_code": status } : {}),
@@ -255,43 +342,61 @@ export class CallTrace implements MeterObserver {
     this.#count(instruments.retries, 1, `retry\u0000${type}`, () => ({ [ATTR.errorType]: type }));
   }
 
+  /** Adds an event to the call's span, if it has one. */
+  #event(name: string, attributes: Attributes): void {
+    try {
+      this.#span?.addEvent(name, attributes);
+    } catch (error) {
+      telemetryFailed("set a span's attributes, events or status", error);
+    }
+  }
+
   // ---- what the meter saw (MeterObserver) ------------------------------------------------
 
   waited(ms: number): void {
-    this.#span?.addEvent(EVENTS.limiterWait.name, { "inference_service.wait_ms": ms });
+    this.#event(EVENTS.limiterWait.name, { "inference_service.wait_ms": ms });
   }
 
   reserved(amount: number, currency: string | undefined): void {
-    this.#span?.addEvent(EVENTS.reserved.name, {
+    this.#event(EVENTS.reserved.name, {
       "inference_service.budget.amount": amount,
-      ...(currency !== undefined ? { "inference_service.currency": currency } : {}),
+      ...(currency !== undefined ? { "inference_service.currency": bounded(currency) } : {}),
     });
   }
 
   refused(error: unknown): void {
     if (!BudgetExceededError.isInstance(error)) return;
-    this.#span?.addEvent(EVENTS.refused.name, {
+    this.#settlement = settledAs(this.#settlement, "refused");
+    this.#event(EVENTS.refused.name, {
       ...(error.requested !== undefined
         ? { "inference_service.budget.amount": error.requested }
         : {}),
       "inference_service.budget.limit": error.budget,
       "inference_service.budget.spent": error.spent,
       "inference_service.budget.held": error.reserved,
-      ...(error.currency !== undefined ? { "inference_service.currency": error.currency } : {}),
+      ...(error.currency !== undefined
+        ? { "inference_service.currency": bounded(error.currency) }
+        : {}),
     });
   }
 
-  settled(cost: number, currency: string | undefined): void {
+  settled(how: Settlement, cost: number | undefined, currency: string | undefined): void {
+    this.#settlement = settledAs(this.#settlement, how);
+    if (cost === undefined) return;
     this.#cost = (this.#cost ?? 0) + cost;
-    this.#currency ??= currency;
+    this.#currency ??= currency === undefined ? undefined : bounded(currency);
   }
 
   // ---- the answer --------------------------------------------------------------------------
 
   /** A JSON answer passed its checks: what it says of itself (and, when asked, its content). */
   answered(data: unknown): void {
-    this.#facts.read(data);
-    this.#reply?.read(data, false);
+    try {
+      this.#facts.read(data);
+      this.#reply?.read(data, false);
+    } catch (error) {
+      telemetryFailed("read the answer for its span", error);
+    }
   }
 
   /** A stream's first event arrived. */
@@ -301,8 +406,12 @@ export class CallTrace implements MeterObserver {
 
   /** One event of the stream, as it is handed out. */
   chunk(data: unknown): void {
-    this.#facts.read(data);
-    this.#reply?.read(data, true);
+    try {
+      this.#facts.read(data);
+      this.#reply?.read(data, true);
+    } catch (error) {
+      telemetryFailed("read the answer for its span", error);
+    }
   }
 
   /**
@@ -324,32 +433,50 @@ export class CallTrace implements MeterObserver {
     this.#state = "ended";
     const seconds = (performance.now() - this.#start) / 1000;
     const failed = error !== undefined || how === "failed" || how === "aborted";
-    if (failed && this.#requestId === undefined && InferenceServiceError.isInstance(error)) {
-      this.#requestId = error.requestId;
-    }
     const outcome: Attributes = {};
-    const type = failed ? addError(outcome, error ?? new Error()) : undefined;
+    let type: string | undefined;
+    try {
+      if (failed && this.#requestId === undefined && InferenceServiceError.isInstance(error)) {
+        const { requestId } = error;
+        if (typeof requestId === "string") this.#requestId = bounded(requestId);
+      }
+      type = failed ? addError(outcome, error ?? new Error()) : undefined;
+    } catch (failure) {
+      // Whatever a callback threw can end a call, and reading it may throw too.
+      telemetryFailed("read what the call failed with", failure);
+      type = "_OTHER";
+      outcome[ATTR.errorType] = type;
+    }
     const span = this.#span;
     if (span !== undefined) {
-      const attributes: Attributes = { ...outcome, [ATTR.attempts]: this.#attempts };
-      this.#facts.addTo(attributes);
-      if (this.#requestId !== undefined) attributes[ATTR.requestId] = this.#requestId;
-      if (this.#timeToFirstChunk !== undefined) {
-        attributes[ATTR.timeToFirstChunk] = this.#timeToFirstChunk;
+      try {
+        const attributes: Attributes = { ...outcome, [ATTR.attempts]: this.#attempts };
+        this.#facts.addTo(attributes);
+        if (this.#requestId !== undefined) attributes[ATTR.requestId] = this.#requestId;
+        if (this.#timeToFirstChunk !== undefined) {
+          attributes[ATTR.timeToFirstChunk] = this.#timeToFirstChunk;
+        }
+        if (how !== undefined) attributes[ATTR.streamEnd] = how;
+        if (this.#cost !== undefined) attributes[ATTR.cost] = this.#cost;
+        if (this.#settlement !== undefined) attributes[ATTR.settlement] = this.#settlement;
+        if (this.#currency !== undefined) attributes[ATTR.currency] = this.#currency;
+        const output = this.#reply?.json();
+        if (output !== undefined) attributes[ATTR.outputMessages] = output;
+        span.setAttributes(attributes);
+        if (type !== undefined) {
+          const message = statusMessage(error, this.#target.captureContent);
+          span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
+        }
+      } catch (failure) {
+        telemetryFailed("set a span's attributes, events or status", failure);
       }
-      if (how !== undefined) attributes[ATTR.streamEnd] = how;
-      if (this.#cost !== undefined) attributes[ATTR.cost] = this.#cost;
-      if (this.#currency !== undefined) attributes[ATTR.currency] = this.#currency;
-      const output = this.#reply?.json();
-      if (output !== undefined) attributes[ATTR.outputMessages] = output;
-      span.setAttributes(attributes);
-      if (type !== undefined) {
-        const message = statusMessage(error, this.#target.captureContent);
-        span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
-      }
-      span.end();
+      endSpan(span);
     }
-    this.#record(seconds, type);
+    try {
+      this.#record(seconds, type);
+    } catch (failure) {
+      telemetryFailed("record a metric", failure);
+    }
   }
 
   #record(seconds: number, type: string | undefined): void {
@@ -383,9 +510,11 @@ export class CallTrace implements MeterObserver {
     }
     if (this.#cost !== undefined) {
       const currency = this.#currency;
-      this.#count(instruments.cost, this.#cost, `cost\u0000${currency}`, () =>
-        currency === undefined ? {} : { [ATTR.currency]: currency },
-      );
+      const settlement = this.#settlement;
+      this.#count(instruments.cost, this.#cost, `cost\u0000${currency}\u0000${settlement}`, () => ({
+        ...(currency === undefined ? {} : { [ATTR.currency]: currency }),
+        ...(settlement === undefined ? {} : { [ATTR.settlement]: settlement }),
+      }));
     }
   }
 }
@@ -418,32 +547,51 @@ export class AttemptTrace {
   /** The attempt was answered and its answer passed its checks. */
   succeeded(status: number, requestId: string | undefined): void {
     const span = this.#span;
+    const id = requestId === undefined ? undefined : bounded(requestId);
     if (span !== undefined) {
-      span.setAttributes({
-        [ATTR.status]: status,
-        ...(requestId !== undefined ? { [ATTR.responseRequestId]: [requestId] } : {}),
-      });
-      span.end();
+      try {
+        span.setAttributes({
+          [ATTR.status]: status,
+          ...(id !== undefined ? { [ATTR.responseRequestId]: [id] } : {}),
+        });
+      } catch (error) {
+        telemetryFailed("set a span's attributes, events or status", error);
+      }
+      endSpan(span);
     }
-    this.#call.attempted(requestId, status);
+    this.#call.attempted(id, status);
   }
 
   /** The attempt failed with `error`, the typed error of the attempt. */
   failed(error: unknown): void {
     const status = statusOf(error);
     const requestId = InferenceServiceError.isInstance(error) ? error.requestId : undefined;
+    const id = typeof requestId === "string" ? bounded(requestId) : undefined;
     const attributes: Attributes = {};
     const type = addError(attributes, error);
     const span = this.#span;
     if (span !== undefined) {
-      if (status !== undefined) attributes[ATTR.status] = status;
-      if (requestId !== undefined) attributes[ATTR.responseRequestId] = [requestId];
-      span.setAttributes(attributes);
-      const message = statusMessage(error, this.#call.captureContent);
-      span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
-      span.end();
+      try {
+        if (status !== undefined) attributes[ATTR.status] = status;
+        if (id !== undefined) attributes[ATTR.responseRequestId] = [id];
+        span.setAttributes(attributes);
+        const message = statusMessage(error, this.#call.captureContent);
+        span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
+      } catch (failure) {
+        telemetryFailed("set a span's attributes, events or status", failure);
+      }
+      endSpan(span);
     }
-    this.#call.attempted(requestId, status, type);
+    this.#call.attempted(id, status, type);
+  }
+}
+
+/** Ends a span; a span that will not end is the telemetry's failure, not the call's. */
+function endSpan(span: OtelSpan): void {
+  try {
+    span.end();
+  } catch (error) {
+    telemetryFailed("end a span", error);
   }
 }
 

@@ -7,6 +7,7 @@
 
 import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
+import { wireIndex } from "./wire.js";
 
 /** One part of a message, as the conventions' JSON schema has it. */
 type Part = Record<string, unknown> & { type: string };
@@ -93,16 +94,16 @@ class Choice {
   /** Adds a message (JSON answer) or a delta (stream chunk) of this choice. */
   add(piece: Record<string, unknown> | undefined, text: unknown): void {
     if (str(text)) this.text += text;
-    if (piece === undefined) return;
+    if (typeof piece !== "object" || piece === null) return;
     if (str(piece.reasoning_content)) this.reasoning += piece.reasoning_content;
     if (str(piece.content)) this.text += piece.content;
     if (!Array.isArray(piece.tool_calls)) return;
     for (const [i, call] of (piece.tool_calls as Record<string, unknown>[]).entries()) {
-      const at = typeof call.index === "number" ? call.index : i;
-      const fn = call.function as { name?: unknown; arguments?: unknown } | undefined;
+      const at = wireIndex(call?.index, i);
+      const fn = call?.function as { name?: unknown; arguments?: unknown } | undefined;
       this.calls[at] ??= { arguments: "" };
       const known = this.calls[at];
-      if (str(call.id)) known.id = call.id;
+      if (str(call?.id)) known.id = call.id;
       if (str(fn?.name)) known.name = fn.name;
       if (str(fn?.arguments)) known.arguments += fn.arguments;
     }
@@ -128,7 +129,7 @@ export class ReplyContent {
     const choices = (data as { choices?: unknown } | undefined)?.choices;
     if (!Array.isArray(choices)) return;
     for (const [i, raw] of (choices as Record<string, unknown>[]).entries()) {
-      const at = typeof raw?.index === "number" ? raw.index : i;
+      const at = wireIndex(raw?.index, i);
       this.#choices[at] ??= new Choice();
       const choice = this.#choices[at];
       const piece = (stream ? raw?.delta : raw?.message) as Record<string, unknown> | undefined;

@@ -1,9 +1,12 @@
 /**
  * @module The package's tracer and metric instruments, made once per provider the app registered.
- * The counters are observable counters over the package's own tallies (see `tally.ts`).
+ * The counters are observable counters over the package's own tallies (see `tally.ts`). An
+ * instrument the meter fails to make is replaced by one that records nothing, so that one broken
+ * instrument neither stops the others nor is asked for again on every call.
  */
 import { PACKAGE_NAME } from "../constants.js";
 import { VERSION } from "../version.js";
+import { telemetryFailed } from "./failures.js";
 import { METRICS, type MetricRow } from "./names.js";
 import type { OtelHistogram, OtelMeter, OtelRegistry, OtelTracer } from "./otel.js";
 import { Tally } from "./tally.js";
@@ -34,22 +37,40 @@ export function tracerOf(provider: TracerProvider): OtelTracer {
   return tracer;
 }
 
+/** What stands for a histogram the meter failed to make. */
+const NO_HISTOGRAM: OtelHistogram = { record() {} };
+
 function histogram(meter: OtelMeter, row: MetricRow): OtelHistogram {
   const { description, unit, buckets } = row;
   const advice = buckets ? { explicitBucketBoundaries: [...buckets] } : undefined;
-  return meter.createHistogram(row.name, { description, unit, ...(advice ? { advice } : {}) });
+  try {
+    return meter.createHistogram(row.name, { description, unit, ...(advice ? { advice } : {}) });
+  } catch (error) {
+    telemetryFailed("get a meter or its instruments", error);
+    return NO_HISTOGRAM;
+  }
 }
 
-/** A tally the meter reports as the counter `row` each time the app's reader collects. */
+/**
+ * A tally the meter reports as the counter `row` each time the app's reader collects; one the
+ * meter failed to register still adds up, and is never reported.
+ */
 function counter(meter: OtelMeter, row: MetricRow): Tally {
   const tally = new Tally();
-  meter
-    .createObservableCounter(row.name, { description: row.description, unit: row.unit })
-    .addCallback((result) => tally.observe(result));
+  try {
+    meter
+      .createObservableCounter(row.name, { description: row.description, unit: row.unit })
+      .addCallback((result) => tally.observe(result));
+  } catch (error) {
+    telemetryFailed("get a meter or its instruments", error);
+  }
   return tally;
 }
 
-/** The package's instruments from `provider`, made on its first call. */
+/**
+ * The package's instruments from `provider`, made on its first call. Throws when the provider
+ * gives no meter (nothing is kept then: the next call asks again).
+ */
 export function instrumentsOf(provider: MeterProvider): Instruments {
   let found = instruments.get(provider);
   if (found === undefined) {

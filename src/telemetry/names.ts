@@ -135,6 +135,11 @@ export const ATTRIBUTES = {
     ["call"],
     "with a `UsageTracker` that prices the model: what the call cost, in the unit of its `prices`",
   ),
+  settlement: row(
+    "inference_service.settlement",
+    ["call", "metrics"],
+    "with a `UsageTracker`: how the call's usage was settled, as its usage record's `settlement` says — `reported`, `estimated`, `upper-bound`, `refused` or `none` (on the cost counter among the metrics)",
+  ),
   currency: row(
     "inference_service.currency",
     ["call", "metrics"],

@@ -5,6 +5,7 @@
  * attributes is the largest part of what a metric point costs — and the exported data is the same
  * `Sum` a counter gives.
  */
+import { telemetryFailed } from "./failures.js";
 import type { Attributes, OtelObservableResult } from "./otel.js";
 
 /** How many attribute sets one tally keeps apart: the SDK's default cardinality limit. */
@@ -34,8 +35,15 @@ export class Tally {
     sum.value += value;
   }
 
-  /** Reports every sum (the reader asked). */
+  /**
+   * Reports every sum (the reader asked). Runs in the app's metric reader: a result that throws
+   * is reported once and ignored, not thrown into the reader's collection.
+   */
   observe(result: OtelObservableResult): void {
-    for (const { value, attributes } of this.#sums.values()) result.observe(value, attributes);
+    try {
+      for (const { value, attributes } of this.#sums.values()) result.observe(value, attributes);
+    } catch (error) {
+      telemetryFailed("report the counters to the metric reader", error);
+    }
   }
 }

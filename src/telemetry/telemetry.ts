@@ -6,6 +6,8 @@
  */
 import { AttributeSets, CallTrace, type TraceTarget } from "./call_trace.js";
 import { resolveCaptureContent } from "./content.js";
+import { telemetryFailed } from "./failures.js";
+import { bounded } from "./limits.js";
 import { otelRegistry } from "./otel.js";
 
 /** What a channel's telemetry is built from. */
@@ -31,10 +33,10 @@ export class Telemetry {
     const defaultPort = parsed.protocol === "https:" ? 443 : 80;
     this.#target = {
       operation,
-      url: `${parsed.origin}${parsed.pathname}`,
-      template: parsed.pathname,
+      url: bounded(`${parsed.origin}${parsed.pathname}`),
+      template: bounded(parsed.pathname),
       // An IPv6 host without its brackets, as `server.address` writes it.
-      address: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
+      address: bounded(parsed.hostname.replace(/^\[(.*)\]$/, "$1")),
       port: parsed.port === "" ? defaultPort : Number(parsed.port),
       captureContent: resolveCaptureContent(captureContent),
       sets: new AttributeSets(),
@@ -48,10 +50,15 @@ export class Telemetry {
   trace(): CallTrace | undefined {
     const target = this.#target;
     if (target === undefined) return undefined;
-    const otel = otelRegistry();
-    if (otel === undefined || (otel.trace === undefined && otel.metrics === undefined)) {
+    try {
+      const otel = otelRegistry();
+      if (otel === undefined || (otel.trace === undefined && otel.metrics === undefined)) {
+        return undefined;
+      }
+      return new CallTrace(target, otel);
+    } catch (error) {
+      telemetryFailed("read the registered providers", error);
       return undefined;
     }
-    return new CallTrace(target, otel);
   }
 }

@@ -4,12 +4,28 @@
  * OpenAI-style bodies every API of the service shares, so a new API is read without code of its own.
  */
 import { cachedTokensFromWire, tokenUsageFromWire } from "../spend/usage.js";
+import { bounded } from "./limits.js";
 import { ATTR } from "./names.js";
 import type { Attributes } from "./otel.js";
 
 const num = (value: unknown): value is number =>
   typeof value === "number" && Number.isFinite(value);
 const str = (value: unknown): value is string => typeof value === "string";
+
+/**
+ * The longest list the wire numbers its items in (an answer's choices by `index`, a reply's tool
+ * calls) that is read by those numbers: the most `n` of OpenAI-style servers. Past it, or not a
+ * whole number, an item goes at its place in the list instead, so that an `index` of 1e9 cannot
+ * make a list a billion long.
+ */
+const MAX_INDEX = 128;
+
+/** Where the `i`-th item of a list goes whose items carry an `index` from the wire. */
+export function wireIndex(index: unknown, i: number): number {
+  return Number.isInteger(index) && (index as number) >= 0 && (index as number) < MAX_INDEX
+    ? (index as number)
+    : i;
+}
 
 /**
  * The request parameters `body` sets, added to `into` under the conventions' names. Read by name,
@@ -27,16 +43,21 @@ export function addRequestAttributes(body: Record<string, unknown>, into: Attrib
   if (num(body.seed)) into[ATTR.seed] = body.seed;
   if (num(body.n) && body.n !== 1) into[ATTR.choiceCount] = body.n;
   const { stop } = body;
-  if (str(stop)) into[ATTR.stopSequences] = [stop];
-  else if (Array.isArray(stop) && stop.length > 0) into[ATTR.stopSequences] = stop.filter(str);
+  if (str(stop)) into[ATTR.stopSequences] = [bounded(stop)];
+  else if (Array.isArray(stop) && stop.length > 0) {
+    into[ATTR.stopSequences] = stop.filter(str).map(bounded);
+  }
   const format = (body.response_format as { type?: unknown } | undefined)?.type;
   if (format === "json_object" || format === "json_schema") into[ATTR.outputType] = "json";
   else if (format === "text") into[ATTR.outputType] = "text";
-  if (str(body.encoding_format)) into[ATTR.encodingFormats] = [body.encoding_format];
+  if (str(body.encoding_format)) into[ATTR.encodingFormats] = [bounded(body.encoding_format)];
   if (num(body.dimensions)) into[ATTR.dimensions] = body.dimensions;
 }
 
-/** What the answer of one call said about itself, gathered from its body or its chunks. */
+/**
+ * What the answer of one call said about itself, gathered from its body or its chunks; its
+ * strings come from the wire, so each is kept bounded (`limits.ts`).
+ */
 export class AnswerFacts {
   id?: string;
   model?: string;
@@ -52,15 +73,15 @@ export class AnswerFacts {
   read(data: unknown): void {
     if (typeof data !== "object" || data === null) return;
     const body = data as Record<string, unknown>;
-    if (this.id === undefined && str(body.id)) this.id = body.id;
-    if (this.model === undefined && str(body.model)) this.model = body.model;
+    if (this.id === undefined && str(body.id)) this.id = bounded(body.id);
+    if (this.model === undefined && str(body.model)) this.model = bounded(body.model);
     const { choices } = body;
     if (Array.isArray(choices)) {
       // An index loop: this runs on every chunk of every traced stream.
       for (let i = 0; i < choices.length; i++) {
         const choice = choices[i] as Record<string, unknown> | null | undefined;
         const reason = choice?.finish_reason;
-        if (str(reason)) this.finishReasons[num(choice?.index) ? choice.index : i] = reason;
+        if (str(reason)) this.finishReasons[wireIndex(choice?.index, i)] = bounded(reason);
       }
     }
     if (body.usage != null) this.#usage(body.usage);

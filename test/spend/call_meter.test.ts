@@ -93,26 +93,35 @@ describe("CallMeter", () => {
     expect(grant.epoch).toBe(1);
   });
 
-  it("tells its observer of each reservation, refusal and limiter wait, and of the settled cost", async () => {
+  it("tells its observer of each reservation, refusal and limiter wait, and how each attempt settled, with its cost", async () => {
     const heard: unknown[][] = [];
     const observer = {
       reserved: (amount: number, currency?: string) => heard.push(["reserved", amount, currency]),
       refused: (error: unknown) => heard.push(["refused", (error as Error).name]),
       waited: (ms: number) => heard.push(["waited", typeof ms]),
-      settled: (cost: number, currency?: string) => heard.push(["settled", cost, currency]),
+      settled: (how: string, cost?: number, currency?: string) =>
+        heard.push(["settled", how, cost, currency]),
     };
-    const { usage } = await tracker(1.5);
+    const { usage } = await tracker(2);
     const limiter = new RateLimiter({ requestsPerMinute: 60_000 });
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] }, limiter });
     const attempt = await meter.begin(ESTIMATE, undefined, observer);
     await attempt.settle({ inputTokens: 0, outputTokens: 50 }, 0);
+    await (await meter.begin(ESTIMATE, undefined, observer)).settle(undefined, 10);
+    await (await meter.begin(ESTIMATE, undefined, observer)).fail(new Error("503"));
     await expect(
       meter.begin({ ...ESTIMATE, maxOutputTokens: 1000 }, undefined, observer),
     ).rejects.toBeInstanceOf(BudgetExceededError);
     expect(heard).toEqual([
       ["reserved", 1, undefined],
       ["waited", "number"],
-      ["settled", 0.5, undefined],
+      ["settled", "reported", 0.5, undefined],
+      ["reserved", 1, undefined],
+      ["waited", "number"],
+      ["settled", "estimated", 0.1, undefined],
+      ["reserved", 1, undefined],
+      ["waited", "number"],
+      ["settled", "none", undefined, undefined],
       ["refused", "BudgetExceededError"],
     ]);
   });
@@ -226,13 +235,14 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     expect(log.at(-1)).toEqual(["permit", "answered"]);
   });
 
-  it("tells its observer only of amounts held and costs priced, and the wait it measured", async () => {
+  it("tells its observer only of amounts held and costs priced, how each settled, and the wait it measured", async () => {
     const heard: unknown[][] = [];
     const observer = {
       reserved: (amount: number) => heard.push(["reserved", amount]),
       refused: () => heard.push(["refused"]),
       waited: (ms: number) => heard.push(["waited", ms]),
-      settled: (cost: number, currency?: string) => heard.push(["settled", cost, currency]),
+      settled: (how: string, cost?: number, currency?: string) =>
+        heard.push(["settled", how, cost, currency]),
     };
     const now = vi.spyOn(performance, "now");
     now.mockReturnValueOnce(100).mockReturnValueOnce(130);
@@ -250,10 +260,17 @@ describe("CallMeter with the trackers and limiter it is given", () => {
       recordingGuard(log, "none"),
     ]);
     await (await unpriced.begin(ESTIMATE, undefined, observer)).cancelled();
+    // No reservation at all (a rate limiter alone): nothing settled, nothing told.
+    const limited = new CallMeter({ limiter: recordingLimiter(log) }, []);
+    await (await limited.begin(ESTIMATE, undefined, observer)).cancelled();
+    await (await limited.begin(ESTIMATE, undefined, observer)).fail(new Error("503"));
     expect(heard).toEqual([
       ["reserved", 2],
       ["waited", 30],
-      ["settled", 1.5, "credit"],
+      ["settled", "reported", 1.5, "credit"],
+      ["settled", "upper-bound", undefined, undefined],
+      ["waited", expect.any(Number)],
+      ["waited", expect.any(Number)],
     ]);
     // A cancelled request is charged as its holds stand.
     const cancelled = new CallMeter({ run: { runId: "r", handlers: [] } }, [
@@ -261,9 +278,9 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     ]);
     await (await cancelled.begin(ESTIMATE, undefined, observer)).cancelled();
     expect(log.at(-1)).toEqual(["held", "settleAsHeld"]);
-    expect(heard.slice(3)).toEqual([
+    expect(heard.slice(6)).toEqual([
       ["reserved", 2],
-      ["settled", 2, "credit"],
+      ["settled", "upper-bound", 2, "credit"],
     ]);
   });
 

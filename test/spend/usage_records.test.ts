@@ -26,12 +26,16 @@ describe("tallies", () => {
       totalTokens: 5,
       inputTokenDetails: { cache_read: 1 },
       error: { name: "Error", message: "x" },
+      settlement: "estimated",
     });
     addTally(into, failed);
     addTally(into, failed);
     expect(into).toEqual({
       calls: 2,
       failed: 2,
+      refused: 0,
+      stopped: 0,
+      estimated: 2,
       inputTokens: 6,
       cachedInputTokens: 2,
       outputTokens: 4,

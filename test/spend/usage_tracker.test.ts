@@ -120,6 +120,7 @@ describe("UsageTracker on one call", () => {
         requestId: "req-ok-1",
         durationMs: expect.any(Number),
         cost: (9 * 2 + 3 * 8) / 1e6,
+        settlement: "reported",
       },
     ]);
     expect(usage.records[0]?.durationMs).toBeGreaterThanOrEqual(0);
@@ -449,7 +450,12 @@ describe("UsageTracker budget: reservations", () => {
       BudgetExceededError,
     );
     expect(seen).toHaveLength(1);
-    expect(usage.totals).toMatchObject({ calls: 5, failed: 4 });
+    // Refused calls are counted apart: none of them failed.
+    expect(usage.totals).toMatchObject({ calls: 5, failed: 0, refused: 4 });
+    expect(usage.records.map((record) => [record.settlement, record.error?.name])).toEqual([
+      ["reported", undefined],
+      ...Array(4).fill(["refused", "BudgetExceededError"]),
+    ]);
     expect(error).not.toHaveBeenCalled();
     expect(warn).not.toHaveBeenCalled();
   });
@@ -790,6 +796,7 @@ describe("UsageTracker with other LangChain models", () => {
         outputTokens: 3,
         totalTokens: 10,
         cost: (7 + 3 * 2) / 1e6,
+        settlement: "reported",
       }),
     ]);
   });
@@ -804,6 +811,8 @@ describe("UsageTracker with other LangChain models", () => {
     expect(usage.byModel()).toEqual({
       FakeListChatModel: { calls: 2, failed: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     });
+    // Nothing reported, nothing counted: not the service's usage of zero tokens.
+    expect(usage.records.map((record) => record.settlement)).toEqual(["none", "none"]);
   });
 
   it("reads llmOutput.tokenUsage of an LLM, counting a multi-prompt generate once", async () => {
@@ -958,6 +967,102 @@ describe("UsageTracker against the emulator", () => {
 function byRequestId(a: { requestId?: string }, b: { requestId?: string }) {
   return (a.requestId ?? "").localeCompare(b.requestId ?? "");
 }
+
+describe("UsageTracker settlement: how each call was counted", () => {
+  function setup() {
+    const emulator = createEmulator();
+    const prices = Object.fromEntries(emulator.state.listModels().map((m) => [m.id, m.prices]));
+    const model = (fields: Record<string, unknown> = {}) =>
+      new ChatInferenceService(DEFAULT_MODEL, {
+        apiKey: emulator.apiKey,
+        baseURL: emulator.baseURL,
+        fetch: emulator.fetch,
+        maxRetries: 0,
+        maxTokens: 50,
+        ...fields,
+      });
+    return { emulator, prices, model };
+  }
+
+  it("says for each way a call ends where its figures come from, and the totals and summary count them", async () => {
+    const { emulator, prices, model } = setup();
+    const usage = new UsageTracker({ prices, budget: 10, currency: "credit" });
+    const callbacks = [usage];
+    // reported: the service's usage.
+    await model().invoke("Hello", { callbacks });
+    // estimated: a stream left before its usage chunk.
+    for await (const _ of await model().stream("Tell me a story", { callbacks })) break;
+    // upper-bound: stopped while its request was on its way.
+    const controller = new AbortController();
+    const stopping = model({
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+        controller.abort();
+        return emulator.fetch(input, init);
+      },
+    });
+    await stopping.invoke("Hello", { callbacks, signal: controller.signal }).catch(() => {});
+    // refused: a budget that cannot hold it (a second tracker on the call).
+    const tight = new UsageTracker({ prices, budget: 1e-9 });
+    await model()
+      .invoke("Hello", { callbacks: [usage, tight] })
+      .catch(() => {});
+    // none: refused by the service, stopped before it was sent, answered by LangChain's cache.
+    await model({ apiKey: "sk-wrong" })
+      .invoke("Hello", { callbacks })
+      .catch(() => {});
+    await model()
+      .invoke("Hello", { callbacks, signal: AbortSignal.abort() })
+      .catch(() => {});
+    const cached = model({ cache: new InMemoryCache() });
+    await cached.invoke("Hello", { callbacks });
+    await cached.invoke("Hello", { callbacks });
+    expect(
+      usage.records.map((r) => [r.settlement, r.estimated, r.aborted, r.abandoned, r.error?.name]),
+    ).toEqual([
+      ["reported", undefined, undefined, undefined, undefined],
+      ["estimated", true, undefined, true, undefined],
+      ["upper-bound", true, true, undefined, undefined],
+      ["refused", undefined, undefined, undefined, "BudgetExceededError"],
+      ["none", undefined, undefined, undefined, "AuthenticationError"],
+      ["none", undefined, true, undefined, undefined],
+      ["reported", undefined, undefined, undefined, undefined],
+      ["none", undefined, undefined, undefined, undefined],
+    ]);
+    expect(usage.records.at(-1)?.cached).toBe(true);
+    expect(usage.totals).toMatchObject({
+      calls: 8,
+      failed: 1,
+      refused: 1,
+      stopped: 3,
+      estimated: 2,
+    });
+    const [header, row] = usage.summary().split("\n");
+    expect(header?.split(/\s+/)).toEqual([
+      "model",
+      "calls",
+      "failed",
+      "refused",
+      "stopped",
+      "estimated",
+      "input",
+      "output",
+      "total",
+      "cost",
+      "(credit)",
+    ]);
+    expect(row?.split(/\s+/).slice(0, 6)).toEqual([DEFAULT_MODEL, "8", "1", "1", "3", "2"]);
+  });
+
+  it("shows no refused, stopped or estimated column, and no such total, while there is none", async () => {
+    const { prices, model } = setup();
+    const usage = new UsageTracker({ prices });
+    await model().invoke("Hello", { callbacks: [usage] });
+    expect(Object.keys(usage.totals)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(refused|stopped|estimated)$/)]),
+    );
+    expect(usage.summary().split("\n")[0]).toMatch(/^model\s+calls\s+failed\s+input\s/);
+  });
+});
 
 describe("UsageTracker with cached prompt tokens", () => {
   // 800 of the 1,000 prompt tokens came from the model server's prompt cache.
@@ -1183,7 +1288,57 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
     await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 1, outputTokens: 1 }, true);
     await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 1, outputTokens: 1 }, false);
     await usage.handleLLMEnd(noUsage, "r");
-    expect(usage.records[0]).toMatchObject({ inputTokens: 2, estimated: true });
+    expect(usage.records[0]).toMatchObject({
+      inputTokens: 2,
+      estimated: true,
+      settlement: "estimated",
+    });
+  });
+
+  it("settles a run as its least certain attempt: upper-bound over estimated over reported", async () => {
+    const usage = new UsageTracker({ prices });
+    const settle = async (runId: string, ...hows: Array<"reported" | "estimated" | "held">) => {
+      await start(usage, runId);
+      for (const how of hows) {
+        const reservation = await usage.reserve(runId, ESTIMATE);
+        if (how === "held") await reservation.settleAsHeld();
+        else await reservation.settle({ inputTokens: 1, outputTokens: 1 }, how === "estimated");
+      }
+      await usage.handleLLMEnd(noUsage, runId);
+    };
+    await settle("a", "held", "estimated", "reported");
+    await settle("b", "reported", "held");
+    await settle("c", "reported", "estimated");
+    await settle("d", "reported", "reported");
+    expect(usage.records.map((r) => [r.runId, r.settlement, r.estimated])).toEqual([
+      ["a", "upper-bound", true],
+      ["b", "upper-bound", true],
+      ["c", "estimated", true],
+      ["d", "reported", undefined],
+    ]);
+  });
+
+  it("settles a run whose every attempt was released unused as none, not reported", async () => {
+    const usage = new UsageTracker({ prices });
+    await start(usage, "r");
+    // What a meter does for an attempt the service refused: settle it at zero.
+    await (await usage.reserve("r", ESTIMATE)).settle({ inputTokens: 0, outputTokens: 0 }, false);
+    usage.handleLLMError(new Error("503"), "r");
+    expect(usage.records[0]).toMatchObject({ settlement: "none", totalTokens: 0 });
+    expect(usage.totals).toMatchObject({ calls: 1, failed: 1 });
+    // What was counted keeps its settlement, the service's usage or an estimate of none at all.
+    const failed = async (runId: string, tokens: number, estimated: boolean) => {
+      await start(usage, runId);
+      const reservation = await usage.reserve(runId, ESTIMATE);
+      await reservation.settle({ inputTokens: tokens, outputTokens: tokens }, estimated);
+      usage.handleLLMError(new Error("cut"), runId);
+    };
+    await failed("usage", 2, false);
+    await failed("nothing read", 0, true);
+    expect(usage.records.slice(1).map((r) => [r.settlement, r.totalTokens])).toEqual([
+      ["reported", 4],
+      ["estimated", 0],
+    ]);
   });
 
   it("charges another model's run at its end, and refuses it at its start once the budget is spent", async () => {
@@ -1212,9 +1367,14 @@ describe("UsageTracker as the models' spend guard (its callbacks called directly
     await usage.endRun("b", { failedToStart: { name: "TypeError", message: "x" } });
     await usage.endRun("c", {});
     expect(usage.records.map(({ runId, durationMs, ...rest }) => rest)).toEqual([
-      expect.objectContaining({ aborted: true, abandoned: true, requestId: "req-a" }),
-      expect.objectContaining({ error: { name: "TypeError", message: "x" } }),
-      { model: "m", inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      expect.objectContaining({
+        aborted: true,
+        abandoned: true,
+        requestId: "req-a",
+        settlement: "none",
+      }),
+      expect.objectContaining({ error: { name: "TypeError", message: "x" }, settlement: "none" }),
+      { model: "m", inputTokens: 0, outputTokens: 0, totalTokens: 0, settlement: "none" },
     ]);
   });
 

@@ -249,6 +249,63 @@ describe("a call's span", () => {
   });
 });
 
+describe("what the wire says, bounded", () => {
+  /** The emulator's answers with a huge `id`, `model`, finish reason and request-ID header. */
+  const huge =
+    (n: number): Fetch =>
+    async (input, init) => {
+      const answer = await emulator.fetch(input, init);
+      const body = (await answer.json()) as {
+        id: string;
+        model: string;
+        choices: { finish_reason: string }[];
+      };
+      body.id = "i".repeat(n);
+      body.model = "m".repeat(n);
+      for (const choice of body.choices) choice.finish_reason = "f".repeat(n);
+      const headers = new Headers(answer.headers);
+      headers.set("X-Gateway-Request-Id", "r".repeat(n));
+      headers.delete("content-length");
+      return new Response(JSON.stringify(body), { status: answer.status, headers });
+    };
+
+  it("cuts each string from the answer to 256 characters, its end marked with an ellipsis", async () => {
+    const reply = await SURFACES.chat({ fetch: huge(300_000) }).invoke("Hello");
+    // The reply itself is the service's, whole.
+    expect(reply.response_metadata.requestId).toHaveLength(300_000);
+    const call = only(callSpans());
+    const cut = (c: string) => `${c.repeat(255)}…`;
+    expect(call.attributes).toMatchObject({
+      "gen_ai.response.id": cut("i"),
+      "gen_ai.response.model": cut("m"),
+      "gen_ai.response.finish_reasons": [cut("f")],
+      "inference_service.request_id": cut("r"),
+    });
+    const attempt = only(attemptsOf(call));
+    expect(attempt.attributes["http.response.header.x-gateway-request-id"]).toEqual([cut("r")]);
+    const duration = (await otel.metrics()).get("gen_ai.client.operation.duration")!;
+    const points = duration.points.filter(
+      (point) => point.attributes["gen_ai.response.model"] === cut("m"),
+    );
+    expect(points).toHaveLength(1);
+  });
+
+  it("keeps a string of 256 characters whole", async () => {
+    await SURFACES.chat({ fetch: huge(256) }).invoke("Hello");
+    expect(only(callSpans()).attributes["gen_ai.response.model"]).toBe("m".repeat(256));
+  });
+
+  it("cuts a Service-Name given that long too, and the span name and model with it", async () => {
+    const long = `tenant-demo.${"e".repeat(400)}`;
+    emulator.state.addEndpoint({ tenantId: "tenant-demo", jobAlias: "e".repeat(400) });
+    await SURFACES.dedicated().invoke("Hello", { serviceName: long });
+    const call = only(callSpans());
+    expect(call.attributes["inference_service.service_name"]).toHaveLength(256);
+    expect(call.attributes["gen_ai.request.model"]).toBe(`${long.slice(0, 255)}…`);
+    expect(call.name).toBe(`text_completion ${long.slice(0, 255)}…`);
+  });
+});
+
 describe("a call's attempts", () => {
   it.each(Object.keys(SURFACES) as Surface[])(
     "%s, a 429 then a 200: two attempt spans, the retry's delay and cause, one call span",
@@ -375,6 +432,32 @@ describe("a call's attempts", () => {
     const fetchSpan = otel.spans().find((span) => span.spanContext().spanId === inner)!;
     expect(parentOf(fetchSpan)).toBe(attempt.spanContext().spanId);
   });
+
+  it("nests the unknown model's lookup of the listed models under the failed attempt, as an HTTP instrumentation sees it", async () => {
+    // What @opentelemetry/instrumentation-undici does: a span for every fetch of the process.
+    const fetch: Fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const span = trace
+        .getTracer("app-http")
+        .startSpan(`${init?.method ?? "GET"} ${url.pathname}`);
+      try {
+        return await emulator.fetch(input, init);
+      } finally {
+        span.end();
+      }
+    };
+    const model = new ChatInferenceService("no-such-model", connection({ fetch }));
+    expect((await caught(model.invoke("Hello"))) as Error).toMatchObject({
+      name: "ModelNotFoundError",
+    });
+    const attempt = only(attemptsOf(only(callSpans())));
+    const http = otel.spans().filter((span) => span.instrumentationScope.name === "app-http");
+    expect(http.map((span) => span.name).sort()).toEqual([
+      "GET /inference/v1/models",
+      "POST /inference/v1/chat/completions",
+    ]);
+    for (const span of http) expect(parentOf(span)).toBe(attempt.spanContext().spanId);
+  });
 });
 
 describe("the meter's work as events of the call's span", () => {
@@ -391,6 +474,31 @@ describe("the meter's work as events of the call's span", () => {
     });
     expect(call.attributes["inference_service.cost"]).toBeCloseTo(usage.records[0]!.cost!, 12);
     expect(call.attributes["inference_service.currency"]).toBe("credit");
+  });
+
+  it("how the call was settled, in the words of its usage record's settlement", async () => {
+    const usage = new UsageTracker({ prices: PRICES });
+    const callbacks = [usage];
+    await SURFACES.chat({ fetch: faults("429"), maxRetries: 1 }).invoke("Hello", { callbacks });
+    for await (const _ of await SURFACES.chat().stream("Hello there", { callbacks })) break;
+    const controller = new AbortController();
+    const stopping: Fetch = (input, init) => {
+      controller.abort();
+      return emulator.fetch(input, init);
+    };
+    await caught(
+      SURFACES.chat({ fetch: stopping }).invoke("Hello", { callbacks, signal: controller.signal }),
+    );
+    await caught(SURFACES.chat({ fetch: faults("401") }).invoke("Hello", { callbacks }));
+    const tight = new UsageTracker({ prices: PRICES, budget: 1e-9 });
+    await caught(SURFACES.chat().invoke("Hello", { callbacks: [tight] }));
+    await settled();
+    const spans = callSpans().map((span) => span.attributes["inference_service.settlement"]);
+    expect(spans).toEqual(["reported", "estimated", "upper-bound", "none", "refused"]);
+    expect(usage.records.map((record) => record.settlement)).toEqual(spans.slice(0, 4));
+    // Without a tracker nothing is settled, and the span says nothing of it.
+    await SURFACES.chat().invoke("Hello");
+    expect(callSpans().at(-1)?.attributes).not.toHaveProperty("inference_service.settlement");
   });
 
   it("a refused reservation: the call fails with BudgetExceededError, unsent, its amounts on an event", async () => {
@@ -696,7 +804,11 @@ describe("metrics", () => {
     const cost = metrics.get("inference_service.client.cost")!;
     expect(cost.points).toEqual([
       expect.objectContaining({
-        attributes: { ...chat, "inference_service.currency": "credit" },
+        attributes: {
+          ...chat,
+          "inference_service.currency": "credit",
+          "inference_service.settlement": "reported",
+        },
         value: expect.closeTo(usage.records[0]!.cost!, 12),
       }),
     ]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Attributes } from "../../src/telemetry/otel.js";
-import { AnswerFacts, addRequestAttributes } from "../../src/telemetry/wire.js";
+import { AnswerFacts, addRequestAttributes, wireIndex } from "../../src/telemetry/wire.js";
 
 const requestAttributes = (body: Record<string, unknown>): Attributes => {
   const into: Attributes = {};
@@ -100,5 +100,21 @@ describe("AnswerFacts", () => {
       "gen_ai.usage.output_tokens": 3,
       "gen_ai.usage.reasoning.output_tokens": 2,
     });
+  });
+});
+
+describe("the indexes the wire numbers choices by", () => {
+  it("are used when whole and below 128; else the choice's place in the list is", () => {
+    expect(wireIndex(3, 0)).toBe(3);
+    expect(wireIndex(127, 0)).toBe(127);
+    for (const index of [128, 1e9, -1, 1.5, "2", null, undefined, Number.NaN]) {
+      expect(wireIndex(index, 1)).toBe(1);
+    }
+  });
+
+  it("an index of 1e9 makes no billion-long list of finish reasons", () => {
+    const facts = new AnswerFacts();
+    facts.read({ choices: [{ index: 1e9, finish_reason: "stop" }] });
+    expect(facts.finishReasons).toEqual(["stop"]);
   });
 });

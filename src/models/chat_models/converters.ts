@@ -55,6 +55,29 @@ export function metadataFields(meta: ResponseMeta | undefined): Record<string, u
 }
 
 /**
+ * The service's request ID of a reply of `ChatInferenceService`: what LangChain keeps, untyped,
+ * in `response_metadata.requestId` — of an `invoke`'s message, of a stream's first chunk or of
+ * its chunks concatenated, of the message a graph or an agent hands back. Undefined for a
+ * message without one (yours, another model's reply, a later chunk of a stream). It is the
+ * answer's `X-Gateway-Request-Id`: quote it to support; a `UsageTracker` record's `requestId` and
+ * the call span's `inference_service.request_id` hold the same.
+ *
+ * @example
+ * ```ts
+ * const reply = await model.invoke("What is the capital of France?");
+ * console.log(requestIdOf(reply)); // "20261122082851065306740900000001"
+ * ```
+ */
+export function requestIdOf(
+  message: { readonly response_metadata?: unknown } | null | undefined,
+): string | undefined {
+  const metadata = message?.response_metadata;
+  if (typeof metadata !== "object" || metadata === null) return undefined;
+  const id = (metadata as { requestId?: unknown }).requestId;
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+/**
  * The wire's `usage` as LangChain's `usage_metadata`, as `ChatOpenAI` reads it: totals, and the
  * prompt's audio, cached and cache-written tokens and the reply's audio and reasoning tokens.
  */

@@ -1,6 +1,8 @@
-import { AIMessage, type AIMessageChunk } from "@langchain/core/messages";
+import { AIMessage, type AIMessageChunk, HumanMessage } from "@langchain/core/messages";
 import type { OpenAI } from "openai";
 import { describe, expect, it } from "vitest";
+import { createEmulator, DEFAULT_MODEL } from "../../../src/emulator/index.js";
+import { ChatInferenceService, requestIdOf } from "../../../src/index.js";
 import {
   type StreamState,
   toChatResult,
@@ -119,5 +121,42 @@ describe("a stream's chunks as LangChain's chunks", () => {
       input_token_details: { audio: undefined, cache_read: undefined },
       output_token_details: { audio: undefined, reasoning: undefined },
     });
+  });
+});
+
+describe("requestIdOf", () => {
+  const emulator = createEmulator();
+  const model = new ChatInferenceService(DEFAULT_MODEL, {
+    apiKey: emulator.apiKey,
+    baseURL: emulator.baseURL,
+    fetch: emulator.fetch,
+  });
+
+  it("gives an invoke's reply the answer's request ID, typed as a string", async () => {
+    const reply = await model.invoke("Hello");
+    const id: string | undefined = requestIdOf(reply);
+    expect(id).toBe(emulator.state.lastRequest()?.requestId);
+  });
+
+  it("reads a stream's first chunk and its chunks concatenated, and no later chunk", async () => {
+    const chunks: AIMessageChunk[] = [];
+    for await (const chunk of await model.stream("Hello there")) chunks.push(chunk);
+    const id = emulator.state.lastRequest()?.requestId;
+    expect(requestIdOf(chunks[0])).toBe(id);
+    expect(requestIdOf(chunks.reduce((whole, chunk) => whole.concat(chunk)))).toBe(id);
+    expect(requestIdOf(chunks.at(-1))).toBeUndefined();
+  });
+
+  it("is undefined for a message without one, or with one that is not a string", () => {
+    expect(requestIdOf(new HumanMessage("hi"))).toBeUndefined();
+    expect(requestIdOf(new AIMessage({ content: "", response_metadata: { requestId: 7 } }))).toBe(
+      undefined,
+    );
+    expect(requestIdOf(new AIMessage({ content: "", response_metadata: { requestId: "" } }))).toBe(
+      undefined,
+    );
+    expect(requestIdOf(undefined)).toBeUndefined();
+    expect(requestIdOf(null)).toBeUndefined();
+    expect(requestIdOf({ response_metadata: null })).toBeUndefined();
   });
 });
