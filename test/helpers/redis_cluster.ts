@@ -6,7 +6,7 @@
  * `redis-server` depends on) cannot be found, `REDIS_CLUSTER_TOOLS` is false and the suites skip
  * with a visible message.
  */
-import { type ChildProcess, execFile } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,15 +17,31 @@ import { findBinary, freePort, launch, REDIS_SERVER } from "./redis.js";
 /** The `redis-cli` binary, or undefined when it cannot be had. */
 export const REDIS_CLI = findBinary([process.env.REDIS_CLI_BIN, "redis-cli", "/usr/bin/redis-cli"]);
 
-/** Whether a cluster can be started here: both binaries were found. */
-export const REDIS_CLUSTER_TOOLS = REDIS_SERVER !== undefined && REDIS_CLI !== undefined;
+/** The major version of `redis-server`: the nodes take `--cluster-port`, which 7.0 brought. */
+function majorVersion(binary: string | undefined): number {
+  if (binary === undefined) return 0;
+  const text = execFileSync(binary, ["--version"], { encoding: "utf8" });
+  return Number(/v=(\d+)\./.exec(text)?.[1] ?? 0);
+}
+
+/** Why a cluster cannot be started here, or undefined when it can. */
+const MISSING =
+  REDIS_SERVER === undefined
+    ? "redis-server not found"
+    : REDIS_CLI === undefined
+      ? "redis-cli not found"
+      : majorVersion(REDIS_SERVER) < 7
+        ? "redis-server is older than 7.0"
+        : undefined;
+
+/** Whether a cluster can be started here: both binaries were found, the server is 7.0 or later. */
+export const REDIS_CLUSTER_TOOLS = MISSING === undefined;
 
 /** Says, once per suite, why it is skipped (vitest's skip alone is easy to miss). */
 export function warnIfNoRedisCluster(suite: string): void {
-  if (REDIS_CLUSTER_TOOLS) return;
-  const missing = REDIS_SERVER === undefined ? "redis-server" : "redis-cli";
+  if (MISSING === undefined) return;
   console.warn(
-    `[${suite}] SKIPPED: ${missing} not found. Install it (apt-get install -y redis-server, which brings redis-cli) or set REDIS_SERVER_BIN and REDIS_CLI_BIN; .ci/run installs it.`,
+    `[${suite}] SKIPPED: ${MISSING}. Install redis-server 7.0 or later (apt-get install -y redis-server, which brings redis-cli) or set REDIS_SERVER_BIN and REDIS_CLI_BIN; .ci/run installs it.`,
   );
 }
 
