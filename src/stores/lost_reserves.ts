@@ -12,7 +12,7 @@
 /** Sends one release of `ids`, all of budget `key`; rejects when it got no answer. */
 export type SendRelease = (key: string, ids: string[]) => Promise<unknown>;
 
-/** The releases of one budget still to send: ID → end of its lease (epoch ms). */
+/** The releases of one budget not yet answered: ID → end of its lease (epoch ms). */
 interface Pending {
   ids: Map<string, number>;
   /** Retries that failed in a row: each doubles the wait before the next. */
@@ -88,12 +88,16 @@ export class LostReserves {
   /** Forgets the releases that landed, and the budget once none is left. */
   #landed(key: string, pending: Pending, ids: string[]): void {
     for (const id of ids) pending.ids.delete(id);
-    if (pending.timer === undefined) this.#forgetIfDone(key, pending);
+    this.#forgetIfDone(key);
   }
 
-  /** Forgets a budget with no release left (not one made since, under the same key). */
-  #forgetIfDone(key: string, pending: Pending): void {
-    if (pending.ids.size === 0 && this.#pending.get(key) === pending) this.#pending.delete(key);
+  /**
+   * Forgets budget `key` once no release of it is left. Looked up afresh: the entry a caller
+   * holds may be one forgotten already (an attempt that lands after `close`, or after its
+   * budget emptied and filled again).
+   */
+  #forgetIfDone(key: string): void {
+    if (this.#pending.get(key)?.ids.size === 0) this.#pending.delete(key);
   }
 
   #schedule(key: string, pending: Pending): void {
@@ -107,19 +111,21 @@ export class LostReserves {
     (pending.timer as { unref?: () => void }).unref?.();
   }
 
+  /** Sends the budget's releases, 100 at a time while Redis answers; waits again on a failure. */
   async #retry(key: string, pending: Pending): Promise<void> {
-    const ids = live(pending).slice(0, MAX_IDS);
-    if (ids.length > 0) {
+    for (let ids = live(pending); ids.length > 0 && !this.#closed; ids = live(pending)) {
+      const batch = ids.slice(0, MAX_IDS);
       try {
-        await this.#send(key, ids);
-        pending.failures = 0;
-        this.#landed(key, pending, ids);
+        await this.#send(key, batch);
       } catch {
         pending.failures++;
+        this.#schedule(key, pending);
+        return;
       }
+      pending.failures = 0;
+      this.#landed(key, pending, batch);
     }
-    if (pending.ids.size === 0) this.#forgetIfDone(key, pending);
-    else this.#schedule(key, pending);
+    this.#forgetIfDone(key);
   }
 }
 

@@ -90,19 +90,26 @@ describe("LostReserves", () => {
     expect(lost.size).toBe(0);
   });
 
-  it("sends at most 100 IDs in one release, the rest in the next", async () => {
-    const answers = Array<boolean>(150).fill(false);
-    const { sent, send } = recorder(...answers);
+  it("sends at most 100 IDs in one release, the rest in the next as soon as one lands", async () => {
+    const { sent, send } = recorder(...Array<boolean>(250).fill(false), true, false);
     const lost = new LostReserves(send, 100);
-    for (let i = 0; i < 150; i++) lost.add("k", `r${i}`, LEASE);
+    for (let i = 0; i < 250; i++) lost.add("k", `r${i}`, LEASE);
     await vi.advanceTimersByTimeAsync(100);
-    expect(sent.slice(150).map((r) => r.ids.length)).toEqual([100]);
-    expect(lost.size).toBe(50);
-    await vi.advanceTimersByTimeAsync(100);
-    expect(sent.slice(151)).toEqual([
-      { at: 200, key: "k", ids: Array.from({ length: 50 }, (_, i) => `r${i + 100}`) },
+    // The first hundred landed; the next failed, and waits twice as long as a first retry.
+    expect(sent.slice(250).map((r) => [r.at, r.ids.length])).toEqual([
+      [100, 100],
+      [100, 100],
+    ]);
+    expect(lost.size).toBe(150);
+    await vi.advanceTimersByTimeAsync(199);
+    expect(sent).toHaveLength(252);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.slice(252)).toEqual([
+      { at: 300, key: "k", ids: Array.from({ length: 100 }, (_, i) => `r${i + 100}`) },
+      { at: 300, key: "k", ids: Array.from({ length: 50 }, (_, i) => `r${i + 200}`) },
     ]);
     expect(lost.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("gives up on a release once its reservation's lease has ended (the lease has charged the hold)", async () => {
@@ -119,6 +126,15 @@ describe("LostReserves", () => {
     ]);
     expect(lost.size).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("gives up on a release whose lease ends just as its retry comes", async () => {
+    const { sent, send } = recorder(false, false);
+    const lost = new LostReserves(send, 100);
+    lost.add("k", "a", 100);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(sent.map((r) => r.at)).toEqual([0]);
+    expect(lost.size).toBe(0);
   });
 
   it("keeps one timer per budget however many releases fail at once", async () => {
@@ -158,6 +174,38 @@ describe("LostReserves", () => {
     await vi.advanceTimersByTimeAsync(LEASE);
     expect(sent).toHaveLength(154);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("on close, sends nothing for a budget whose every release has outlived its lease", async () => {
+    const { sent, send } = recorder(false);
+    const lost = new LostReserves(send, 100_000);
+    lost.add("k", "short", 50);
+    await vi.advanceTimersByTimeAsync(60);
+    await lost.close();
+    expect(sent).toHaveLength(1);
+  });
+
+  it("takes in its stride a first attempt that lands after close", async () => {
+    const unhandled = vi.fn();
+    process.on("unhandledRejection", unhandled);
+    try {
+      const answers: (() => void)[] = [];
+      const lost = new LostReserves(
+        () => new Promise((resolve) => answers.push(() => resolve([]))),
+        100,
+      );
+      lost.add("k", "a", LEASE);
+      const closing = lost.close();
+      answers[1]!();
+      await closing;
+      answers[0]!();
+      vi.useRealTimers();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(unhandled).not.toHaveBeenCalled();
+      expect(lost.size).toBe(0);
+    } finally {
+      process.off("unhandledRejection", unhandled);
+    }
   });
 
   it("on close, leaves out the releases whose lease has ended", async () => {

@@ -717,6 +717,16 @@ describe("RedisStore over a client it is given", () => {
     expect(client.sent).toEqual(["reserve", "releaseReserves", "releaseReserves"]);
   });
 
+  it("fails with a UsageStoreError, releasing the reserve, even when the client rejects with no error at all", async () => {
+    const client = recordingClient((script) =>
+      script === "reserve" ? Promise.reject(null) : GRANTED(),
+    );
+    const s = new RedisStore({ client: client as never });
+    const error = await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageStoreError);
+    expect(client.sent).toEqual(["reserve", "releaseReserves"]);
+  });
+
   it("names the operation that failed in each UsageStoreError", async () => {
     const client = recordingClient(() => Promise.reject(new Error("connect ECONNREFUSED")));
     const s = new RedisStore({ client: client as never });
