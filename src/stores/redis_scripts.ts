@@ -9,7 +9,10 @@
  */
 import { MAX_HOLES } from "./pacing.js";
 
-/** Budget keys: KEYS[1] the budget hash (spent, reserved), KEYS[2] holds (id → amount), KEYS[3] leases (id → expiry). */
+/**
+ * Budget keys: KEYS[1] the budget hash (spent, reserved), KEYS[2] holds (id → amount), KEYS[3]
+ * leases (id → expiry).
+ */
 const BUDGET_PRELUDE = `
 local function num(v) return tonumber(v) or 0 end
 local function fmt(x) return string.format('%.17g', x) end
@@ -33,7 +36,10 @@ local function save()
 end
 `;
 
-/** ARGV: id, amount, budget, now, leaseMs → { granted (1/0), spent, reserved }. */
+/**
+ * KEYS[4]: the reservation's tombstone (see RELEASE_RESERVES). ARGV: id, amount, budget, now,
+ * leaseMs → { granted (1/0), spent, reserved }.
+ */
 export const RESERVE = `${BUDGET_PRELUDE}
 local amount = tonumber(ARGV[2])
 local budget = tonumber(ARGV[3])
@@ -41,7 +47,9 @@ local now = tonumber(ARGV[4])
 expire(now)
 local committed = spent + reserved
 local slack = 1e-9 * math.max(1, budget)
-local granted = committed < budget - slack / 2 and committed + amount <= budget + slack
+-- Released already: its caller got no answer and gave up, so this reserve ran late; hold nothing.
+local released = redis.call('EXISTS', KEYS[4]) == 1
+local granted = not released and committed < budget - slack / 2 and committed + amount <= budget + slack
 if granted then
   redis.call('HSET', KEYS[2], ARGV[1], fmt(amount))
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[5]), ARGV[1])
@@ -60,6 +68,27 @@ if held then
   redis.call('ZREM', KEYS[3], ARGV[1])
 end
 spent = spent + tonumber(ARGV[2])
+save()
+return {}
+`;
+
+/**
+ * Releases reservations whose reserve got no answer: the caller gave up, so the call was not sent
+ * (or, failing open, was sent unguarded and is charged by its settle). KEYS[4…]: one tombstone per
+ * ID. ARGV: ttlMs, id… → {}. A hold found is dropped without a charge; the tombstone, kept ttlMs,
+ * makes a reserve that runs after this one (a command still on its way) hold nothing. Leases are
+ * left alone: the hold of a call never sent is released even once its lease has run out.
+ */
+export const RELEASE_RESERVES = `${BUDGET_PRELUDE}
+for i = 2, #ARGV do
+  local held = redis.call('HGET', KEYS[2], ARGV[i])
+  if held then
+    reserved = reserved - tonumber(held)
+    redis.call('HDEL', KEYS[2], ARGV[i])
+    redis.call('ZREM', KEYS[3], ARGV[i])
+  end
+  redis.call('SET', KEYS[i + 2], '1', 'PX', ARGV[1])
+end
 save()
 return {}
 `;

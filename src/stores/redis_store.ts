@@ -3,15 +3,18 @@
  * N processes share one budget and one rate limit. Node-only (its client, ioredis, uses
  * `node:net`), hence its own subpath; `ioredis` is an optional peer dependency.
  */
+import { createHash } from "node:crypto";
 import { type Cluster, Redis } from "ioredis";
 import { z } from "zod";
 import { optionsSchema, parseOptions, timeoutMs } from "../config/options.js";
 import { UsageStoreError } from "../errors/errors.js";
 import { MAX_TIMER_MS } from "../utils/sleep.js";
+import { LostReserves } from "./lost_reserves.js";
 import {
   BUDGET_STATE,
   PENALIZE_RATE,
   RELEASE_RATE,
+  RELEASE_RESERVES,
   RESERVE,
   SETTLE,
   TAKE_RATE,
@@ -32,11 +35,12 @@ import type {
 export const redisStoreOptions = optionsSchema({
   /**
    * An ioredis client (or cluster) you configured — TLS, password, Sentinel. The store never
-   * closes it. @default none: give this or `url`
+   * closes it; it adds its scripts to it as commands (`defineCommand`, named
+   * `inferenceService…`). @default none: give this or `url`
    */
   client: z
     .custom<Redis | Cluster>(
-      (v) => typeof (v as { evalsha?: unknown } | null)?.evalsha === "function",
+      (v) => typeof (v as { defineCommand?: unknown } | null)?.defineCommand === "function",
     )
     .describe("an ioredis client (new Redis(…)) or cluster")
     .optional(),
@@ -66,7 +70,8 @@ export const redisStoreOptions = optionsSchema({
   /**
    * How long a reservation is held before it counts as spent in full: a process that dies
    * mid-call never settles, and its worst case is charged instead of lost. Longer than your
-   * longest call; any length, as Redis keeps the lease, not a timer. @default 600000 (10 minutes)
+   * longest call; any length, as Redis keeps the lease, not a timer. Also how long the store
+   * keeps trying to release a reservation whose reserve got no answer. @default 600000 (10 minutes)
    */
   reservationLeaseMs: z
     .number()
@@ -83,8 +88,20 @@ const RATE_TTL_MS = 3_600_000;
 
 const SPEC = { owner: "RedisStore", schema: redisStoreOptions };
 
-/** A Lua script: its text, its load under way, and its SHA once loaded. */
-type Script = { source: string; sha?: Promise<string>; loaded?: string };
+/**
+ * Each script as a command of the client (ioredis's `defineCommand`), named after its text so
+ * that two versions of this package on one client never run each other's. Such a command goes,
+ * like any other, to the node that holds its keys' slot (on a Cluster) and runs by its SHA;
+ * the first time on each connection, and again after a `NOSCRIPT`, ioredis sends the text.
+ */
+const COMMANDS = new Map(
+  [RESERVE, SETTLE, BUDGET_STATE, TAKE_RATE, RELEASE_RATE, PENALIZE_RATE, RELEASE_RESERVES].map(
+    (lua) => [lua, `inferenceService${createHash("sha1").update(lua).digest("hex").slice(0, 16)}`],
+  ),
+);
+
+/** A client whose scripts `COMMANDS` defined, by name. */
+type Commands = Record<string, (...args: (string | number)[]) => Promise<unknown>>;
 
 /**
  * Budgets and rate limits in Redis: every operation is one Lua script, so reservations from
@@ -92,8 +109,10 @@ type Script = { source: string; sha?: Promise<string>; loaded?: string };
  * more than the budget, and N limiters with one `name` hand out one sequence of slots.
  *
  * Keys are `<prefix>budget:{<budgetKey>}…` and `<prefix>rate:{<name>:…}`; the braces keep each
- * budget's keys in one Redis Cluster slot. An outage is a typed `UsageStoreError` (the call is
- * not sent) unless `failOpen` is set — never a silent overspend.
+ * budget's keys in one Redis Cluster slot, so each operation runs on the one master that holds
+ * them, and a master that stops answering holds up only its own budgets and limits. An outage is
+ * a typed `UsageStoreError` (the call is not sent) unless `failOpen` is set — never a silent
+ * overspend; a reserve that got no answer is released, so a call never sent is never charged.
  *
  * @example
  * ```ts
@@ -113,7 +132,8 @@ export class RedisStore implements UsageStore {
   readonly #failOpen: boolean;
   readonly #onError?: (error: UsageStoreError) => void;
   readonly #leaseMs: number;
-  readonly #scripts = new Map<string, Script>();
+  /** Releases of the reserves that got no answer, until they land. */
+  readonly #lost: LostReserves;
   /** The passwords the client holds, which no `UsageStoreError` may show. */
   readonly #secrets: string[];
 
@@ -136,16 +156,33 @@ export class RedisStore implements UsageStore {
       this.#owned = true;
     }
     this.#secrets = passwordsOf(this.#client, valid.url);
+    const commands = this.#client as unknown as Commands;
+    for (const [lua, name] of COMMANDS) {
+      if (typeof commands[name] !== "function") this.#client.defineCommand(name, { lua });
+    }
+    this.#lost = new LostReserves((key, ids) => this.#releaseReserves(key, ids), this.#timeoutMs);
   }
 
   async reserve(key: string, reservation: BudgetReservation): Promise<ReserveOutcome> {
-    const answer = await this.#run("reserve", RESERVE, this.#budgetKeys(key), [
-      reservation.id,
-      String(reservation.amount),
-      String(reservation.budget),
-      String(Date.now()),
-      String(this.#leaseMs),
-    ]);
+    const now = Date.now();
+    const answer = await this.#run(
+      "reserve",
+      RESERVE,
+      [...this.#budgetKeys(key), this.#releasedKey(key, reservation.id)],
+      [
+        reservation.id,
+        String(reservation.amount),
+        String(reservation.budget),
+        String(now),
+        String(this.#leaseMs),
+      ],
+      (cause) => {
+        // No answer: the reserve may still run (a paused node wakes, a replica takes over) and
+        // hold the amount for a call that is not sent, or is sent unguarded and settled as such.
+        // Redis answering with an error ran nothing.
+        if (!isReplyError(cause)) this.#lost.add(key, reservation.id, now + this.#leaseMs);
+      },
+    );
     if (answer === undefined) return { ok: true, spent: 0, reserved: 0 };
     const [granted, spent, reserved] = answer as [number, string, string];
     return { ok: granted === 1, spent: Number(spent), reserved: Number(reserved) };
@@ -227,8 +264,13 @@ export class RedisStore implements UsageStore {
     return answer === undefined ? 0 : Number(answer);
   }
 
-  /** Quits the client the store created from `url`; a client you gave is left open. */
+  /**
+   * Sends once more the releases of reserves that got no answer and are still pending (each
+   * within `timeoutMs`), then quits the client the store created from `url`; a client you gave is
+   * left open.
+   */
   async close(): Promise<void> {
+    await this.#lost.close();
     if (!this.#owned) return;
     try {
       await this.#client.quit();
@@ -254,23 +296,42 @@ export class RedisStore implements UsageStore {
     return [base, `${base}:holds`, `${base}:leases`];
   }
 
+  /** The tombstone of a reservation released after its reserve got no answer (same slot). */
+  #releasedKey(key: string, id: string): string {
+    return `${this.prefix}budget:{${key}}:released:${id}`;
+  }
+
   #rateKey(key: string): string {
     return `${this.prefix}rate:{${key}}`;
   }
 
+  /** One release of reservations `ids` of budget `key` (see `LostReserves`). */
+  #releaseReserves(key: string, ids: string[]): Promise<unknown> {
+    // A tombstone outlives the lease, rounded up to a whole millisecond (PX takes an integer).
+    const ttl = String(Math.min(Math.ceil(this.#leaseMs), Number.MAX_SAFE_INTEGER));
+    return this.#eval(
+      "releaseReserves",
+      RELEASE_RESERVES,
+      [...this.#budgetKeys(key), ...ids.map((id) => this.#releasedKey(key, id))],
+      [ttl, ...ids],
+    );
+  }
+
   /**
-   * Runs a script by its SHA (loaded once, again after a Redis restart), within `timeoutMs`.
-   * An outage throws a `UsageStoreError`, or with `failOpen` reports it and answers undefined.
+   * Runs a script within `timeoutMs`. An outage (told first to `onFailure`) throws a
+   * `UsageStoreError`, or with `failOpen` reports it and answers undefined.
    */
   async #run(
     operation: string,
     source: string,
     keys: string[],
     args: string[],
+    onFailure?: (cause: unknown) => void,
   ): Promise<unknown | undefined> {
     try {
       return await this.#eval(operation, source, keys, args);
     } catch (cause) {
+      onFailure?.(cause);
       const error = new UsageStoreError({
         store: "redis",
         operation,
@@ -284,40 +345,21 @@ export class RedisStore implements UsageStore {
   }
 
   /**
-   * Each command gets its own `timeoutMs`, timed from when it is sent: a timer started before
-   * the SHA's `await` would also count a stall of this process that happened before the command
-   * left it, and take it for an outage of Redis.
+   * Sends the script's command in this very tick (no await before it): a release made on an
+   * abort goes out before any command made after the abort. Nothing is shared between commands
+   * — no load of a script, no state forgotten on an error —, so a node that does not answer
+   * holds up only the commands on its own keys.
    */
   async #eval(operation: string, source: string, keys: string[], args: string[]): Promise<unknown> {
-    const within = <T>(command: () => Promise<T>) =>
-      withTimeout(command(), this.#timeoutMs, operation);
-    let script = this.#scripts.get(source);
-    if (script === undefined) {
-      script = { source };
-      this.#scripts.set(source, script);
-    }
-    try {
-      // A loaded script's command is sent in this very tick (no await before it): a release
-      // made on an abort goes out before any command made after the abort.
-      const sha = script.loaded ?? (await within(() => this.#load(script)));
-      return await within(() => this.#client.evalsha(sha, keys.length, ...keys, ...args));
-    } catch (error) {
-      // A failed load, or a Redis that restarted and forgot the script: load it again next time.
-      script.sha = undefined;
-      script.loaded = undefined;
-      if (!String((error as Error)?.message).includes("NOSCRIPT")) throw error;
-      return within(() => this.#client.eval(source, keys.length, ...keys, ...args));
-    }
+    const client = this.#client as unknown as Commands;
+    const sent = client[COMMANDS.get(source) as string]!(keys.length, ...keys, ...args);
+    return withTimeout(sent, this.#timeoutMs, operation);
   }
+}
 
-  /** Loads a script once, however many commands wait for it; remembers its SHA once known. */
-  #load(script: Script): Promise<string> {
-    script.sha ??= (this.#client.script("LOAD", script.source) as Promise<string>).then((sha) => {
-      script.loaded = sha;
-      return sha;
-    });
-    return script.sha;
-  }
+/** Whether Redis answered with an error (so the script did not run), rather than not at all. */
+function isReplyError(error: unknown): boolean {
+  return (error as Error | null)?.name === "ReplyError";
 }
 
 /** `{ [name]: span }` for a span the script sent as "from,to"; nothing for "". */

@@ -7,8 +7,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:net";
 
-function findRedisServer(): string | undefined {
-  for (const candidate of [process.env.REDIS_SERVER_BIN, "redis-server", "/usr/bin/redis-server"]) {
+/** The first of `candidates` (a variable's value, a name on the PATH, a path) that runs. */
+export function findBinary(candidates: (string | undefined)[]): string | undefined {
+  for (const candidate of candidates) {
     if (!candidate) continue;
     try {
       execFileSync(candidate, ["--version"], { stdio: "ignore" });
@@ -21,7 +22,11 @@ function findRedisServer(): string | undefined {
 }
 
 /** The `redis-server` binary, or undefined when it cannot be had. */
-export const REDIS_SERVER = findRedisServer();
+export const REDIS_SERVER = findBinary([
+  process.env.REDIS_SERVER_BIN,
+  "redis-server",
+  "/usr/bin/redis-server",
+]);
 
 /** Says, once per suite, why it is skipped (vitest's skip alone is easy to miss). */
 export function warnIfNoRedis(suite: string): void {
@@ -42,7 +47,7 @@ export interface RedisServer {
  * A port that was free a moment ago: redis-server cannot listen on port 0 and report the port it
  * got, so ask the OS for one, release it, and let the server take it (retried if someone else did).
  */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -54,7 +59,12 @@ function freePort(): Promise<number> {
   });
 }
 
-function launch(binary: string, port: number, extra: readonly string[]): Promise<ChildProcess> {
+/** Starts `binary` on `port` (no persistence, on 127.0.0.1) and resolves once it accepts connections. */
+export function launch(
+  binary: string,
+  port: number,
+  extra: readonly string[],
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       binary,

@@ -17,11 +17,60 @@ import {
 } from "../../src/errors/errors.js";
 import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
-import { RedisStore } from "../../src/stores/redis_store.js";
+import {
+  BUDGET_STATE,
+  PENALIZE_RATE,
+  RELEASE_RATE,
+  RELEASE_RESERVES,
+  RESERVE,
+  SETTLE,
+  TAKE_RATE,
+} from "../../src/stores/redis_scripts.js";
+import { RedisStore, type RedisStoreOptions } from "../../src/stores/redis_store.js";
 import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "../helpers/redis.js";
 import { describeStoreContract } from "../helpers/store_cases.js";
 
 warnIfNoRedis("redis_store.test.ts");
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `read` until `done` holds of its answer or 10 s pass; answers the last reading. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await sleep(20);
+  }
+}
+
+/**
+ * A real client whose reserves go through `intercept`, which sends each (`send`) when it likes
+ * and answers what it likes: a reserve held back, or answered late, as a paused node or a
+ * failover does. Every other command goes straight through.
+ */
+function interceptReserves(
+  client: Redis,
+  intercept: (send: () => Promise<unknown>) => Promise<unknown>,
+): Redis {
+  const scripts = new Map<string, string>();
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === "defineCommand") {
+        return (name: string, definition: { lua: string }) => {
+          scripts.set(name, definition.lua);
+          target.defineCommand(name, definition);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (typeof property === "string" && scripts.get(property) === RESERVE) {
+        return (...args: unknown[]) => intercept(() => value.apply(target, args));
+      }
+      return value.bind(target);
+    },
+  });
+}
 
 describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server", () => {
   let server: RedisServer;
@@ -128,6 +177,112 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
     await client.quit();
     await s.charge("flush", 1);
     expect(await s.budgetState("flush")).toEqual({ spent: 2, reserved: 0 });
+  });
+
+  it("sends a script's text once per connection, then only its SHA", async () => {
+    const client = new Redis(server.url);
+    const s = new RedisStore({ client, prefix: `t${++prefixes}:` });
+    const side = new Redis(server.url);
+    await side.config("RESETSTAT");
+    for (const id of ["a", "b", "c", "d", "e"]) {
+      await s.reserve("sha", { id, amount: 1, budget: 10 });
+    }
+    const stats = (await side.info("commandstats")) as string;
+    await Promise.all([client.quit(), side.quit()]);
+    expect(stats).toMatch(/cmdstat_eval:calls=1,/);
+    expect(stats).toMatch(/cmdstat_evalsha:calls=4,/);
+    expect(stats).not.toMatch(/cmdstat_script/);
+  });
+
+  /** A store on its own client, whose reserves `intercept` sends (or withholds) as it likes. */
+  function intercepted(
+    intercept: (send: () => Promise<unknown>) => Promise<unknown>,
+    options: RedisStoreOptions = {},
+  ) {
+    const client = new Redis(server.url);
+    const prefix = `t${++prefixes}:`;
+    const made = new RedisStore({
+      client: interceptReserves(client, intercept),
+      prefix,
+      timeoutMs: 100,
+      ...options,
+    });
+    stores.push(made);
+    clients.push(client);
+    return { store: made, prefix };
+  }
+  const clients: Redis[] = [];
+  afterAll(() => {
+    for (const client of clients) client.disconnect();
+  });
+
+  it("releases a reserve that ran but whose answer never came: the hold goes, uncharged even past its lease", async () => {
+    // Redis runs the reserve at once; its answer comes after the store has given up on it.
+    const { store: s } = intercepted(
+      (send) => {
+        const answer = send();
+        return new Promise((resolve) => setTimeout(() => resolve(answer), 400));
+      },
+      { reservationLeaseMs: 50 },
+    );
+    const error = await s.reserve("ran", { id: "a", amount: 2, budget: 5 }).catch((e) => e);
+    expect(error).toMatchObject({ operation: "reserve" });
+    // The release went out right behind the reserve, on the same connection: this reads after it.
+    expect(await s.budgetState("ran")).toEqual({ spent: 0, reserved: 0 });
+  });
+
+  it("a reserve that runs after its release holds nothing, and the tombstone lasts one lease", async () => {
+    let land: () => Promise<unknown> = () => Promise.reject(new Error("no reserve withheld"));
+    // The reserve is held back (a paused node, a failover) and runs only when the test says.
+    const { store: s, prefix } = intercepted(
+      (send) => {
+        land = send;
+        return new Promise(() => {});
+      },
+      { reservationLeaseMs: 60_000 },
+    );
+    const error = await s.reserve("late", { id: "a", amount: 2, budget: 5 }).catch((e) => e);
+    expect(error).toMatchObject({ operation: "reserve" });
+    const side = new Redis(server.url);
+    const tombstone = `${prefix}budget:{late}:released:a`;
+    const ttl = await eventually(
+      () => side.pttl(tombstone),
+      (ms) => ms > 0,
+    );
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(await land()).toEqual([0, "0", "0"]);
+    await side.quit();
+    expect(await s.budgetState("late")).toEqual({ spent: 0, reserved: 0 });
+  });
+
+  it("with failOpen, charges the call sent unguarded once, as its settle says, whenever its reserve runs", async () => {
+    let land: () => Promise<unknown> = () => Promise.reject(new Error("no reserve withheld"));
+    const { store: s } = intercepted(
+      (send) => {
+        land = send;
+        return new Promise(() => {});
+      },
+      { failOpen: true, onError: () => {} },
+    );
+    expect(await s.reserve("open", { id: "a", amount: 2, budget: 5 })).toMatchObject({ ok: true });
+    await s.settle("open", "a", 1.5);
+    await land();
+    expect(await s.budgetState("open")).toEqual({ spent: 1.5, reserved: 0 });
+  });
+
+  it("keeps a tombstone for a lease of any length (PX takes at most a safe integer)", async () => {
+    const { store: s, prefix } = intercepted(() => new Promise(() => {}), {
+      reservationLeaseMs: 1e20,
+    });
+    await s.reserve("any", { id: "a", amount: 1, budget: 5 }).catch(() => {});
+    const side = new Redis(server.url);
+    const ttl = await eventually(
+      () => side.pttl(`${prefix}budget:{any}:released:a`),
+      (ms) => ms > 0,
+    );
+    await side.quit();
+    expect(ttl).toBeGreaterThan(1e15);
   });
 });
 
@@ -395,26 +550,48 @@ describe("RedisStore options", () => {
   });
 });
 
+/** Each script's operation, by its text: what a recording client names a command it is sent. */
+const SCRIPT_NAMES = new Map([
+  [RESERVE, "reserve"],
+  [SETTLE, "settle"],
+  [BUDGET_STATE, "budgetState"],
+  [TAKE_RATE, "takeRate"],
+  [RELEASE_RATE, "releaseRate"],
+  [PENALIZE_RATE, "penalizeRate"],
+  [RELEASE_RESERVES, "releaseReserves"],
+]);
+
+/** A command a recording client was sent: the script's operation, its keys and its arguments. */
+interface Sent {
+  script: string;
+  keys: string[];
+  args: string[];
+}
+
 /**
  * A client that records the commands it is sent and answers as `answer` says: for what a real
- * Redis does not do on demand (hang, fail with a given text).
+ * Redis does not do on demand (hang, fail with a given text). Scripts come to it as ioredis's
+ * `defineCommand` defines them: one method each, called with the number of keys, the keys and the
+ * arguments.
  */
-function recordingClient(answer: (command: string) => Promise<unknown>, options = {}) {
+function recordingClient(
+  answer: (script: string, keys: string[]) => Promise<unknown>,
+  options = {},
+) {
   const sent: string[] = [];
+  const commands: Sent[] = [];
   const client = {
     options,
     sent,
-    script: (_load: string, _source: string) => {
-      sent.push("script load");
-      return Promise.resolve("sha-1");
-    },
-    evalsha: (sha: string) => {
-      sent.push(`evalsha ${sha}`);
-      return answer("evalsha");
-    },
-    eval: () => {
-      sent.push("eval");
-      return answer("eval");
+    commands,
+    defineCommand: (name: string, { lua }: { lua: string }) => {
+      const script = SCRIPT_NAMES.get(lua) ?? "unknown script";
+      (client as Record<string, unknown>)[name] = (count: number, ...rest: string[]) => {
+        const keys = rest.slice(0, count);
+        sent.push(script);
+        commands.push({ script, keys, args: rest.slice(count) });
+        return answer(script, keys);
+      };
     },
     quit: () => {
       sent.push("quit");
@@ -427,22 +604,127 @@ function recordingClient(answer: (command: string) => Promise<unknown>, options 
 
 const GRANTED = () => Promise.resolve([1, "0", "1"]);
 
+/** An error Redis answered with (the script did not run), as ioredis makes one. */
+function replyError(message: string): Error {
+  return Object.assign(new Error(message), { name: "ReplyError" });
+}
+
 describe("RedisStore over a client it is given", () => {
-  it("loads each script once, however many calls wait for it, then runs it by its SHA", async () => {
+  it("defines each script once on the client and runs it by name, keys first", async () => {
     const client = recordingClient(GRANTED);
-    const s = new RedisStore({ client: client as never });
-    await Promise.all(["a", "b", "c"].map((id) => s.reserve("k", { id, amount: 1, budget: 5 })));
-    await s.reserve("k", { id: "d", amount: 1, budget: 5 });
-    expect(client.sent).toEqual(["script load", ...Array(4).fill("evalsha sha-1")]);
+    const define = vi.spyOn(client, "defineCommand");
+    const s = new RedisStore({ client: client as never, prefix: "p:" });
+    new RedisStore({ client: client as never, prefix: "q:" });
+    expect(define).toHaveBeenCalledTimes(7);
+    await s.reserve("k", { id: "a", amount: 1, budget: 5 });
+    expect(client.commands).toEqual([
+      {
+        script: "reserve",
+        keys: [
+          "p:budget:{k}",
+          "p:budget:{k}:holds",
+          "p:budget:{k}:leases",
+          "p:budget:{k}:released:a",
+        ],
+        args: ["a", "1", "5", expect.stringMatching(/^\d+$/), "600000"],
+      },
+    ]);
   });
 
-  it("sends the script's text only after NOSCRIPT: any other error fails the call as it is", async () => {
-    const client = recordingClient(() => Promise.reject(new Error("ERR something broke")));
+  it("shares nothing between commands: a budget whose node never answers holds up no other", async () => {
+    const client = recordingClient((_script, keys) =>
+      keys[0]!.includes("{stalled}") ? new Promise(() => {}) : GRANTED(),
+    );
+    const s = new RedisStore({ client: client as never, timeoutMs: 20 });
+    const stalled = await Promise.all(
+      ["a", "b"].map((id) => s.reserve("stalled", { id, amount: 1, budget: 5 }).catch((e) => e)),
+    );
+    expect(stalled.every((e) => UsageStoreError.isInstance(e))).toBe(true);
+    const healthy = await Promise.all(
+      ["c", "d", "e"].map((id) => s.reserve("healthy", { id, amount: 1, budget: 5 })),
+    );
+    expect(healthy.map((o) => o.ok)).toEqual([true, true, true]);
+    // Nothing but each operation's own command (and the stalled reserves' releases).
+    expect(client.commands.map((c) => `${c.script} ${c.keys[0]}`)).toEqual([
+      "reserve inference-service:budget:{stalled}",
+      "reserve inference-service:budget:{stalled}",
+      "releaseReserves inference-service:budget:{stalled}",
+      "releaseReserves inference-service:budget:{stalled}",
+      ...Array(3).fill("reserve inference-service:budget:{healthy}"),
+    ]);
+  });
+
+  it("fails a call with the error Redis answered, and releases nothing: the script did not run", async () => {
+    const client = recordingClient(() => Promise.reject(replyError("ERR something broke")));
     const s = new RedisStore({ client: client as never });
-    const error = await s.charge("k", 1).catch((e: unknown) => e);
+    const error = await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageStoreError);
     expect((error as Error).message).toContain("ERR something broke");
-    expect(client.sent).toEqual(["script load", "evalsha sha-1"]);
+    expect(client.sent).toEqual(["reserve"]);
+  });
+
+  it("releases a reserve that got no answer right behind it, before the caller hears of the failure", async () => {
+    const client = recordingClient((script) =>
+      script === "reserve" ? new Promise(() => {}) : Promise.resolve([]),
+    );
+    const s = new RedisStore({
+      client: client as never,
+      prefix: "p:",
+      timeoutMs: 20,
+      reservationLeaseMs: 1500.5,
+    });
+    let sentBeforeFailure: string[] = [];
+    const error = await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch((e: unknown) => {
+      sentBeforeFailure = [...client.sent];
+      return e;
+    });
+    expect(error).toMatchObject({ operation: "reserve" });
+    expect(sentBeforeFailure).toEqual(["reserve", "releaseReserves"]);
+    // Its tombstone lasts a lease, in whole milliseconds.
+    expect(client.commands[1]).toEqual({
+      script: "releaseReserves",
+      keys: [
+        "p:budget:{k}",
+        "p:budget:{k}:holds",
+        "p:budget:{k}:leases",
+        "p:budget:{k}:released:a",
+      ],
+      args: ["1501", "a"],
+    });
+  });
+
+  it.each([
+    ["the connection dropped (the reserve may have run)", false],
+    ["failing open (the call goes unguarded; its settle charges it)", true],
+  ])("releases a reserve when %s", async (_when, failOpen) => {
+    const client = recordingClient((script) =>
+      script === "reserve" ? Promise.reject(new Error("Connection is closed.")) : GRANTED(),
+    );
+    const s = new RedisStore({ client: client as never, failOpen });
+    await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch(() => {});
+    expect(client.sent).toEqual(["reserve", "releaseReserves"]);
+  });
+
+  it("sends the releases still pending once more on close(), then quits the client it made", async () => {
+    let releases = 0;
+    const client = recordingClient((script) => {
+      if (script === "reserve") return Promise.reject(new Error("Connection is closed."));
+      return ++releases === 1 ? Promise.reject(new Error("Connection is closed.")) : GRANTED();
+    });
+    const s = new RedisStore({ client: client as never, timeoutMs: 60_000 });
+    await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch(() => {});
+    await s.close();
+    expect(client.sent).toEqual(["reserve", "releaseReserves", "releaseReserves"]);
+  });
+
+  it("fails with a UsageStoreError, releasing the reserve, even when the client rejects with no error at all", async () => {
+    const client = recordingClient((script) =>
+      script === "reserve" ? Promise.reject(null) : GRANTED(),
+    );
+    const s = new RedisStore({ client: client as never });
+    const error = await s.reserve("k", { id: "a", amount: 1, budget: 5 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageStoreError);
+    expect(client.sent).toEqual(["reserve", "releaseReserves"]);
   });
 
   it("names the operation that failed in each UsageStoreError", async () => {
