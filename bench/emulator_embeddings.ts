@@ -7,8 +7,8 @@
  * measured difference. Run with `npx tsx bench/emulator_embeddings.ts [rounds]`.
  */
 
-import { embed, embeddingListBody } from "../src/emulator/embeddings.js";
 import { createEmulator, DEFAULT_EMBEDDING_MODEL } from "../src/emulator/index.js";
+import { embed, embeddingListBody } from "../src/emulator/model/embeddings.js";
 import { timeRounds } from "./lib/rounds.js";
 import { pairedRatio, summarize } from "./lib/stats.js";
 

@@ -5,7 +5,7 @@
  */
 
 import type { OpenAI } from "openai";
-import { readStreamReasoning } from "../src/models/reasoning/read_reasoning.js";
+import { readStreamReasoning } from "../src/apis/chat/reasoning/read_reasoning.js";
 import { scaled } from "./lib/config.js";
 import { chatOpenAI, ours, type Target } from "./lib/contenders.js";
 import { type BenchContext, emulatorTarget } from "./lib/context.js";
@@ -182,7 +182,7 @@ async function readerTable(ctx: BenchContext): Promise<Table> {
     how:
       `${int(plain.length)} chat.completion.chunk objects from an async generator (fresh deltas each ` +
       "run, as the reader rewrites them in place), drained directly and through " +
-      "`readStreamReasoning` (src/models/reasoning/read_reasoning.ts, which every stream of ours " +
+      "`readStreamReasoning` (src/apis/chat/reasoning/read_reasoning.ts, which every stream of ours " +
       "passes through); the tagged reply cuts its tags at every character; median over rounds.",
     goal: "a few µs per chunk at most — nothing next to a model's time per token.",
     headers: ["stream", "per chunk", "added per chunk"],

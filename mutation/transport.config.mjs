@@ -1,10 +1,13 @@
-/** @module Mutation run of src/transport/ against test/transport/. */
+/**
+ * @module Mutation run of src/transport/ against test/transport/, with the API folders' answer
+ * checks (which came out of transport/answer.ts) against their tests.
+ */
 import { folderConfig } from "./base.mjs";
 
 export default folderConfig({
   name: "transport",
-  mutate: ["src/transport/**/*.ts"],
-  testFiles: ["test/transport/**/*.test.ts"],
+  mutate: ["src/transport/**/*.ts", "src/apis/*/answer.ts"],
+  testFiles: ["test/transport/**/*.test.ts", "test/apis/*/answer.test.ts"],
   equivalentMutants: [
     {
       file: "src/transport/event_boundaries.ts",

@@ -7,6 +7,32 @@
 
 // The models
 export {
+  ChatInferenceService,
+  type ChatInferenceServiceCallOptions,
+  type ChatInferenceServiceFields,
+} from "./apis/chat/chat_models.js";
+export { requestIdOf } from "./apis/chat/converters.js";
+export {
+  type InitChatInferenceServiceFields,
+  initChatInferenceService,
+} from "./apis/chat/model_string.js";
+export {
+  DedicatedEndpointLLM,
+  type DedicatedEndpointLLMCallOptions,
+  type DedicatedEndpointLLMFields,
+} from "./apis/completions/llms.js";
+export {
+  InferenceServiceEmbeddings,
+  type InferenceServiceEmbeddingsFields,
+} from "./apis/embeddings/embeddings.js";
+export {
+  InferenceServiceRerank,
+  type InferenceServiceRerankFields,
+  type RerankCallOptions,
+  type RerankDocument,
+  type RerankResult,
+} from "./apis/rerank/rerank.js";
+export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
   type InferenceModelProfile,
@@ -44,32 +70,6 @@ export {
   type Surface,
   UsageStoreError,
 } from "./errors/errors.js";
-export { requestIdOf } from "./models/chat_models/converters.js";
-export {
-  ChatInferenceService,
-  type ChatInferenceServiceCallOptions,
-  type ChatInferenceServiceFields,
-} from "./models/chat_models/index.js";
-export {
-  InferenceServiceEmbeddings,
-  type InferenceServiceEmbeddingsFields,
-} from "./models/embeddings.js";
-export {
-  DedicatedEndpointLLM,
-  type DedicatedEndpointLLMCallOptions,
-  type DedicatedEndpointLLMFields,
-} from "./models/llms.js";
-export {
-  type InitChatInferenceServiceFields,
-  initChatInferenceService,
-} from "./models/model_string.js";
-export {
-  InferenceServiceRerank,
-  type InferenceServiceRerankFields,
-  type RerankCallOptions,
-  type RerankDocument,
-  type RerankResult,
-} from "./models/rerank.js";
 export type { BudgetStatus } from "./spend/budget.js";
 // Usage, cost, budgets and rate limits
 export { RateLimiter, type RateLimiterOptions } from "./spend/rate_limiter.js";

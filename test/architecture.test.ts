@@ -18,7 +18,7 @@ const LAYERS = [
   "spend",
   "telemetry",
   "transport",
-  "models",
+  "apis",
   "diagnose",
   "testing",
   "cli",
@@ -85,5 +85,27 @@ describe("the layering of src/", () => {
   it("keeps at most a handful of files at the top of src/", () => {
     const top = readdirSync("src").filter((name) => name.endsWith(".ts"));
     expect(top.length).toBeLessThanOrEqual(5);
+  });
+});
+
+/** The API a file under src/apis/ belongs to, or undefined for what the APIs share. */
+function apiOf(file: string): string | undefined {
+  const [top, api, ...rest] = relative("src", file).split("/");
+  return top === "apis" && rest.length > 0 ? api : undefined;
+}
+
+describe("the API folders of src/apis/", () => {
+  it("take nothing from one another: what two APIs share stands beside them", () => {
+    const found: string[] = [];
+    for (const file of sourceFiles("src/apis")) {
+      const own = apiOf(file);
+      for (const target of importsOf(file)) {
+        const other = apiOf(target);
+        if (own !== undefined && other !== undefined && other !== own) {
+          found.push(`${file} -> ${relative(".", target)}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { busyLimiter, Throwing } from "./helpers/endings.js";
 import { REDIS_SERVER, type RedisServer, startRedis, warnIfNoRedis } from "./helpers/redis.js";
 
-/** The emulator's own prices (src/emulator/defaults.ts), so that spend and debit compare. */
+/** The emulator's own prices (src/emulator/state/defaults.ts), so that spend and debit compare. */
 const PRICES = {
   "emulator-chat": { input: 0.5, output: 1.5 },
   "tenant-demo.demo-endpoint": { input: 0.5, output: 1.5 },

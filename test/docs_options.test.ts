@@ -7,14 +7,14 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { unwrapField } from "../src/config/options.js";
-import { diagnoseOptions } from "../src/diagnose/diagnose.js";
 import {
   chatInferenceServiceOptions,
   dedicatedEndpointLLMOptions,
   inferenceServiceEmbeddingsOptions,
   inferenceServiceRerankOptions,
-} from "../src/models/options.js";
+} from "../src/apis/options.js";
+import { unwrapField } from "../src/config/options.js";
+import { diagnoseOptions } from "../src/diagnose/diagnose.js";
 import { rateLimiterOptions } from "../src/spend/rate_limiter.js";
 import { usageTrackerOptions } from "../src/spend/usage_tracker_options.js";
 import { redisStoreOptions } from "../src/stores/redis_store.js";

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FAULT_KINDS, FAULT_SUMMARIES } from "../src/emulator/faults.js";
+import { FAULT_KINDS, FAULT_SUMMARIES } from "../src/emulator/faults/faults.js";
 import {
   EMULATOR_DOC,
   faultTables,

@@ -7,10 +7,10 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChatInferenceService } from "../src/apis/chat/chat_models.js";
+import { DedicatedEndpointLLM } from "../src/apis/completions/llms.js";
 import { type RunningEmulator, startEmulator } from "../src/emulator/index.js";
 import { ServiceConnectionError } from "../src/errors/errors.js";
-import { ChatInferenceService } from "../src/models/chat_models/index.js";
-import { DedicatedEndpointLLM } from "../src/models/llms.js";
 import { UsageTracker } from "../src/spend/usage_tracker.js";
 import { MemoryStore } from "../src/stores/memory_store.js";
 import {

@@ -13,7 +13,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { GATEWAY_FAULTS } from "../../src/emulator/gateway_faults.js";
+import { GATEWAY_FAULTS } from "../../src/emulator/faults/gateway_faults.js";
 
 export const FIXED_MODEL = "bench-model";
 const REQUEST_ID = "20250101000000000123456700000001";

@@ -1,6 +1,8 @@
 /** @module `inference-service chat`: one prompt, the reply streamed to stdout, usage to stderr. */
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { AIMessageChunk } from "@langchain/core/messages";
+import { ChatInferenceService } from "../apis/chat/chat_models.js";
+import { DedicatedEndpointLLM } from "../apis/completions/llms.js";
 import { readEnv } from "../config/env.js";
 import { ENV } from "../constants.js";
 import { errorSummary } from "../diagnose/diagnose.js";
@@ -9,8 +11,6 @@ import {
   EndpointNotReadyError,
   InferenceServiceError,
 } from "../errors/errors.js";
-import { ChatInferenceService } from "../models/chat_models/index.js";
-import { DedicatedEndpointLLM } from "../models/llms.js";
 import {
   CONNECTION_FLAGS,
   CONNECTION_HELP,

@@ -11,7 +11,7 @@ import {
   type StartEmulatorOptions,
   startEmulator,
 } from "../emulator/index.js";
-import { unusedNote } from "../emulator/replay.js";
+import { unusedNote } from "../emulator/server/replay.js";
 import {
   type CommandIO,
   type CommandLine,

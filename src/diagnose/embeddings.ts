@@ -1,5 +1,5 @@
 /** @module The `embeddings` check: one `POST …/embeddings` of one word, when an embedding model is given. */
-import { readEmbeddings } from "../transport/answer.js";
+import { readEmbeddings } from "../apis/embeddings/answer.js";
 import type { Verdict } from "./check.js";
 import { checkModelCall } from "./model_call.js";
 import { type Outcome, tokensUsed } from "./probe.js";

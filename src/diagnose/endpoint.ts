@@ -1,6 +1,7 @@
 /** @module The `endpoint` check: one completion with `max_tokens: 1` from the dedicated endpoint. */
+
+import { parseCompletion } from "../apis/completions/answer.js";
 import { AuthenticationError, EndpointNotReadyError, ServiceNameError } from "../errors/errors.js";
-import { parseCompletion } from "../transport/answer.js";
 import { type DiagnosisCheck, errorSummary, fromError, unexpected, type Verdict } from "./check.js";
 import { answerError, type Outcome } from "./probe.js";
 

@@ -1,11 +1,12 @@
 /** @module The `model` and `credit` checks: one chat completion with `max_tokens: 1`, when a model ID is given. */
+
+import { checkChatCompletion } from "../apis/chat/answer.js";
 import { availableModelsText } from "../errors/available_models.js";
 import {
   type InferenceServiceError,
   InsufficientCreditError,
   ModelNotFoundError,
 } from "../errors/errors.js";
-import { checkChatCompletion } from "../transport/answer.js";
 import { fromError, unexpected, type Verdict } from "./check.js";
 import { answerError, type Outcome, postChat, type Target, tokensUsed } from "./probe.js";
 

@@ -1,5 +1,5 @@
 /** @module The `rerank` check: one `POST …/rerank` of one word against one document, when a rerank model is given. */
-import { readRerank } from "../transport/answer.js";
+import { readRerank } from "../apis/rerank/answer.js";
 import type { Verdict } from "./check.js";
 import { checkModelCall } from "./model_call.js";
 import { type Outcome, tokensUsed } from "./probe.js";

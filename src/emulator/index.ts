@@ -4,6 +4,30 @@ export { CassetteError } from "../cassette/cassette.js";
 export type { ReplayOptions, ReplayTiming, UnusedRecording } from "../cassette/replayer.js";
 export { loadEmulatorConfig } from "./config_file.js";
 export {
+  FAULT_HEADER,
+  type FaultKind,
+  type FaultOptions,
+  type GatewayFaultKind,
+} from "./faults/faults.js";
+export type {
+  ApiKeyConfig,
+  EmbeddingModelConfig,
+  EmulatorOptions,
+  EmulatorStateConfig,
+  EndpointConfig,
+  EndpointState,
+  ModelConfig,
+  ModelPrices,
+  ModelReasoningConfig,
+  ReasoningFormat,
+  StartEmulatorOptions,
+  TenantConfig,
+} from "./options.js";
+export { REQUEST_ID_HEADER } from "./reply.js";
+export { createEmulator, type InProcessEmulator } from "./server/in_process.js";
+export { type RunningEmulator, startEmulator } from "./server/node_server.js";
+export type { ReplaySession } from "./server/replay.js";
+export {
   DEFAULT_API_KEY,
   DEFAULT_CREDIT,
   DEFAULT_EMBEDDING_DIMENSIONS,
@@ -25,36 +49,12 @@ export {
   THINK_TAGS_MODEL,
   THINKING_MODEL,
   VLLM_REASONING_MODEL,
-} from "./defaults.js";
-export {
-  FAULT_HEADER,
-  type FaultKind,
-  type FaultOptions,
-  type GatewayFaultKind,
-} from "./faults.js";
-export { createEmulator, type InProcessEmulator } from "./in_process.js";
-export { type RunningEmulator, startEmulator } from "./node_server.js";
-export type {
-  ApiKeyConfig,
-  EmbeddingModelConfig,
-  EmulatorOptions,
-  EmulatorStateConfig,
-  EndpointConfig,
-  EndpointState,
-  ModelConfig,
-  ModelPrices,
-  ModelReasoningConfig,
-  ReasoningFormat,
-  StartEmulatorOptions,
-  TenantConfig,
-} from "./options.js";
-export type { ReplaySession } from "./replay.js";
-export { REQUEST_ID_HEADER } from "./reply.js";
+} from "./state/defaults.js";
 export {
   EmulatorState,
   type EmulatorStateOptions,
   type EmulatorStateSnapshot,
-} from "./state.js";
+} from "./state/state.js";
 export type {
   ApiKey,
   Endpoint,
@@ -63,5 +63,5 @@ export type {
   RequestLogEntry,
   Surface,
   Tenant,
-} from "./state_records.js";
+} from "./state/state_records.js";
 export { EmulatorConfigError } from "./validate.js";

@@ -5,7 +5,7 @@
 
 import type { ReplayOptions } from "../cassette/replayer.js";
 import type { InferenceModelProfile } from "../config/profiles.js";
-import type { FaultOptions } from "./faults.js";
+import type { FaultOptions } from "./faults/faults.js";
 import { EmulatorConfigError } from "./validate.js";
 
 /** Dedicated endpoint states named in docs/service-contract.md#endpoint-states. */

@@ -9,8 +9,8 @@ import { MISS_CODE, type ReplayTiming } from "../cassette/replayer.js";
 import { readEnv } from "../config/env.js";
 import { describeValue } from "../config/options.js";
 import { ENV } from "../constants.js";
-import { startEmulator } from "../emulator/node_server.js";
-import { unusedNote } from "../emulator/replay.js";
+import { startEmulator } from "../emulator/server/node_server.js";
+import { unusedNote } from "../emulator/server/replay.js";
 import { ConfigurationError } from "../errors/errors.js";
 import {
   type CassetteOptions,

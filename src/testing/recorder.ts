@@ -28,10 +28,10 @@ import { Replayer } from "../cassette/replayer.js";
 import { CassetteWriter } from "../cassette/writer.js";
 import { normalizeBaseURL } from "../config/base_url.js";
 import { API_PREFIX } from "../constants.js";
-import { listen, writeReply } from "../emulator/node_server.js";
-import { missReply, replyOf } from "../emulator/replay.js";
 import { type EmulatorReply, jsonReply } from "../emulator/reply.js";
-import { createRequestIdGenerator } from "../emulator/request_id.js";
+import { createRequestIdGenerator } from "../emulator/routes/request_id.js";
+import { listen, writeReply } from "../emulator/server/node_server.js";
+import { missReply, replyOf } from "../emulator/server/replay.js";
 import { type NetworkCause, networkCause } from "../errors/network_cause.js";
 import { type RecorderOptions, type RecordMode, validateRecorderOptions } from "./options.js";
 

@@ -39,7 +39,7 @@ import { openStream } from "./stream.js";
 
 /**
  * The options a channel is built from: the shared options of the models, as their schemas check
- * them (`models/options.ts`); the channel reads nothing else.
+ * them (`apis/options.ts`); the channel reads nothing else.
  */
 export interface ChannelOptions extends ConnectionFields {
   /** `configuration`: the key and URL are read as above; chat takes further SDK client options. */
@@ -69,7 +69,7 @@ export interface ChannelTarget {
   serviceName?: string;
   /**
    * Dedicated endpoints: milliseconds to keep retrying a Pending endpoint, whatever
-   * `maxRetries` says (see `waitForReady` in `models/options.ts`). @default 0
+   * `maxRetries` says (see `waitForReady` in `apis/options.ts`). @default 0
    */
   waitForReady?: number;
   /**

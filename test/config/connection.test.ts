@@ -3,8 +3,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 import {
   ChatInferenceService,
   type ChatInferenceServiceFields,
-} from "../../src/models/chat_models/index.js";
-import { DedicatedEndpointLLM, type DedicatedEndpointLLMFields } from "../../src/models/llms.js";
+} from "../../src/apis/chat/chat_models.js";
+import {
+  DedicatedEndpointLLM,
+  type DedicatedEndpointLLMFields,
+} from "../../src/apis/completions/llms.js";
 import { configurationError } from "../helpers/errors.js";
 import { BASE, chatCompletion, intercept, JSON_HEADERS, KEY } from "../helpers/wire.js";
 

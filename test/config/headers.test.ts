@@ -1,11 +1,11 @@
 import nock from "nock";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
+import { DedicatedEndpointLLM } from "../../src/apis/completions/llms.js";
+import { InferenceServiceEmbeddings } from "../../src/apis/embeddings/embeddings.js";
+import { InferenceServiceRerank } from "../../src/apis/rerank/rerank.js";
 import { resolveApiKey } from "../../src/config/api_key.js";
 import { badCharacter, checkHeaders } from "../../src/config/headers.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
-import { InferenceServiceEmbeddings } from "../../src/models/embeddings.js";
-import { DedicatedEndpointLLM } from "../../src/models/llms.js";
-import { InferenceServiceRerank } from "../../src/models/rerank.js";
 import { configurationError } from "../helpers/errors.js";
 import { BASE, chatCompletion, intercept, JSON_HEADERS, KEY } from "../helpers/wire.js";
 

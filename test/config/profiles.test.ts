@@ -4,17 +4,20 @@ import { createAgent, summarizationMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  ChatInferenceService,
+  type ChatInferenceServiceFields,
+} from "../../src/apis/chat/chat_models.js";
+import {
+  DedicatedEndpointLLM,
+  type DedicatedEndpointLLMFields,
+} from "../../src/apis/completions/llms.js";
+import {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
   PROFILE_FIELDS,
   resolveProfile,
 } from "../../src/config/profiles.js";
 import { createEmulator } from "../../src/emulator/index.js";
-import {
-  ChatInferenceService,
-  type ChatInferenceServiceFields,
-} from "../../src/models/chat_models/index.js";
-import { DedicatedEndpointLLM, type DedicatedEndpointLLMFields } from "../../src/models/llms.js";
 import { configurationError } from "../helpers/errors.js";
 
 const BASE = "https://svc.example/inference/v1";

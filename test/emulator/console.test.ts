@@ -13,7 +13,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { money } from "../../src/emulator/console/browser/format.js";
 import { consolePage } from "../../src/emulator/console/index.js";
-import { FAULT_KINDS, FAULT_SUMMARIES } from "../../src/emulator/faults.js";
+import { FAULT_KINDS, FAULT_SUMMARIES } from "../../src/emulator/faults/faults.js";
 import {
   DEFAULT_SERVICE_NAME,
   PENDING_SERVICE_NAME,

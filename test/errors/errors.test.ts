@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { getRetryable, LangChainError } from "@langchain/core/errors";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
+import { DedicatedEndpointLLM } from "../../src/apis/completions/llms.js";
 import * as errorsModule from "../../src/errors/errors.js";
 import {
   AuthenticationError,
@@ -26,8 +28,6 @@ import {
   UsageStoreError,
 } from "../../src/errors/errors.js";
 import * as pkg from "../../src/index.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
-import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import { bodies, HTML_PAGE, RID, withRequestId } from "../helpers/fixtures.js";
 import {
   BASE,

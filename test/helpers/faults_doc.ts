@@ -9,8 +9,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LATENCY_SUMMARY, OWN_FAULT_SUMMARIES } from "../../src/emulator/faults.js";
-import { GATEWAY_FAULTS } from "../../src/emulator/gateway_faults.js";
+import { LATENCY_SUMMARY, OWN_FAULT_SUMMARIES } from "../../src/emulator/faults/faults.js";
+import { GATEWAY_FAULTS } from "../../src/emulator/faults/gateway_faults.js";
 import { createEmulator, FAULT_HEADER } from "../../src/emulator/index.js";
 import type { ErrorClass } from "../../src/errors/gateway_codes.js";
 import { ChatInferenceService } from "../../src/index.js";
@@ -139,10 +139,10 @@ export async function raisedByEachGatewayFault(): Promise<Raised> {
 /** The generated tables of docs/emulator.md, in the order the page shows them. */
 export function faultTables(raised: Raised): GeneratedTable[] {
   return [
-    { name: "OWN_FAULT_SUMMARIES", file: "src/emulator/faults.ts", render: ownFaultsTable },
+    { name: "OWN_FAULT_SUMMARIES", file: "src/emulator/faults/faults.ts", render: ownFaultsTable },
     {
       name: "GATEWAY_FAULTS",
-      file: "src/emulator/gateway_faults.ts",
+      file: "src/emulator/faults/gateway_faults.ts",
       render: () => gatewayFaultsTable(raised),
     },
   ];

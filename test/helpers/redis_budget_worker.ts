@@ -4,8 +4,8 @@
  * one JSON line. Every worker shares the budget `fleet` on the same Redis.
  */
 
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
 import { BudgetExceededError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { RedisStore } from "../../src/stores/redis_store.js";
 

@@ -1,7 +1,7 @@
 import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
 import { createEmulator, DEFAULT_MODEL } from "../../src/emulator/index.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import type { RequestEstimate } from "../../src/spend/estimate.js";
 import { apiKeyId, RateLimiter } from "../../src/spend/rate_limiter.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";

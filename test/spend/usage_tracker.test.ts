@@ -13,6 +13,8 @@ import { createAgent, tool } from "langchain";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
+import { DedicatedEndpointLLM } from "../../src/apis/completions/llms.js";
 import {
   createEmulator,
   DEFAULT_CREDIT,
@@ -21,8 +23,6 @@ import {
   type InProcessEmulator,
 } from "../../src/emulator/index.js";
 import { BudgetExceededError, ConfigurationError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
-import { DedicatedEndpointLLM } from "../../src/models/llms.js";
 import type { UsageRecord } from "../../src/spend/usage_records.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import type { UsageTrackerOptions } from "../../src/spend/usage_tracker_options.js";

@@ -1,8 +1,8 @@
 import { RunnableLambda } from "@langchain/core/runnables";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
 import { BudgetExceededError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { withUsage } from "../../src/spend/with_usage.js";
 import { BASE, chatCompletion, intercept, JSON_HEADERS, KEY } from "../helpers/wire.js";

@@ -4,6 +4,7 @@ import { inspect, promisify } from "node:util";
 import { getRetryable } from "@langchain/core/errors";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
 import {
   createEmulator,
   DEFAULT_MODEL,
@@ -15,7 +16,6 @@ import {
   ConfigurationError,
   UsageStoreError,
 } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import {
   BUDGET_STATE,

@@ -6,9 +6,9 @@
  */
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
 import { createEmulator, DEFAULT_MODEL, type InProcessEmulator } from "../../src/emulator/index.js";
 import { UsageStoreError } from "../../src/errors/errors.js";
-import { ChatInferenceService } from "../../src/models/chat_models/index.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { RedisStore, type RedisStoreOptions } from "../../src/stores/redis_store.js";
 import {

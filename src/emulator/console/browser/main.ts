@@ -4,8 +4,8 @@
  * writes into `../script.generated.ts`, which the page inlines.
  */
 
-import type { RequestsView, StateView } from "../../admin.js";
-import type { KeyDescription, RequestLogEntry } from "../../state_records.js";
+import type { RequestsView, StateView } from "../../routes/admin.js";
+import type { KeyDescription, RequestLogEntry } from "../../state/state_records.js";
 import { api } from "./api.js";
 import { drawChart } from "./chart.js";
 import { byId } from "./dom.js";

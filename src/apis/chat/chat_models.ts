@@ -1,0 +1,600 @@
+/** @module `ChatInferenceService`: the chat model for the service's hosted models (docs/service-contract.md#hosted-models). */
+
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type {
+  BaseLanguageModelInput,
+  StructuredOutputMethodOptions,
+} from "@langchain/core/language_models/base";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type {
+  AIMessageChunk,
+  BaseMessage,
+  BaseMessageLike,
+  MessageContent,
+} from "@langchain/core/messages";
+import type { ChatGenerationChunk, ChatResult, LLMResult } from "@langchain/core/outputs";
+import type { Runnable, RunnableConfig } from "@langchain/core/runnables";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import {
+  type BaseChatOpenAIFields,
+  ChatOpenAICompletions,
+  type ChatOpenAICompletionsCallOptions,
+  convertMessagesToCompletionsMessageParams,
+} from "@langchain/openai";
+import type { OpenAI } from "openai";
+import {
+  DEFAULT_HOSTED_PROFILE,
+  type InferenceModelProfile,
+  type ModelProfiles,
+  reasoningSettingsOf,
+  resolveProfile,
+} from "../../config/profiles.js";
+import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
+import { toServiceError } from "../../errors/mapper.js";
+import { type CallMeter, type MeteredAttempt, streamEventsRun } from "../../spend/call_meter.js";
+import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
+import type { RateLimiter } from "../../spend/rate_limiter.js";
+import type { CallTrace } from "../../telemetry/call_trace.js";
+import { type ChannelRequest, ServiceChannel, settleStream } from "../../transport/channel.js";
+import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
+import { VERSION } from "../../version.js";
+import {
+  checkChatCallOptions,
+  checkCompletionWithRetry,
+  checkLangChainFields,
+  checkMessageContent,
+} from "../call_options.js";
+import {
+  type ChatInferenceServiceOptions,
+  chatModelId,
+  constructorFields,
+  validateChatOptions,
+} from "../options.js";
+import { startedRun, startedStream } from "../run_start.js";
+import { runOf, withRun } from "./base_class.js";
+import { registerContentBlockTranslator } from "./content_blocks.js";
+import {
+  type OpenedChatStream,
+  type ResponseMeta,
+  readCompletion,
+  type StreamState,
+  toChatModelEvents,
+  toChatResult,
+  toChatResultFromChunks,
+  toGenerationChunks,
+} from "./converters.js";
+import { contentText, countChunk, countGenerationChunk } from "./metering.js";
+import { readStreamReasoning } from "./reasoning/read_reasoning.js";
+import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_reasoning.js";
+import { RedactedBinding } from "./redacted_binding.js";
+import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
+import { withFunctionCallingTrace } from "./structured_output.js";
+
+/** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
+export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
+  /** Retries for this call only; overrides the model's `maxRetries`. */
+  maxRetries?: number;
+  /**
+   * Extra body fields for this call, laid over the model's `modelKwargs` (and over the fields
+   * this class writes): e.g. a provider's thinking switch, `{ thinking: { type: "enabled" } }`
+   * (DeepSeek, GLM), `{ enable_thinking: false }` (Qwen3 on DashScope) or
+   * `{ chat_template_kwargs: { enable_thinking: false } }` (Qwen3 on vLLM or SGLang).
+   */
+  modelKwargs?: Record<string, unknown>;
+}
+
+/**
+ * Options of {@link ChatInferenceService}: those this package owns (model, key, URL, retries,
+ * timeouts, rate limit, profiles; each documented where its schema declares it), and every other
+ * `ChatOpenAI` field (temperature, maxTokens, streaming, …), which works as there.
+ */
+export type ChatInferenceServiceFields = Omit<
+  BaseChatOpenAIFields,
+  keyof ChatInferenceServiceOptions
+> &
+  ChatInferenceServiceOptions;
+
+// biome-ignore lint/suspicious/noExplicitAny: matches the base class's structured-output signature
+type AnyRecord = Record<string, any>;
+/** A structured output's schema, as the base class takes it: zod, or JSON schema. */
+type OutputSchema<R extends AnyRecord> = InteropZodType<R> | AnyRecord;
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+type ChatRequest = OpenAI.Chat.ChatCompletionCreateParams;
+
+// Before any reply exists: `contentBlocks` of this package's messages finds its translator.
+registerContentBlockTranslator();
+
+/**
+ * Chat model for the hosted models of the inference service — a drop-in for `ChatOpenAI` in any
+ * chain, agent or RAG pipeline, with typed fail-fast errors (see {@link InferenceServiceError}).
+ * The guide, with every feature and its output, is docs/hosted-models.md.
+ *
+ * @example
+ * ```ts
+ * import { ChatInferenceService } from "langchain-inference-service";
+ * // INFERENCE_SERVICE_BASE_URL and INFERENCE_SERVICE_API_KEY set
+ * const model = new ChatInferenceService("emulator-chat", { temperature: 0, maxRetries: 2 });
+ * const reply = await model.invoke("What is the capital of France?");
+ * console.log(reply.content, reply.usage_metadata, reply.response_metadata.requestId);
+ * for await (const chunk of await model.stream("Tell me a story")) process.stdout.write(chunk.text);
+ * ```
+ * Tools (`bindTools`), structured output (`withStructuredOutput`, default method
+ * `functionCalling`), model profiles (`profiles`), reasoning models (`reasoning` content blocks,
+ * `outputVersion: "v1"`, `reasoning: { effort }`), budgets (`UsageTracker`) and rate limits
+ * (`rateLimiter`) work as the guide shows. Every failure is a subclass of `InferenceServiceError`
+ * with `status`, `code`, `requestId`, `retryable` and a `hint`; what no retry can fix fails on the
+ * first response.
+ */
+export class ChatInferenceService<
+  CallOptions extends ChatInferenceServiceCallOptions = ChatInferenceServiceCallOptions,
+> extends ChatOpenAICompletions<CallOptions> {
+  /** The normalised `…/inference/v1` URL requests go to. */
+  readonly baseURL: string;
+  /** Profiles by model ID, as given (see {@link ChatInferenceServiceFields.profiles}). */
+  readonly profiles?: ModelProfiles;
+  /** The client-side rate limit of this model's calls, if one was given. */
+  readonly rateLimiter?: RateLimiter;
+  /** How requests travel; it alone holds the key, the client and the headers. */
+  readonly #channel: ServiceChannel;
+  #profile?: { model: string; profile: Readonly<InferenceModelProfile> };
+  /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
+  #namingStructuredOutput = false;
+
+  static override lc_name(): string {
+    return "ChatInferenceService";
+  }
+
+  override lc_namespace = [LC_NAMESPACE, "chat_models"];
+
+  override get lc_secrets(): Record<string, string> {
+    return { apiKey: ENV.apiKey };
+  }
+
+  override toJSON() {
+    return withOwnSecret(super.toJSON());
+  }
+
+  override get lc_aliases(): Record<string, string> {
+    // Without it `load()` would turn `base_url` back into `baseUrl`, which this class does not read.
+    return { baseURL: "base_url" };
+  }
+
+  override get lc_serializable_keys(): string[] {
+    return serialisableKeys(super.lc_serializable_keys);
+  }
+
+  constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
+  constructor(fields?: ChatInferenceServiceFields);
+  constructor(
+    modelOrFields?: string | ChatInferenceServiceFields,
+    maybeFields?: Omit<ChatInferenceServiceFields, "model">,
+  ) {
+    const fields = constructorFields(
+      modelOrFields,
+      maybeFields,
+      'new ChatInferenceService("my-model", { maxTokens: 256 })',
+    );
+    checkLangChainFields(fields);
+    const model = chatModelId(fields.model ?? fields.modelName);
+    const options = validateChatOptions({ ...fields, model });
+    const channel = new ServiceChannel("chat", options, { model });
+    // What `ChatOpenAI` reads itself (temperature, maxTokens, streaming, …); never the secrets.
+    const {
+      configuration: _configuration,
+      fetch: _fetch,
+      rateLimiter: _limiter,
+      openAIApiKey: _alias,
+      modelName: _name,
+      ...rest
+    } = fields;
+    const { baseURL } = channel;
+    // The base class gets a placeholder key: it would keep the real one on public fields.
+    super({
+      ...rest,
+      model,
+      apiKey: REDACTED,
+      baseURL,
+      maxRetries: options.maxRetries,
+      configuration: { baseURL, organization: null, project: null },
+    } as BaseChatOpenAIFields);
+    hideApiKey(this, channel.apiKey);
+    this.organization = undefined;
+    this.baseURL = baseURL;
+    this.profiles = options.profiles;
+    this.rateLimiter = options.rateLimiter;
+    this.#channel = channel;
+    this.caller = channel.caller;
+    this._addVersion(PACKAGE_NAME, VERSION);
+  }
+
+  /**
+   * What `console.log(model)` and `util.inspect` show: the identifying params, never the key,
+   * the client or header values (the base class keeps those on public fields it reads).
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    _depth: number,
+    options: unknown,
+    inspect: (value: unknown, options: unknown) => string,
+  ): string {
+    return `${ChatInferenceService.lc_name()} ${inspect(this._identifyingParams(), options)}`;
+  }
+
+  override _llmType(): string {
+    return LS_PROVIDER;
+  }
+
+  /** @ignore What callbacks and LangSmith receive as the call's options: per-call header values redacted. */
+  protected override _getCallOptionsForTracing(
+    options: this["ParsedCallOptions"],
+    invocationParams: ReturnType<this["invocationParams"]>,
+  ): this["ParsedCallOptions"] {
+    return redactCallOptions(super._getCallOptionsForTracing(options, invocationParams));
+  }
+
+  /**
+   * What this model can do, as LangChain v1 agents and middleware read it: the `profiles` entry
+   * of its model ID laid over {@link DEFAULT_HOSTED_PROFILE} (context window unknown unless declared).
+   *
+   * @example
+   * const model = new ChatInferenceService("my-model", {
+   *   profiles: { "my-model": { maxInputTokens: 131_072, structuredOutput: true } },
+   * });
+   * model.profile.maxInputTokens; // 131072
+   * model.profile.toolCalling; // true (default)
+   */
+  override get profile(): ModelProfile {
+    // A copy: what a caller changes in it changes nothing here.
+    return { ...this.#resolvedProfile() };
+  }
+
+  /** The profile, resolved once per model ID: every call reads its reasoning settings. */
+  #resolvedProfile(): Readonly<InferenceModelProfile> {
+    if (this.#profile?.model !== this.model) {
+      const profile = resolveProfile(this.model, this.profiles, DEFAULT_HOSTED_PROFILE);
+      this.#profile = { model: this.model, profile };
+    }
+    return this.#profile.profile;
+  }
+
+  protected override get streamEventProvider(): string {
+    return LS_PROVIDER;
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]) {
+    return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
+  }
+
+  /**
+   * @ignore The request's fields: the base class's, with `reasoning_effort` for every model (the
+   * base class writes it only for model names it knows as OpenAI's reasoning models), and the
+   * call's `modelKwargs` last.
+   */
+  override invocationParams(
+    options?: this["ParsedCallOptions"],
+    extra?: { streaming?: boolean },
+  ): ReturnType<ChatOpenAICompletions<CallOptions>["invocationParams"]> {
+    const params = super.invocationParams(options, extra);
+    const effort =
+      params.reasoning_effort ??
+      options?.reasoning?.effort ??
+      this.reasoning?.effort ??
+      options?.reasoningEffort;
+    const perCall = options?.modelKwargs;
+    if (effort == null && perCall === undefined) return params;
+    return {
+      ...params,
+      ...(effort != null ? { reasoning_effort: effort } : {}),
+      ...perCall,
+    } as typeof params;
+  }
+
+  /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
+  override _identifyingParams() {
+    return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
+  }
+
+  /**
+   * A local estimate, by the package's one rule (a token per three UTF-8 bytes, see
+   * `estimateTokens`): the base class downloads tokenizer ranks from the internet, which stalls
+   * offline, and the service reports real usage anyway.
+   */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    checkMessageContent(content);
+    return estimateTokens(contentText(content));
+  }
+
+  /**
+   * One call: a completion, sent through the channel and read into LangChain's result. With
+   * `streaming: true` it streams, and keeps the service's own usage chunk (the base class would
+   * estimate tokens with a tokenizer it downloads, impossible offline).
+   */
+  override async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (this.streaming) return this.#generateFromStream(messages, options, runManager);
+    options.signal?.throwIfAborted();
+    const body = this.#body(messages, options, false);
+    const meter = this.#channel.meter(runManager);
+    const { completion, meta } = await this.#complete(body, options, meter);
+    return toChatResult(completion, meta, this.__includeRawResponse);
+  }
+
+  /** `invoke` of a `streaming: true` model: the stream's chunks, one generation per choice. */
+  async #generateFromStream(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const result = await toChatResultFromChunks(
+      this._streamResponseChunks(messages, options, runManager),
+    );
+    if (result === undefined) {
+      throw toServiceError(
+        { kind: "malformed", detail: "the stream ended without any choice" },
+        this.#channel.context,
+      );
+    }
+    return result;
+  }
+
+  /**
+   * A stream's chunks, read from the channel chunk by chunk: reasoning in its own field, the
+   * request ID and model on the first chunk, each token to `handleLLMNewToken`, the usage chunk
+   * last. The call's meter settles to the usage chunk, or to what was streamed when the stream
+   * fails or is left before it; its span ends then too.
+   */
+  override _streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const meter = this.#channel.meter(runManager);
+    const trace = this.#channel.trace();
+    let attempt: MeteredAttempt | undefined;
+    // Opened when the chunks are first read: nothing is sent for a stream nobody reads.
+    const open = async () => {
+      const body = this.#body(messages, options, true);
+      const opened = await this.#stream(body, options, meter, trace);
+      attempt = opened.attempt;
+      return opened;
+    };
+    const state: StreamState = {
+      promptIndex: options.promptIndex ?? 0,
+      logprobs: this.logprobs === true,
+      includeRawResponse: this.__includeRawResponse,
+    };
+    const chunks = toGenerationChunks(open, state, options.signal, runManager);
+    const { signal } = options;
+    const count = countGenerationChunk;
+    return settleStream(chunks, { meter, count, attempt: () => attempt, trace, signal });
+  }
+
+  /**
+   * Core's chat-model stream-events path calls the stream without its run manager; when a handler
+   * may send the call down that path, the run (its ID fixed here) rides in the options so the
+   * request is still reserved before it is sent (see `base_class.ts`).
+   */
+  override async _generateUncached(
+    messages: BaseMessageLike[][],
+    parsedOptions: this["ParsedCallOptions"],
+    handledOptions: RunnableConfig,
+    startedRunManagers?: CallbackManagerForLLMRun[],
+  ): Promise<LLMResult> {
+    checkChatCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
+    const started = startedRunManagers?.[0];
+    if (started) {
+      const run = streamEventsRun(started.handlers, undefined, started.runId);
+      const options = run ? withRun(parsedOptions, run) : parsedOptions;
+      return super._generateUncached(messages, options, handledOptions, startedRunManagers);
+    }
+    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
+    const callbacks = [handledOptions.callbacks, this.callbacks];
+    return startedRun(handledOptions.runId, callbacks, (runId) => {
+      const run = streamEventsRun(handledOptions.callbacks, this.callbacks, runId);
+      const options = run ? withRun(parsedOptions, run) : parsedOptions;
+      return super._generateUncached(messages, options, { ...handledOptions, runId });
+    });
+  }
+
+  /** `stream()`: the base class's, with its run's ID fixed so that a failed start can be ended. */
+  override _streamIterator(
+    input: BaseLanguageModelInput,
+    options?: CallOptions,
+  ): AsyncGenerator<AIMessageChunk> {
+    checkChatCallOptions(options ?? {});
+    return startedStream(options?.runId, [options?.callbacks, this.callbacks], (runId) =>
+      super._streamIterator(input, { ...options, runId } as CallOptions),
+    );
+  }
+
+  /**
+   * LangChain's chat-model stream-events protocol (`model.streamEvents(input)`, and the path core
+   * takes when a handler prefers these events, e.g. LangGraph's messages streaming). Built as
+   * `@langchain/openai` builds it (core's OpenAI stream converter: reasoning, tool calls and
+   * finish reasons as typed blocks), from this model's stream, with the request ID in the
+   * message's metadata.
+   */
+  override async *_streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatModelStreamEvent> {
+    const body = this.#body(messages, options, true);
+    const meter = this.#channel.meter(runManager ?? runOf(options));
+    const trace = this.#channel.trace();
+    const {
+      events: opened,
+      reasoning,
+      meta,
+      attempt,
+    } = await this.#stream(body, options, meter, trace);
+    const signal = options.signal;
+    const events = settleStream(readStreamReasoning(opened, reasoning), {
+      meter,
+      count: countChunk,
+      attempt: () => attempt,
+      trace,
+      signal,
+    });
+    yield* toChatModelEvents(events, meta, signal, this.streamUsage);
+  }
+
+  /**
+   * `ChatOpenAI`'s public way to send a request the caller built itself: sent through the
+   * channel like every other (with the model's rate limiter), a stream once its first event has
+   * arrived, a completion once checked.
+   */
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<AsyncIterable<Chunk>>;
+  override completionWithRetry(
+    request: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    requestOptions?: OpenAI.RequestOptions,
+  ): Promise<Completion>;
+  override async completionWithRetry(
+    request: ChatRequest,
+    requestOptions?: OpenAI.RequestOptions & { maxRetries?: number },
+  ): Promise<AsyncIterable<Chunk> | Completion> {
+    checkCompletionWithRetry(request, requestOptions);
+    const { maxRetries, signal, ...options } = requestOptions ?? {};
+    const call = { signal: signal ?? undefined, maxRetries, options };
+    const meter = this.#channel.meter();
+    if (request.stream) {
+      const trace = this.#channel.trace();
+      const { events, reasoning } = await this.#stream(request, call, meter, trace);
+      return settleStream(readStreamReasoning(events, reasoning), { trace, signal: call.signal });
+    }
+    return (await this.#complete(request, call, meter)).completion;
+  }
+
+  /** The request of one call: the call's fields, its messages, and the reasoning they send back. */
+  #body(messages: BaseMessage[], options: this["ParsedCallOptions"], stream: boolean): ChatRequest {
+    const params = this.invocationParams(options, { streaming: stream });
+    const converted = convertMessagesToCompletionsMessageParams({ messages, model: this.model });
+    const body: ChatRequest = stream
+      ? { ...params, messages: converted, stream: true }
+      : { ...params, stream: false, messages: converted };
+    const { reasoningRoundTrip } = reasoningSettingsOf(this.#resolvedProfile());
+    return withReasoningSentBack(body, reasoningToSendBack(messages, reasoningRoundTrip));
+  }
+
+  /** What a call hands the channel besides the body: its signal, retries, request options and trace. */
+  #channelRequest(
+    body: ChatRequest,
+    call: CallSettings,
+    meter: CallMeter | undefined,
+    trace?: CallTrace,
+  ): ChannelRequest {
+    return {
+      body: body as unknown as Record<string, unknown>,
+      signal: call.signal ?? undefined,
+      maxRetries: call.maxRetries,
+      options: call.options,
+      meter,
+      estimate: () => estimateChatRequest(body as unknown as Record<string, unknown>, this.model),
+      trace,
+    };
+  }
+
+  /**
+   * One completion, checked (a non-empty `choices`), its reasoning read out of the answer, the
+   * attempt settled to its usage. Never the SDK's `parse`: it would read a json_schema answer
+   * before its `<think>` tags are taken out, and LangChain parses the answer itself.
+   */
+  async #complete(
+    body: ChatRequest,
+    call: CallSettings,
+    meter: CallMeter | undefined,
+  ): Promise<{ completion: Completion; meta: ResponseMeta }> {
+    const tags = reasoningSettingsOf(this.#resolvedProfile()).reasoningTags;
+    const structured = body.response_format?.type === "json_schema";
+    return this.#channel.request(this.#channelRequest(body, call, meter), (answer, ctx, attempt) =>
+      readCompletion(answer, ctx, attempt, tags, structured),
+    );
+  }
+
+  /**
+   * A stream, once its first event has arrived, with the response's metadata, the profile's
+   * reasoning tags to read out of it, and the metered attempt that answered it, which whoever
+   * reads the stream settles with its `trace` (`settleStream`).
+   */
+  async #stream(
+    body: ChatRequest,
+    call: CallSettings,
+    meter: CallMeter | undefined,
+    trace: CallTrace | undefined,
+  ): Promise<OpenedChatStream> {
+    const request = this.#channelRequest(body, call, meter, trace);
+    const opened = await this.#channel.stream<Chunk>(request);
+    return {
+      events: opened.events,
+      meta: { requestId: opened.requestId },
+      reasoning: reasoningSettingsOf(this.#resolvedProfile()).reasoningTags,
+      attempt: opened.attempt,
+    };
+  }
+
+  override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  /**
+   * Structured output; the default method is `functionCalling` (a forced tool call), which every
+   * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
+   * `response_format` instead.
+   */
+  override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
+    outputSchema: OutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput>
+    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+    // The base class binds `ls_structured_output_format` through `this.withConfig`, synchronously
+    // inside this call: the flag lets `withConfig` rename the traced method for this call only.
+    this.#namingStructuredOutput = true;
+    try {
+      return super.withStructuredOutput<RunOutput>(outputSchema, {
+        ...config,
+        method: config?.method ?? "functionCalling",
+      } as StructuredOutputMethodOptions<boolean>);
+    } finally {
+      this.#namingStructuredOutput = false;
+    }
+  }
+
+  /**
+   * A binding with these call options. Per-call headers in it (`options.headers`) are sent but
+   * never serialised or printed: `JSON.stringify` and `console.log` of the binding show
+   * `[redacted]`, as for `defaultHeaders`.
+   *
+   * `@langchain/openai` traces the function-calling method as `"function_calling"`; LangChain's
+   * own name for it (the one `withStructuredOutput` takes, and its standard tests check in
+   * `ls_structured_output_format.kwargs.method`) is `"functionCalling"`, which is what is bound.
+   */
+  override withConfig(
+    config: Partial<CallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, CallOptions> {
+    return new RedactedBinding<BaseLanguageModelInput, AIMessageChunk, CallOptions>({
+      bound: this,
+      kwargs: {},
+      config: this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+    });
+  }
+}
+
+/** What one call passes to the channel from its options. */
+interface CallSettings {
+  signal?: AbortSignal | null;
+  maxRetries?: number;
+  /** The openai SDK's request options of the call (`options` of the call options). */
+  options?: OpenAI.RequestOptions;
+}

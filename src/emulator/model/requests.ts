@@ -1,0 +1,336 @@
+/** @module Reading the JSON bodies of the inference routes into the fields the emulator uses. */
+
+import { isRecord } from "../validate.js";
+import type { ToolSpec } from "./tools.js";
+
+/** A body the emulator cannot serve; the handler answers 400 with this message and `param`. */
+export class InvalidBodyError extends Error {
+  override readonly name = "InvalidBodyError";
+
+  /** The request field at fault, as OpenAI-compatible servers name it in `error.param`. */
+  readonly param: string;
+
+  constructor(message: string, param = "") {
+    super(message);
+    this.param = param;
+  }
+}
+
+/** One conversation turn, with its content flattened to text. */
+export interface ChatMessage {
+  role: string;
+  content: string;
+  name?: string;
+  /** Tool calls of an assistant turn. */
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  /** The call a `tool` turn answers. */
+  toolCallId?: string;
+  /** `reasoning_content` sent back with an assistant turn. */
+  reasoning?: string;
+}
+
+export type ToolChoice =
+  | { mode: "auto" | "none" | "required" }
+  | { mode: "function"; name: string };
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; schema: unknown };
+
+/** Options both routes share. */
+export interface GenerationOptions {
+  /** `max_completion_tokens` or `max_tokens`. */
+  maxTokens: number | undefined;
+  stop: string[];
+  stream: boolean;
+  /** `stream_options.include_usage`; the emulator sends the usage chunk unless this is `false`. */
+  includeUsage: boolean;
+  /** `n`: how many choices to answer with (per prompt on the completions route). Default 1. */
+  n: number;
+}
+
+/** The most choices a request may ask for (`n`), as OpenAI's API allows. */
+export const MAX_CHOICES = 128;
+
+export interface ChatRequest extends GenerationOptions {
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  /** The `tools` array as sent, for counting prompt tokens. */
+  toolsJson: string;
+  toolChoice: ToolChoice;
+  /** `parallel_tool_calls`: false limits a reply to one tool call. Default true, as in OpenAI's API. */
+  parallelToolCalls: boolean;
+  responseFormat: ResponseFormat;
+  /**
+   * A provider's switch for thinking, whichever is sent: `thinking: { type: "enabled" |
+   * "disabled" }` (DeepSeek, GLM), `enable_thinking` (Qwen3 on DashScope),
+   * `chat_template_kwargs.enable_thinking` or `.thinking` (vLLM, SGLang); undefined when none is.
+   */
+  thinking: boolean | undefined;
+}
+
+export interface CompletionRequest extends GenerationOptions {
+  /** `prompt` as a list: the completions API accepts one string or several. */
+  prompts: string[];
+}
+
+function parseObject(body: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new InvalidBodyError("Request body is not valid JSON");
+  }
+  if (!isRecord(parsed)) throw new InvalidBodyError("Request body must be a JSON object");
+  return parsed;
+}
+
+/** Reads a `POST /chat/completions` body (docs/service-contract.md#hosted-models), tolerating the fields OpenAI SDKs add. */
+export function parseChatRequest(body: string): ChatRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  if (!Array.isArray(json.messages) || json.messages.length === 0) {
+    throw new InvalidBodyError("messages must be a non-empty array");
+  }
+  const tools = Array.isArray(json.tools) ? json.tools.map(parseTool) : [];
+  return {
+    model: json.model,
+    messages: json.messages.map(parseMessage),
+    tools,
+    toolsJson: tools.length > 0 ? JSON.stringify(json.tools) : "",
+    toolChoice: offeredChoice(parseToolChoice(json.tool_choice), tools),
+    parallelToolCalls: json.parallel_tool_calls !== false,
+    responseFormat: parseResponseFormat(json.response_format),
+    thinking: parseThinking(json),
+    ...parseGenerationOptions(json),
+  };
+}
+
+function parseThinking(json: Record<string, unknown>): boolean | undefined {
+  const { thinking, enable_thinking: enable, chat_template_kwargs: template } = json;
+  if (isRecord(thinking) && (thinking.type === "enabled" || thinking.type === "disabled")) {
+    return thinking.type === "enabled";
+  }
+  if (typeof enable === "boolean") return enable;
+  if (isRecord(template)) {
+    const flag = template.enable_thinking ?? template.thinking;
+    if (typeof flag === "boolean") return flag;
+  }
+  return undefined;
+}
+
+/** A field the API takes as one string or a non-empty array of strings, as a list; else a 400. */
+function stringOrStrings(value: unknown, field: string): string[] {
+  const list = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((v) => typeof v === "string")) {
+    throw new InvalidBodyError(`${field} must be a string or a non-empty array of strings`);
+  }
+  return list;
+}
+
+/** Reads a `POST /completions` body (docs/service-contract.md#dedicated-endpoints): `prompt` is a string or an array of strings. */
+export function parseCompletionRequest(body: string): CompletionRequest {
+  const json = parseObject(body);
+  const prompts = stringOrStrings(json.prompt, "prompt");
+  return { prompts, ...parseGenerationOptions(json) };
+}
+
+function parseGenerationOptions(json: Record<string, unknown>): GenerationOptions {
+  const maxTokens = json.max_completion_tokens ?? json.max_tokens;
+  if (maxTokens != null && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 1)) {
+    throw new InvalidBodyError("max_tokens must be a positive integer");
+  }
+  const { stop } = json;
+  const n = json.n ?? 1;
+  if (!(Number.isInteger(n) && (n as number) >= 1 && (n as number) <= MAX_CHOICES)) {
+    throw new InvalidBodyError(`n must be a whole number from 1 to ${MAX_CHOICES}`, "n");
+  }
+  return {
+    maxTokens: maxTokens == null ? undefined : (maxTokens as number),
+    stop:
+      typeof stop === "string"
+        ? [stop]
+        : Array.isArray(stop)
+          ? stop.filter((s) => typeof s === "string" && s !== "")
+          : [],
+    stream: json.stream === true,
+    includeUsage: !(isRecord(json.stream_options) && json.stream_options.include_usage === false),
+    n: n as number,
+  };
+}
+
+function parseMessage(value: unknown, index: number): ChatMessage {
+  if (!isRecord(value) || typeof value.role !== "string") {
+    throw new InvalidBodyError(`messages[${index}] must be an object with a string role`);
+  }
+  const toolCalls = Array.isArray(value.tool_calls) ? value.tool_calls.filter(isRecord) : [];
+  return {
+    role: value.role,
+    content: contentText(value.content),
+    ...(typeof value.name === "string" ? { name: value.name } : {}),
+    toolCalls: toolCalls.map((call) => {
+      const fn = isRecord(call.function) ? call.function : {};
+      return {
+        id: String(call.id ?? ""),
+        name: String(fn.name ?? ""),
+        arguments:
+          typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+      };
+    }),
+    ...(typeof value.tool_call_id === "string" ? { toolCallId: value.tool_call_id } : {}),
+    ...(typeof value.reasoning_content === "string" ? { reasoning: value.reasoning_content } : {}),
+  };
+}
+
+/** Message content is a string, null (assistant tool calls) or an array of parts; text parts count. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function parseTool(value: unknown, index: number): ToolSpec {
+  const fn = isRecord(value) && isRecord(value.function) ? value.function : undefined;
+  if (!fn || typeof fn.name !== "string") {
+    throw new InvalidBodyError(
+      `tools[${index}] must be {"type":"function","function":{"name":...}}`,
+    );
+  }
+  return {
+    name: fn.name,
+    description: typeof fn.description === "string" ? fn.description : "",
+    parameters: fn.parameters ?? { type: "object", properties: {} },
+  };
+}
+
+function parseToolChoice(value: unknown): ToolChoice {
+  if (value === "none" || value === "auto") return { mode: value };
+  // "any" is how some LangChain providers spell "required".
+  if (value === "required" || value === "any") return { mode: "required" };
+  if (typeof value === "string" && value !== "") return { mode: "function", name: value };
+  if (isRecord(value) && isRecord(value.function) && typeof value.function.name === "string") {
+    return { mode: "function", name: value.function.name };
+  }
+  return { mode: "auto" };
+}
+
+/**
+ * A `tool_choice` that names a function must name one of `tools`: OpenAI-compatible servers
+ * answer 400 otherwise, rather than calling a tool the caller cannot run.
+ */
+function offeredChoice(choice: ToolChoice, tools: readonly ToolSpec[]): ToolChoice {
+  if (choice.mode !== "function" || tools.some((tool) => tool.name === choice.name)) return choice;
+  const offered = tools.length === 0 ? "none" : tools.map((tool) => tool.name).join(", ");
+  throw new InvalidBodyError(
+    `tool_choice names the function "${choice.name}", which is not in tools (offered: ${offered})`,
+    "tool_choice",
+  );
+}
+
+function parseResponseFormat(value: unknown): ResponseFormat {
+  if (!isRecord(value)) return { type: "text" };
+  if (value.type === "json_object") return { type: "json_object" };
+  if (value.type === "json_schema") {
+    const spec = isRecord(value.json_schema) ? value.json_schema : {};
+    return { type: "json_schema", schema: spec.schema ?? { type: "object", properties: {} } };
+  }
+  return { type: "text" };
+}
+
+/** A `POST /embeddings` body (OpenAI's shape; the service contract does not show this route). */
+export interface EmbeddingRequest {
+  model: string;
+  /** `input` as a list: the API accepts one string or several. */
+  inputs: string[];
+  encodingFormat: "float" | "base64";
+  /** Vector length asked for, if any. */
+  dimensions: number | undefined;
+}
+
+/**
+ * Texts one embeddings request may hold, as OpenAI's API allows: the work of a call (texts ×
+ * dimensions) stays bounded, whatever the body limit lets through.
+ */
+export const MAX_EMBEDDING_INPUTS = 2048;
+
+/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of at most 2048 strings. */
+export function parseEmbeddingRequest(body: string): EmbeddingRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  const inputs = stringOrStrings(json.input, "input");
+  if (inputs.length > MAX_EMBEDDING_INPUTS) {
+    throw new InvalidBodyError(
+      `input must hold at most ${MAX_EMBEDDING_INPUTS} texts; send the others in further requests`,
+      "input",
+    );
+  }
+  const format = json.encoding_format ?? "float";
+  if (format !== "float" && format !== "base64") {
+    throw new InvalidBodyError('encoding_format must be "float" or "base64"');
+  }
+  const { dimensions } = json;
+  if (dimensions != null && !(Number.isInteger(dimensions) && (dimensions as number) >= 1)) {
+    throw new InvalidBodyError("dimensions must be a positive integer");
+  }
+  return {
+    model: json.model,
+    inputs,
+    encodingFormat: format,
+    dimensions: dimensions == null ? undefined : (dimensions as number),
+  };
+}
+
+/** A `POST /rerank` body (the Jina and Cohere shape the gateway relays). */
+export interface RerankRequest {
+  model: string;
+  query: string;
+  /** The documents' texts, in the order sent (given as strings or `{ text }` objects). */
+  documents: string[];
+  /** `top_n`: how many results to answer with, the best first; undefined for all of them. */
+  topN: number | undefined;
+  /** `return_documents`: whether each result carries its document's text. Default false. */
+  returnDocuments: boolean;
+}
+
+/**
+ * Reads a `POST /rerank` body: `query` a non-empty string, `documents` a non-empty array of
+ * strings or `{ text }` objects, `top_n` a whole number ≥ 1, `return_documents` a boolean.
+ */
+export function parseRerankRequest(body: string): RerankRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  if (typeof json.query !== "string" || json.query === "") {
+    throw new InvalidBodyError("query must be a non-empty string", "query");
+  }
+  if (!Array.isArray(json.documents) || json.documents.length === 0) {
+    throw new InvalidBodyError("documents must be a non-empty array", "documents");
+  }
+  const documents = json.documents.map((document: unknown, i) => {
+    if (typeof document === "string") return document;
+    if (isRecord(document) && typeof document.text === "string") return document.text;
+    throw new InvalidBodyError(
+      `documents[${i}] must be a string or an object with a string "text"`,
+      "documents",
+    );
+  });
+  const topN = json.top_n ?? undefined;
+  if (topN !== undefined && !(Number.isInteger(topN) && (topN as number) >= 1)) {
+    throw new InvalidBodyError("top_n must be a whole number ≥ 1", "top_n");
+  }
+  const returnDocuments = json.return_documents ?? false;
+  if (typeof returnDocuments !== "boolean") {
+    throw new InvalidBodyError("return_documents must be true or false", "return_documents");
+  }
+  return {
+    model: json.model,
+    query: json.query,
+    documents,
+    topN: topN as number | undefined,
+    returnDocuments,
+  };
+}

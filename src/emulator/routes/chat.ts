@@ -1,0 +1,37 @@
+/**
+ * @module `POST /chat/completions` on the hosted surface (docs/service-contract.md#hosted-models):
+ * a chat model's answer, JSON or streamed.
+ */
+import { chatCompletionBody } from "../model/completions.js";
+import { generateChat, promptParts } from "../model/generate.js";
+import { reasoningFormatFor, reasoningInputProblem } from "../model/reasoning.js";
+import { parseChatRequest } from "../model/requests.js";
+import { chatCompletionEvents } from "../model/sse.js";
+import { type EmulatorReply, type EmulatorRequest, jsonReply, streamReply } from "../reply.js";
+import { openHosted } from "./call.js";
+import { modelServerBadRequest } from "./errors.js";
+import type { HandlerContext } from "./handler_context.js";
+
+/** `POST /chat/completions` (docs/service-contract.md#hosted-models); an embedding or rerank model is refused with 400. */
+export function hosted(
+  context: HandlerContext,
+  request: EmulatorRequest,
+  requestId: string,
+): EmulatorReply {
+  const opened = openHosted(context, request, requestId, parseChatRequest, "chat");
+  if ("reply" in opened) return opened.reply;
+  const { call, body, model } = opened;
+  const { state } = context;
+  // The model server's own checks, which the gateway relays: the reasoning sent back.
+  const reasoning = reasoningFormatFor(model, body);
+  const problem = reasoningInputProblem(model, body, reasoning !== undefined);
+  if (problem) return call.finish(modelServerBadRequest(requestId, problem));
+  const parts = promptParts(body, model.reasoning?.input === "require");
+  const cachedTokens = model.promptCache ? state.readPromptCache(model.id, parts) : 0;
+  const output = generateChat(body, { reasoning, parts, cachedTokens });
+  const identity = call.identity("chatcmpl", body.model);
+  const reply = body.stream
+    ? streamReply(chatCompletionEvents(identity, output, body.includeUsage), requestId)
+    : jsonReply(200, chatCompletionBody(identity, output), requestId);
+  return call.deliver(reply, output.usage, model.prices);
+}

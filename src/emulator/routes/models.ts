@@ -1,0 +1,24 @@
+/** @module `GET /models`: the listed models, as the new-api gateway serves them. */
+
+import { type EmulatorReply, type EmulatorRequest, jsonReply } from "../reply.js";
+import type { EmulatorState } from "../state/state.js";
+import { authenticate } from "./call.js";
+import { invalidToken } from "./errors.js";
+
+/**
+ * `GET /models`, as the new-api gateway serves it: `{ success, object: "list", data: [{ id,
+ * object: "model", created, owned_by }] }`. The service contract does not show this route; the
+ * key is checked as on the hosted surface, and a listing is neither faulted, metered nor logged.
+ */
+export function listModels(
+  state: EmulatorState,
+  request: EmulatorRequest,
+  requestId: string,
+  created: number,
+): EmulatorReply {
+  if (!authenticate(state, request, false)) return invalidToken(requestId);
+  const data = state
+    .listModels()
+    .map((model) => ({ id: model.id, object: "model", created, owned_by: "emulator" }));
+  return jsonReply(200, { success: true, object: "list", data }, requestId);
+}
