@@ -25,9 +25,10 @@ export interface EmulatorResponse {
   /** Wait this long before answering (latency fault). */
   delayMs: number;
   /**
-   * A stream is billed by what reached the client, as a gateway counts the text it relayed: the
-   * transport calls this once, with how many items of `body` it wrote — all of them when the
-   * stream ran to its end, fewer when the client went away first.
+   * A stream is billed by what the gateway relayed before it noticed the client gone, as new-api
+   * bills it: the transport calls this once, with how many items of `body` it wrote — all of
+   * them when the stream ran to its end or went out at once (no delay between events), fewer
+   * when a paced stream's client went away first.
    */
   delivered?: (items: number) => void;
   /** Replay with recorded timing: the wait before each item of a stream body (default: the stream delay). */

@@ -126,10 +126,12 @@ export class CallMeter {
 
   /**
    * Passes a stream through, reading each item with `read`, and settles the attempt that
-   * answered it to what was read — the usage chunk if it came, else the prompt estimate plus
-   * the output streamed — once, however the stream ends: read to its end, failed, left early
-   * (`break`, `return`), or stopped by `signal`, which settles it at once, even when nobody
-   * reads the stream again. A stream left or stopped also ends its run with the trackers.
+   * answered it once, however the stream ends: to its usage chunk if it came; else, for a
+   * stream read to its end or failed, to the prompt estimate plus the output streamed; for a
+   * stream left early (`break`, `return`) or stopped by `signal`, to the worst case it reserved
+   * — the service bills what it relayed before it noticed the client gone, which may be the
+   * whole answer. A stop by `signal` settles at once, even when nobody reads the stream again.
+   * A stream left or stopped also ends its run with the trackers.
    * `attempt` is asked for at the end: a stream that opens as it is first read knows it later.
    */
   async *meterStream<T>(
@@ -162,14 +164,20 @@ export class CallMeter {
     }
   }
 
-  /** Settles a stream's attempt to what was read; a stream left or stopped ends its run. */
+  /**
+   * Settles a stream's attempt: to its usage chunk, else to what was read — or, for a stream
+   * left or stopped, to its worst case (docs/usage.md: what each ending costs). A stream left or
+   * stopped ends its run.
+   */
   async #endStream(
     reading: StreamReading,
     how: StreamEnd,
     attempt: MeteredAttempt | undefined,
   ): Promise<void> {
-    await attempt?.settle(reading.usage, reading.outputTokens);
-    if (how === "left" || how === "aborted") {
+    const stopped = how === "left" || how === "aborted";
+    if (stopped && reading.usage === undefined) await attempt?.cancelled();
+    else await attempt?.settle(reading.usage, reading.outputTokens);
+    if (stopped) {
       await this.endRun({
         abandoned: true,
         ...(how === "aborted" ? { aborted: true } : {}),
@@ -237,8 +245,9 @@ export class MeteredAttempt {
   }
 
   /**
-   * The call was cancelled while the request was on its way or being answered: the service
-   * may have answered and billed it, so each hold is charged as it stands (the worst case).
+   * The call was cancelled while the request was on its way or being answered, or its stream
+   * was left or stopped before its usage chunk: the service may have answered and billed it in
+   * full, so each hold is charged as it stands (the worst case).
    */
   async cancelled(): Promise<void> {
     this.#report("upper-bound", await Promise.all(this.#reservations.map((r) => r.settleAsHeld())));

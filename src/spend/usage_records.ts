@@ -11,13 +11,14 @@ import type { RunUsage } from "./usage.js";
  *
  * - `"reported"` — the usage the service reported: the answer's `usage`, a stream's usage chunk
  *   (for another LangChain model, the usage it reported).
- * - `"estimated"` — the service reported none (an answer without `usage`, a stream that failed,
- *   was left or was stopped before its usage chunk): this package's estimate, the prompt as
- *   counted before sending plus the output as far as it was read.
+ * - `"estimated"` — the service reported none (an answer without `usage`, a stream without a
+ *   usage chunk, or one that failed before it): this package's estimate, the prompt as counted
+ *   before sending plus the output as far as it was read.
  * - `"upper-bound"` — nothing says what the service billed: the call was stopped by its signal
- *   while its request was on its way or its answer coming. Counted at the worst case it reserved
- *   (the prompt's estimate plus `maxTokens`, or the tracker's `defaultReplyTokens`, per choice):
- *   the most it can have cost.
+ *   while its request was on its way or its answer coming, or its stream was left or stopped
+ *   before its usage chunk (the service bills what it relayed before it noticed, which may be the
+ *   whole answer). Counted at the worst case it reserved (the prompt's estimate plus
+ *   `maxTokens`, or the tracker's `defaultReplyTokens`, per choice): the most it can have cost.
  * - `"refused"` — a tracker's budget refused the call before it was sent (`BudgetExceededError`):
  *   nothing sent, nothing counted. Totals count it in `refused`, not in `failed`.
  * - `"none"` — nothing to count: LangChain's cache answered, the call was stopped before it was
@@ -72,13 +73,14 @@ export interface UsageRecord extends RunUsage {
   cached?: true;
   /**
    * Set when the stream was not read to its end (`break`, `return`, a consumer that stopped
-   * reading, a signal): counted as far as it was read.
+   * reading, a signal): counted at its usage chunk if it came, else at its worst case
+   * (`settlement: "upper-bound"`).
    */
   abandoned?: true;
   /**
    * Set when the caller's signal stopped the call. Not a failure: no `error`. A request sent and
-   * then cancelled before its answer counts its worst case, since the service may have billed
-   * it (`estimated`); a stream counts what arrived.
+   * then cancelled before its answer, or a stream stopped before its usage chunk, counts its
+   * worst case, since the service may have billed it (`upper-bound`).
    */
   aborted?: true;
   /**

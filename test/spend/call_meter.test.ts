@@ -52,7 +52,7 @@ describe("CallMeter", () => {
     expect(store.reservations).toBe(1);
   });
 
-  it("settles a stream's attempt to an estimate of what was read, then tells the trackers it was left", async () => {
+  it("charges a stream left before its usage chunk its worst case, then tells the trackers it was left", async () => {
     const { usage, store } = await tracker(5);
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] } });
     const attempt = await meter.begin(ESTIMATE);
@@ -63,11 +63,35 @@ describe("CallMeter", () => {
     const read = (reading: StreamReading, item: string) => reading.addText(item);
     for await (const _ of meter.meterStream(text(), read, () => attempt)) break;
     expect(store.reservations).toBe(0);
-    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.1, 12);
+    // The service may have relayed (and billed) the whole answer: 100 tokens, not the 10 read.
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(1, 12);
     expect(usage.records).toEqual([
-      expect.objectContaining({ abandoned: true, outputTokens: 10, estimated: true }),
+      expect.objectContaining({
+        abandoned: true,
+        outputTokens: 100,
+        estimated: true,
+        settlement: "upper-bound",
+      }),
     ]);
     expect(usage.inFlight).toBe(0);
+  });
+
+  it("settles a stream left after its usage chunk to that usage", async () => {
+    const { usage } = await tracker(5);
+    const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] } });
+    const attempt = await meter.begin(ESTIMATE);
+    async function* chunks() {
+      yield { inputTokens: 2, outputTokens: 7 };
+      yield { inputTokens: 0, outputTokens: 0 };
+    }
+    const read = (reading: StreamReading, item: TokenCount) => {
+      reading.usage = item;
+    };
+    for await (const _ of meter.meterStream(chunks(), read, () => attempt)) break;
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.07, 12);
+    expect(usage.records).toEqual([
+      expect.objectContaining({ abandoned: true, outputTokens: 7, settlement: "reported" }),
+    ]);
   });
 
   it("releases a failed attempt's hold and reports a 429 to the limiter", async () => {
@@ -300,7 +324,7 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     controller.abort();
     await vi.waitFor(() => expect(log.some(([, what]) => what === "endRun")).toBe(true));
     expect(log.slice(1)).toEqual([
-      ["a", "settle", { inputTokens: 0, outputTokens: 2 }, true],
+      ["a", "settleAsHeld"],
       ["a", "endRun", "r", { abandoned: true, aborted: true, requestId: "req-9" }],
     ]);
   });

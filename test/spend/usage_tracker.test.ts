@@ -566,7 +566,7 @@ describe("UsageTracker budget: streams left or failed", () => {
   const chunk = chatChunk;
   const words = Array.from({ length: 20 }, (_, i) => chunk({ content: `word${i} ` }));
 
-  it("counts a stream left with break, settles it to what was streamed, and leaks nothing", async () => {
+  it("counts a stream left with break at its worst case (the service may bill all of it), and leaks nothing", async () => {
     intercept(CHAT, [200, sse([chunk({ role: "assistant", content: "" }), ...words]), SSE_HEADERS]);
     const store = new MemoryStore();
     const usage = new UsageTracker({ prices: OUTPUT_ONLY, budget: 5, store });
@@ -579,11 +579,16 @@ describe("UsageTracker budget: streams left or failed", () => {
     }
     expect(read).toBe("word0 word1 ");
     expect(usage.records).toEqual([
-      expect.objectContaining({ abandoned: true, estimated: true, outputTokens: 4 }),
+      expect.objectContaining({
+        abandoned: true,
+        estimated: true,
+        outputTokens: 100,
+        settlement: "upper-bound",
+      }),
     ]);
     expect(usage.inFlight).toBe(0);
     expect(store.reservations).toBe(0);
-    expect((await usage.budgetStatus()).spent).toBeCloseTo(0.04, 12);
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(1, 12);
   });
 
   it("counts a stream left after its usage chunk with the service's usage", async () => {
@@ -677,7 +682,12 @@ describe("UsageTracker budget: streams left or failed", () => {
       if (++n === 2) break;
     }
     expect(usage.records).toEqual([
-      expect.objectContaining({ model: "t.a", abandoned: true, outputTokens: 4 }),
+      expect.objectContaining({
+        model: "t.a",
+        abandoned: true,
+        outputTokens: 50,
+        settlement: "upper-bound",
+      }),
     ]);
     expect(usage.inFlight).toBe(0);
     expect(store.reservations).toBe(0);
@@ -990,7 +1000,12 @@ describe("UsageTracker settlement: how each call was counted", () => {
     const callbacks = [usage];
     // reported: the service's usage.
     await model().invoke("Hello", { callbacks });
-    // estimated: a stream left before its usage chunk.
+    // estimated: a stream without a usage chunk, read to its end.
+    const noUsage = { callbacks, stream_options: { include_usage: false } };
+    for await (const _ of await model().stream("Story", noUsage)) {
+      // read to the end
+    }
+    // upper-bound: a stream left before its usage chunk.
     for await (const _ of await model().stream("Tell me a story", { callbacks })) break;
     // upper-bound: stopped while its request was on its way.
     const controller = new AbortController();
@@ -1020,7 +1035,8 @@ describe("UsageTracker settlement: how each call was counted", () => {
       usage.records.map((r) => [r.settlement, r.estimated, r.aborted, r.abandoned, r.error?.name]),
     ).toEqual([
       ["reported", undefined, undefined, undefined, undefined],
-      ["estimated", true, undefined, true, undefined],
+      ["estimated", true, undefined, undefined, undefined],
+      ["upper-bound", true, undefined, true, undefined],
       ["upper-bound", true, true, undefined, undefined],
       ["refused", undefined, undefined, undefined, "BudgetExceededError"],
       ["none", undefined, undefined, undefined, "AuthenticationError"],
@@ -1030,11 +1046,11 @@ describe("UsageTracker settlement: how each call was counted", () => {
     ]);
     expect(usage.records.at(-1)?.cached).toBe(true);
     expect(usage.totals).toMatchObject({
-      calls: 8,
+      calls: 9,
       failed: 1,
       refused: 1,
       stopped: 3,
-      estimated: 2,
+      estimated: 3,
     });
     const [header, row] = usage.summary().split("\n");
     expect(header?.split(/\s+/)).toEqual([
@@ -1050,7 +1066,7 @@ describe("UsageTracker settlement: how each call was counted", () => {
       "cost",
       "(credit)",
     ]);
-    expect(row?.split(/\s+/).slice(0, 6)).toEqual([DEFAULT_MODEL, "8", "1", "1", "3", "2"]);
+    expect(row?.split(/\s+/).slice(0, 6)).toEqual([DEFAULT_MODEL, "9", "1", "1", "3", "3"]);
   });
 
   it("shows no refused, stopped or estimated column, and no such total, while there is none", async () => {

@@ -113,8 +113,11 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
   const chunks = (typeof body === "string" ? [body] : body).filter((chunk) => chunk !== "");
   const encoder = new TextEncoder();
   let next = 0;
-  // Billed by what the reader took: all of it at the end, as far as it went when it left.
+  // Billed by what was relayed before the reader left, as a gateway bills a stream: an instant
+  // stream (no delay between events) went out whole at once, so a reader that cancels it is
+  // billed the whole answer; a paced one, the events taken.
   const delivered = (items: number) => reply.delivered?.(items);
+  const instant = delayMs === 0 && reply.chunkDelaysMs === undefined;
   // Pull-driven, one chunk per read: an error raised after the last chunk must not discard
   // chunks the reader has not taken yet, as erroring a stream with a queue would.
   const stream = new ReadableStream<Uint8Array>(
@@ -147,9 +150,9 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
         }
       },
       cancel() {
-        delivered(next);
+        delivered(instant ? chunks.length : next);
       },
-      // Nothing is handed out before the reader asks: what it took is what was delivered.
+      // Nothing is handed out before the reader asks: a paced stream relays what it took.
     },
     { highWaterMark: 0 },
   );

@@ -137,6 +137,26 @@ describe("the openai SDK on the in-process fetch", () => {
     await expect(badKey).rejects.toMatchObject({ status: 401, code: "" });
   });
 
+  it("bills an instant stream left after one event whole, as a gateway that relayed it all; a paced one as far as it went", async () => {
+    const billedAfterOneEvent = async (streamChunkDelayMs: number) => {
+      const paced = createEmulator({ streamChunkDelayMs });
+      const body = chatBody("Tell me a long story about the sea", { stream: true });
+      const response = await post(paced, CHAT, body);
+      const reader = response.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      const full = await post(paced, CHAT, body).then((r) => r.text());
+      const [left, whole] = paced.state.requests();
+      expect(full).toContain('"usage"');
+      return { left: left!.completionTokens, whole: whole!.completionTokens };
+    };
+    const instant = await billedAfterOneEvent(0);
+    expect(instant.left).toBe(instant.whole);
+    expect(instant.whole).toBeGreaterThan(5);
+    const paced = await billedAfterOneEvent(1);
+    expect(paced.left).toBeLessThan(paced.whole);
+  });
+
   it("fails the iteration of a truncated stream", async () => {
     const stream = await client.chat.completions.create(
       {
