@@ -50,6 +50,10 @@ export interface ModelPrices {
   output: number;
   /** Prompt tokens read from the model's prompt cache (see `promptCache`). Default: `input`. */
   cachedInput?: number;
+  /** Prompt tokens written to the cache to live five minutes (`promptCache: "breakpoints"`). Default: `input`. */
+  cacheWrite?: number;
+  /** Prompt tokens written to the cache to live an hour (`promptCache: "breakpoints"`). Default: `cacheWrite`. */
+  cacheWrite1h?: number;
 }
 
 /** Where an emulated model writes its reasoning, as the model servers behind a gateway do. */
@@ -96,12 +100,19 @@ export interface ModelConfig {
    */
   reasoning?: ModelReasoningConfig;
   /**
-   * Report the prompt tokens of a prefix the model has seen before (same model, same leading
-   * messages and tools, since start or `reset()`) as `usage.prompt_tokens_details.cached_tokens`,
-   * in blocks of 64 tokens as DeepSeek's cache counts them, and charge them at
-   * `prices.cachedInput`. Default false.
+   * How the model caches prompts. `true`: as DeepSeek's API and OpenAI's automatic caching do —
+   * the prompt tokens of a prefix the model has seen before (same model, same leading messages
+   * and tools, same `prompt_cache_key`, since start or `reset()`) are reported as
+   * `usage.prompt_tokens_details.cached_tokens`, in blocks of 64 tokens, and charged at
+   * `prices.cachedInput`. `"breakpoints"`: as a Claude model behind the gateway does — the prompt
+   * up to each `cache_control` breakpoint of a content block (or a tool) is written to the cache,
+   * for an hour when the breakpoint says `ttl: "1h"`, else five minutes; a later prompt reads the
+   * longest prefix written before. Reads and writes are reported in the gateway's fields
+   * (`cached_tokens`, `cached_creation_tokens`, `claude_cache_creation_5_m_tokens`,
+   * `claude_cache_creation_1_h_tokens`; `prompt_tokens` counts them all) and charged at
+   * `cachedInput`, `cacheWrite` and `cacheWrite1h`. Default false: no cache.
    */
-  promptCache?: boolean;
+  promptCache?: boolean | "breakpoints";
   /**
    * Makes it an embedding model, served at `/embeddings` (and refused at `/chat/completions`):
    * `dimensions` is the length of its vectors, and `profile.maxInputTokens`, when given, is

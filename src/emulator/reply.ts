@@ -45,6 +45,12 @@ export interface EmulatorDrop {
 
 export type EmulatorReply = EmulatorResponse | EmulatorDrop;
 
+/**
+ * The emulator's own answer header: which prompt-cache controls a chat request carried
+ * (`prompt_cache_key`, `prompt_cache_retention`, `cache_control` breakpoints), when it carried any.
+ */
+export const PROMPT_CACHE_HEADER = "X-Emulator-Prompt-Cache";
+
 /** Every response carries it (docs/service-contract.md#errors, rule 5); the middle word is the emulator's neutral choice. */
 export const REQUEST_ID_HEADER = "X-Gateway-Request-Id";
 

@@ -16,7 +16,7 @@ import {
   spendGuardsOf,
   type TokenCount,
 } from "./spend_guard.js";
-import { cachedTokensFromWire, tokenUsageFromWire } from "./usage.js";
+import { type PromptCacheCounts, promptCacheFromWire, tokenUsageFromWire } from "./usage.js";
 import type { Settlement } from "./usage_records.js";
 
 /** The run a call belongs to, as LangChain's run manager shows it. */
@@ -306,12 +306,25 @@ function handlersOf(callbacks: Callbacks | undefined): readonly unknown[] {
 
 /**
  * The `usage` of a response body or stream chunk as the counts a reservation settles to, the
- * cached part of the prompt included; undefined when it has no count.
+ * prompt's cache reads and writes included; undefined when it has no count.
  */
 export function tokenCountFromWire(usage: unknown): TokenCount | undefined {
   const count = tokenCountOf(tokenUsageFromWire(usage));
-  const cached = cachedTokensFromWire(usage);
-  return count !== undefined && cached ? { ...count, cachedInputTokens: cached } : count;
+  if (count === undefined) return undefined;
+  return { ...count, ...tokenCountOfCache(promptCacheFromWire(usage)) };
+}
+
+/** A prompt's cache reads and writes as the fields of a {@link TokenCount}, those it has. */
+export function tokenCountOfCache({
+  read,
+  written,
+  writtenForAnHour,
+}: PromptCacheCounts): Partial<TokenCount> {
+  return {
+    ...(read ? { cachedInputTokens: read } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
+    ...(written && writtenForAnHour ? { cacheWrite1hTokens: writtenForAnHour } : {}),
+  };
 }
 
 /** LangChain's `TokenUsage` as the counts a reservation settles to; undefined when it has neither. */

@@ -101,8 +101,14 @@ function utf8Bytes(text: string): number {
  */
 export class StreamReading {
   #bytes = 0;
-  /** The service's usage for the stream (cached prompt tokens included), once its usage chunk arrived. */
-  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  /** The service's usage for the stream (the prompt's cache reads and writes included), once its usage chunk arrived. */
+  usage?: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens?: number;
+    cacheWriteTokens?: number;
+    cacheWrite1hTokens?: number;
+  };
 
   /** Counts one chunk's text (content, reasoning, tool-call arguments). */
   addText(text: string | undefined): void {

@@ -19,24 +19,45 @@ export class Prices {
   }
 
   /**
-   * The cost of `usage` at the model's price, its cached prompt tokens at `cachedInput`; with
-   * `worstCase`, every prompt token at the dearer of `input` and `cachedInput` (a reservation
-   * does not know how much of the prompt the cache will hold). Undefined without a price.
+   * The cost of `usage` at the model's price, as the gateway bills it: its cached prompt tokens
+   * at `cachedInput`, the tokens it wrote to the cache at `cacheWrite` (`cacheWrite1h` for those
+   * that live an hour), the rest of the prompt at `input`. With `worstCase`, every prompt token
+   * at the dearest of those prices (a reservation does not know how much of the prompt the
+   * cache will hold, and a gateway may write the cache without being asked). Undefined without
+   * a price.
    */
   cost(model: string, usage: TokenCount, { worstCase = false } = {}): number | undefined {
     const price = this.#byModel.get(model);
     if (price === undefined) return undefined;
-    const cachedPrice = price.cachedInput ?? price.input;
+    const rates = ratesOf(price);
     if (worstCase) {
-      const input = Math.max(price.input, cachedPrice);
-      return (usage.inputTokens * input + usage.outputTokens * price.output) / 1e6;
+      const input = Math.max(rates.input, rates.read, rates.write, rates.write1h);
+      return (usage.inputTokens * input + usage.outputTokens * rates.output) / 1e6;
     }
-    const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+    const read = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+    const written = usage.cacheWriteTokens ?? 0;
+    const anHour = Math.min(usage.cacheWrite1hTokens ?? 0, written);
+    // As the gateway does: reads and writes that overlap in the counts never make the rest negative.
+    const rest = Math.max(0, usage.inputTokens - read - written);
     return (
-      ((usage.inputTokens - cached) * price.input +
-        cached * cachedPrice +
-        usage.outputTokens * price.output) /
+      (rest * rates.input +
+        read * rates.read +
+        (written - anHour) * rates.write +
+        anHour * rates.write1h +
+        usage.outputTokens * rates.output) /
       1e6
     );
   }
+}
+
+/** A price with its defaults filled in: reads and writes at `input` unless priced. */
+function ratesOf(price: ModelPrice) {
+  const write = price.cacheWrite ?? price.input;
+  return {
+    input: price.input,
+    output: price.output,
+    read: price.cachedInput ?? price.input,
+    write,
+    write1h: price.cacheWrite1h ?? write,
+  };
 }

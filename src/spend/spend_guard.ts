@@ -13,6 +13,10 @@ export interface TokenCount {
   outputTokens: number;
   /** Of `inputTokens`, those read from the model server's prompt cache (priced at `cachedInput`). */
   cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the prompt cache, both lifetimes (priced at `cacheWrite`). */
+  cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written to live an hour (priced at `cacheWrite1h`). */
+  cacheWrite1hTokens?: number;
 }
 
 /** A request's hold on a budget, from before it is sent until it settles. */

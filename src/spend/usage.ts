@@ -14,13 +14,26 @@ import type {
 import type { Generation, LLMResult } from "@langchain/core/outputs";
 import { withoutUndefined } from "../utils/without_undefined.js";
 
+/**
+ * LangChain's breakdown of a prompt's tokens, with the split of its cache writes by lifetime
+ * under the names LangChain's Anthropic integration gives them: `cache_creation` is every write,
+ * `ephemeral_1h_input_tokens` those that live an hour, `ephemeral_5m_input_tokens` the rest.
+ */
+export type PromptTokenDetails = InputTokenDetails & {
+  ephemeral_5m_input_tokens?: number;
+  ephemeral_1h_input_tokens?: number;
+};
+
 /** Token counts of one run, as a usage tracker records them. */
 export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
-  /** Cached input tokens (`cache_read`) and the like, when the model reports them. */
-  inputTokenDetails?: InputTokenDetails;
+  /**
+   * Prompt tokens read from the cache (`cache_read`), written to it (`cache_creation`, and its
+   * split by lifetime) and the like, when the model reports them.
+   */
+  inputTokenDetails?: PromptTokenDetails;
   /** Reasoning tokens and the like, when the model reports them. */
   outputTokenDetails?: OutputTokenDetails;
 }
@@ -70,14 +83,71 @@ export function promptUsageFromWire(usage: unknown): TokenUsage | undefined {
 
 /**
  * The cached part of the prompt in the `usage` of a response body or stream chunk
- * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it); undefined when
- * the usage does not say.
+ * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it; the Responses
+ * API's `input_tokens_details.cached_tokens`); undefined when the usage does not say.
  */
 export function cachedTokensFromWire(usage: unknown): number | undefined {
-  if (typeof usage !== "object" || usage === null) return undefined;
-  const details = (usage as { prompt_tokens_details?: unknown }).prompt_tokens_details;
-  if (typeof details !== "object" || details === null) return undefined;
-  return countOrUndefined((details as { cached_tokens?: unknown }).cached_tokens);
+  return promptCacheFromWire(usage).read;
+}
+
+/** What the prompt cache did for one request, as the service's `usage` reports it. */
+export interface PromptCacheCounts {
+  /** Prompt tokens read from the cache. */
+  read?: number;
+  /** Prompt tokens written to the cache, both lifetimes. */
+  written?: number;
+  /** Of `written`, those written to live an hour (the rest live five minutes). */
+  writtenForAnHour?: number;
+}
+
+/**
+ * The prompt cache's reads and writes in the `usage` of a response body or stream chunk, from
+ * every field the gateway writes them in (docs/service-contract.md#hosted-models): reads in
+ * `prompt_tokens_details.cached_tokens`; writes in `prompt_tokens_details.cached_creation_tokens`
+ * (its Claude channels) or `cache_write_tokens` (OpenAI's name), and split by lifetime in the
+ * top-level `claude_cache_creation_5_m_tokens` and `claude_cache_creation_1_h_tokens`. Like the
+ * gateway, the larger of the totals wins (the same writes are never counted twice), and writes
+ * the split leaves out live five minutes. The Responses API's `input_tokens_details` is read the
+ * same way. Each count is undefined when no field holds it.
+ */
+export function promptCacheFromWire(usage: unknown): PromptCacheCounts {
+  if (typeof usage !== "object" || usage === null) return {};
+  const u = usage as Record<string, unknown>;
+  const details = recordOf(u.prompt_tokens_details) ?? recordOf(u.input_tokens_details);
+  const fiveMinutes = countOrUndefined(u.claude_cache_creation_5_m_tokens);
+  const anHour = countOrUndefined(u.claude_cache_creation_1_h_tokens);
+  const totals = [
+    countOrUndefined(details?.cached_creation_tokens),
+    countOrUndefined(details?.cache_write_tokens),
+    fiveMinutes === undefined && anHour === undefined
+      ? undefined
+      : (fiveMinutes ?? 0) + (anHour ?? 0),
+  ].filter((n): n is number => n !== undefined);
+  const written = totals.length > 0 ? Math.max(...totals) : undefined;
+  return withoutUndefined({
+    read: countOrUndefined(details?.cached_tokens),
+    written,
+    writtenForAnHour: anHour && written !== undefined ? Math.min(anHour, written) : undefined,
+  });
+}
+
+/**
+ * A prompt's cache reads and writes as `usage_metadata.input_token_details` holds them:
+ * `cache_read`, `cache_creation` and, when some writes live an hour, their split by lifetime
+ * (see {@link PromptTokenDetails}).
+ */
+export function cacheTokenDetails(counts: PromptCacheCounts): PromptTokenDetails {
+  const { read, written, writtenForAnHour } = counts;
+  return withoutUndefined({
+    cache_read: read,
+    cache_creation: written,
+    ...(writtenForAnHour && written !== undefined
+      ? {
+          ephemeral_5m_input_tokens: written - writtenForAnHour,
+          ephemeral_1h_input_tokens: writtenForAnHour,
+        }
+      : {}),
+  });
 }
 
 /** A chat message's `usage_metadata` as the `llmOutput.tokenUsage` LLM callbacks expect. */
@@ -140,8 +210,9 @@ export function modelOfRun(
 export function runUsageFromResult(output: LLMResult): RunUsage {
   const generations = generationsOf(output);
   for (const generation of generations) {
-    const usage = messageOf(generation)?.usage_metadata as UsageMetadata | undefined;
-    if (usage !== undefined) return runUsageFromMetadata(usage);
+    const message = messageOf(generation);
+    const usage = message?.usage_metadata as UsageMetadata | undefined;
+    if (usage !== undefined) return runUsageFromMetadata(usage, message?.response_metadata);
   }
   // On a multi-prompt LLM `generate`, the first run holds the sum and the others `{}`: trusting
   // an empty object here (instead of falling through) keeps each token counted once.
@@ -181,16 +252,36 @@ function messageOf(generation: Generation): Record<string, unknown> | undefined 
   return recordOf((generation as { message?: unknown }).message);
 }
 
-function runUsageFromMetadata(usage: UsageMetadata): RunUsage {
+function runUsageFromMetadata(usage: UsageMetadata, responseMetadata: unknown): RunUsage {
   const inputTokens = count(usage.input_tokens);
   const outputTokens = count(usage.output_tokens);
   return withoutUndefined({
     inputTokens,
     outputTokens,
     totalTokens: count(usage.total_tokens, inputTokens + outputTokens),
-    inputTokenDetails: details(usage.input_token_details),
+    inputTokenDetails: withWriteSplit(details(usage.input_token_details), responseMetadata),
     outputTokenDetails: details(usage.output_token_details),
   });
+}
+
+/**
+ * The prompt's details with the split of its cache writes by lifetime. LangChain's merging of
+ * stream chunks keeps only `cache_read` and `cache_creation` of the usage chunk's details, so
+ * the split of a streamed answer is read again from the service's usage, which the message keeps
+ * as it came in `response_metadata.usage` (this package's models and `ChatOpenAI` alike).
+ */
+function withWriteSplit(
+  prompt: PromptTokenDetails | undefined,
+  responseMetadata: unknown,
+): PromptTokenDetails | undefined {
+  const written = prompt?.cache_creation;
+  if (!written || prompt.ephemeral_1h_input_tokens !== undefined) return prompt;
+  const anHour = promptCacheFromWire(recordOf(responseMetadata)?.usage).writtenForAnHour;
+  if (!anHour) return prompt;
+  return {
+    ...prompt,
+    ...cacheTokenDetails({ written, writtenForAnHour: Math.min(anHour, written) }),
+  };
 }
 
 function runUsageFromTokenUsage(usage: Record<string, unknown>): RunUsage {

@@ -58,8 +58,10 @@ export interface UsageRecord extends RunUsage {
   /** From the start of the run to its end, in whole milliseconds. */
   durationMs: number;
   /**
-   * `((input − cached) × price.input + cached × price.cachedInput + output × price.output) / 1e6`,
-   * where `cached` is `inputTokenDetails.cache_read`; absent when the model has no price.
+   * `((input − read − written) × price.input + read × price.cachedInput + (written − hour) ×
+   * price.cacheWrite + hour × price.cacheWrite1h + output × price.output) / 1e6`, where `read` is
+   * `inputTokenDetails.cache_read`, `written` its `cache_creation` and `hour` its
+   * `ephemeral_1h_input_tokens`; absent when the model has no price.
    */
   cost?: number;
   /**
@@ -113,6 +115,10 @@ export interface UsageTotals {
   inputTokens: number;
   /** Of `inputTokens`, those read from a prompt cache; present once a run reported some. */
   cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to a prompt cache; present once a run reported some. */
+  cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written to live an hour; present once a run reported some. */
+  cacheWrite1hTokens?: number;
   outputTokens: number;
   totalTokens: number;
   /** Cost of the priced models' runs; absent when no run had a price. */
@@ -140,6 +146,8 @@ export function emptyTally(): Tally {
     estimated: 0,
     inputTokens: 0,
     cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
     outputTokens: 0,
     totalTokens: 0,
   };
@@ -153,6 +161,8 @@ export function addTally(into: Tally, add: Tally): void {
   into.estimated += add.estimated;
   into.inputTokens += add.inputTokens;
   into.cachedInputTokens += add.cachedInputTokens;
+  into.cacheWriteTokens += add.cacheWriteTokens;
+  into.cacheWrite1hTokens += add.cacheWrite1hTokens;
   into.outputTokens += add.outputTokens;
   into.totalTokens += add.totalTokens;
 }
@@ -168,23 +178,35 @@ export function tallyOf(record: UsageRecord): Tally {
     estimated: record.settlement === "estimated" || record.settlement === "upper-bound" ? 1 : 0,
     inputTokens: record.inputTokens,
     cachedInputTokens: record.inputTokenDetails?.cache_read ?? 0,
+    cacheWriteTokens: record.inputTokenDetails?.cache_creation ?? 0,
+    cacheWrite1hTokens: record.inputTokenDetails?.ephemeral_1h_input_tokens ?? 0,
     outputTokens: record.outputTokens,
     totalTokens: record.totalTokens,
   };
 }
 
 /**
- * Totals as they are shown: the refused, stopped and estimated counts and the cached tokens only
- * once there are some, the cost when priced.
+ * Totals as they are shown: the refused, stopped and estimated counts and the tokens read from
+ * and written to a cache only once there are some, the cost when priced.
  */
 export function withCost(tally: Tally, cost: number | undefined): UsageTotals {
-  const { refused, stopped, estimated, cachedInputTokens, ...shown } = tally;
+  const {
+    refused,
+    stopped,
+    estimated,
+    cachedInputTokens,
+    cacheWriteTokens,
+    cacheWrite1hTokens,
+    ...shown
+  } = tally;
   return withoutUndefined({
     ...shown,
     ...(refused > 0 ? { refused } : {}),
     ...(stopped > 0 ? { stopped } : {}),
     ...(estimated > 0 ? { estimated } : {}),
     ...(cachedInputTokens > 0 ? { cachedInputTokens } : {}),
+    ...(cacheWriteTokens > 0 ? { cacheWriteTokens } : {}),
+    ...(cacheWrite1hTokens > 0 ? { cacheWrite1hTokens } : {}),
     cost,
   });
 }
@@ -206,7 +228,8 @@ export interface SummaryBudget {
 /**
  * A plain-text table of usage per model, a total row and, with a budget, what is left. The
  * `refused`, `stopped` and `estimated` columns (calls) appear once some call was, the `cached`
- * column once a model reported cached prompt tokens (they are in `input`).
+ * column once a model reported prompt tokens read from its cache, the `written` column once one
+ * reported prompt tokens written to it (both are in `input`).
  */
 export function summaryTable(
   byModel: Record<string, UsageTotals>,
@@ -216,6 +239,7 @@ export function summaryTable(
 ): string {
   const unit = currency ? ` (${currency})` : "";
   const cached = totals.cachedInputTokens !== undefined;
+  const written = totals.cacheWriteTokens !== undefined;
   const counts = COUNTED.filter((key) => totals[key] !== undefined);
   const row = (label: string, t: UsageTotals) => [
     label,
@@ -224,12 +248,14 @@ export function summaryTable(
     ...counts.map((key) => String(t[key] ?? 0)),
     String(t.inputTokens),
     ...(cached ? [String(t.cachedInputTokens ?? 0)] : []),
+    ...(written ? [String(t.cacheWriteTokens ?? 0)] : []),
     String(t.outputTokens),
     String(t.totalTokens),
     t.cost === undefined ? "-" : formatAmount(t.cost),
   ];
   const header = ["model", "calls", "failed", ...counts, "input"];
-  header.push(...(cached ? ["cached"] : []), "output", "total", `cost${unit}`);
+  header.push(...(cached ? ["cached"] : []), ...(written ? ["written"] : []));
+  header.push("output", "total", `cost${unit}`);
   const rows = [
     header,
     ...Object.entries(byModel).map(([model, t]) => row(model, t)),

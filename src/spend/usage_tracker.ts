@@ -25,6 +25,7 @@ import type {
   TokenCount,
 } from "./spend_guard.js";
 import {
+  cacheTokenDetails,
   modelOfRun,
   NO_USAGE,
   type RunUsage,
@@ -457,6 +458,8 @@ function addMetered(into: Metered | undefined, usage: TokenCount, how: MeteredSe
   return {
     inputTokens: (into?.inputTokens ?? 0) + usage.inputTokens,
     cachedInputTokens: (into?.cachedInputTokens ?? 0) + (usage.cachedInputTokens ?? 0),
+    cacheWriteTokens: (into?.cacheWriteTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+    cacheWrite1hTokens: (into?.cacheWrite1hTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0),
     outputTokens: (into?.outputTokens ?? 0) + usage.outputTokens,
     settlement: settledAs(into?.settlement, how) as MeteredSettlement,
   };
@@ -477,23 +480,34 @@ function usageOf(metered: Metered | undefined): Outcome {
 }
 
 function meteredUsage(metered: Metered): Outcome {
-  const { inputTokens, outputTokens, cachedInputTokens, settlement } = metered;
+  const { inputTokens, outputTokens, settlement } = metered;
+  const details = cacheTokenDetails({
+    read: metered.cachedInputTokens || undefined,
+    written: metered.cacheWriteTokens || undefined,
+    writtenForAnHour: metered.cacheWrite1hTokens,
+  });
   return withoutUndefined({
     inputTokens,
     outputTokens,
     totalTokens: inputTokens + outputTokens,
-    inputTokenDetails: cachedInputTokens > 0 ? { cache_read: cachedInputTokens } : undefined,
+    inputTokenDetails: Object.keys(details).length > 0 ? details : undefined,
     estimated: settlement === "reported" ? undefined : (true as const),
     settlement,
   });
 }
 
-/** A run's token counts as a cost reads them: its cached prompt tokens from `cache_read`. */
+/**
+ * A run's token counts as a cost reads them: its cache reads from `cache_read`, its writes from
+ * `cache_creation` and those that live an hour from `ephemeral_1h_input_tokens`.
+ */
 function tokenCountOf(usage: RunUsage): TokenCount {
+  const details = usage.inputTokenDetails;
   return {
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
-    cachedInputTokens: usage.inputTokenDetails?.cache_read ?? 0,
+    cachedInputTokens: details?.cache_read ?? 0,
+    cacheWriteTokens: details?.cache_creation ?? 0,
+    cacheWrite1hTokens: details?.ephemeral_1h_input_tokens ?? 0,
   };
 }
 

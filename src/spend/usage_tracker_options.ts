@@ -26,6 +26,20 @@ const modelPriceShape = optionsSchema({
    * @default `input`
    */
   cachedInput: pricePerMillion.optional(),
+  /**
+   * Per million prompt tokens written to the prompt cache to live five minutes
+   * (`prompt_tokens_details.cached_creation_tokens` or `cache_write_tokens`,
+   * `usage_metadata.input_token_details.cache_creation`): Anthropic bills them at 1.25 × input.
+   * @default `input`
+   */
+  cacheWrite: pricePerMillion.optional(),
+  /**
+   * Per million prompt tokens written to the prompt cache to live an hour
+   * (`claude_cache_creation_1_h_tokens`, `input_token_details.ephemeral_1h_input_tokens`):
+   * Anthropic bills them at 2 × input.
+   * @default `cacheWrite`
+   */
+  cacheWrite1h: pricePerMillion.optional(),
 }).strict();
 
 /** Price of one model per million tokens, in the unit of your choice (e.g. the Wallet's credit). */
@@ -44,7 +58,7 @@ export const usageTrackerOptions = optionsSchema({
   prices: z
     .record(z.string(), modelPriceSchema)
     .describe(
-      "an object of { input, output, cachedInput? } per model: prices per million tokens, numbers ≥ 0",
+      "an object of { input, output, cachedInput?, cacheWrite?, cacheWrite1h? } per model: prices per million tokens, numbers ≥ 0",
     )
     .default(() => ({})),
   /**
@@ -88,7 +102,7 @@ const SPEC = {
   owner: "UsageTracker",
   schema: usageTrackerOptions,
   takes:
-    "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output, cachedInput }",
+    "prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output, cachedInput, cacheWrite, cacheWrite1h }",
 };
 
 /**

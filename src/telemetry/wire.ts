@@ -3,7 +3,7 @@
  * answer's (or the stream's chunks') ID, model, finish reasons and usage. Read from the
  * OpenAI-style bodies every API of the service shares, so a new API is read without code of its own.
  */
-import { cachedTokensFromWire, tokenUsageFromWire } from "../spend/usage.js";
+import { promptCacheFromWire, tokenUsageFromWire } from "../spend/usage.js";
 import { bounded } from "./limits.js";
 import { ATTR } from "./names.js";
 import type { Attributes } from "./otel.js";
@@ -92,12 +92,12 @@ export class AnswerFacts {
     if (counts === undefined) return;
     this.inputTokens = counts.promptTokens;
     this.outputTokens = counts.completionTokens;
-    this.cachedInputTokens = cachedTokensFromWire(usage);
-    const { prompt_tokens_details: prompt, completion_tokens_details: reply } = usage as {
-      prompt_tokens_details?: { cache_write_tokens?: unknown } | null;
+    const cache = promptCacheFromWire(usage);
+    this.cachedInputTokens = cache.read;
+    const { completion_tokens_details: reply } = usage as {
       completion_tokens_details?: { reasoning_tokens?: unknown } | null;
     };
-    if (num(prompt?.cache_write_tokens)) this.cacheWriteTokens = prompt.cache_write_tokens;
+    if (cache.written !== undefined) this.cacheWriteTokens = cache.written;
     if (num(reply?.reasoning_tokens)) this.reasoningTokens = reply.reasoning_tokens;
   }
 

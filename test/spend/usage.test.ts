@@ -4,7 +4,9 @@ import type { LLMResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
 import {
   cachedTokensFromWire,
+  cacheTokenDetails,
   modelOfRun,
+  promptCacheFromWire,
   promptUsageFromWire,
   requestIdOfError,
   requestIdOfResult,
@@ -283,5 +285,102 @@ describe("reading counts that may be missing or malformed", () => {
     } as unknown as LLMResult;
     expect(requestIdOfResult(output)).toBe("req-3");
     expect(requestIdOfResult(undefined as unknown as LLMResult)).toBeUndefined();
+  });
+});
+
+describe("the prompt cache's reads and writes on the wire", () => {
+  it("reads writes from every field the gateway uses, the larger total winning, unsplit writes living 5 minutes", () => {
+    // A Claude channel as the gateway relays it: the total and its split by lifetime.
+    expect(
+      promptCacheFromWire({
+        prompt_tokens: 1000,
+        prompt_tokens_details: { cached_tokens: 600, cached_creation_tokens: 300 },
+        claude_cache_creation_5_m_tokens: 100,
+        claude_cache_creation_1_h_tokens: 150,
+      }),
+    ).toEqual({ read: 600, written: 300, writtenForAnHour: 150 });
+    // OpenAI's own name; and the split alone, larger than a stale total.
+    expect(promptCacheFromWire({ prompt_tokens_details: { cache_write_tokens: 40 } })).toEqual({
+      written: 40,
+    });
+    expect(
+      promptCacheFromWire({
+        prompt_tokens_details: { cached_creation_tokens: 10, cache_write_tokens: 20 },
+        claude_cache_creation_5_m_tokens: 30,
+        claude_cache_creation_1_h_tokens: 5,
+      }),
+    ).toEqual({ written: 35, writtenForAnHour: 5 });
+    expect(promptCacheFromWire({ claude_cache_creation_1_h_tokens: 8 })).toEqual({
+      written: 8,
+      writtenForAnHour: 8,
+    });
+    // The Responses API's details; nothing from nothing.
+    expect(promptCacheFromWire({ input_tokens_details: { cached_tokens: 64 } })).toEqual({
+      read: 64,
+    });
+    expect(promptCacheFromWire({ prompt_tokens: 3 })).toEqual({});
+    expect(promptCacheFromWire("usage")).toEqual({});
+    expect(promptCacheFromWire({ claude_cache_creation_1_h_tokens: 0 })).toEqual({ written: 0 });
+  });
+
+  it("writes the split by lifetime as LangChain's Anthropic integration names it, only when some writes live an hour", () => {
+    expect(cacheTokenDetails({ read: 1, written: 9, writtenForAnHour: 4 })).toEqual({
+      cache_read: 1,
+      cache_creation: 9,
+      ephemeral_5m_input_tokens: 5,
+      ephemeral_1h_input_tokens: 4,
+    });
+    expect(cacheTokenDetails({ written: 9, writtenForAnHour: 0 })).toEqual({ cache_creation: 9 });
+    expect(cacheTokenDetails({})).toEqual({});
+  });
+
+  it("takes the split of a streamed answer's writes back from the service's usage, which LangChain's merging keeps", () => {
+    const merged = (usage_metadata: object, usage?: object) =>
+      runUsageFromResult({
+        generations: [
+          [
+            {
+              text: "",
+              // A chat generation's message, as LangChain hands it to the tracker.
+              ...{
+                message: new AIMessage({
+                  content: "",
+                  usage_metadata: usage_metadata as never,
+                  response_metadata: usage ? { usage } : {},
+                }),
+              },
+            },
+          ],
+        ],
+      });
+    const usage = {
+      input_tokens: 100,
+      output_tokens: 5,
+      total_tokens: 105,
+      input_token_details: { cache_read: 10, cache_creation: 50 },
+    };
+    const wire = { claude_cache_creation_1_h_tokens: 80, prompt_tokens_details: {} };
+    expect(merged(usage, wire).inputTokenDetails).toEqual({
+      cache_read: 10,
+      cache_creation: 50,
+      ephemeral_5m_input_tokens: 0,
+      ephemeral_1h_input_tokens: 50,
+    });
+    expect(merged(usage).inputTokenDetails).toEqual({ cache_read: 10, cache_creation: 50 });
+    expect(merged(usage, { claude_cache_creation_5_m_tokens: 50 }).inputTokenDetails).toEqual({
+      cache_read: 10,
+      cache_creation: 50,
+    });
+    // A split already there is kept as it is.
+    const split = {
+      ...usage,
+      input_token_details: { cache_creation: 50, ephemeral_1h_input_tokens: 7 },
+    };
+    expect(merged(split, wire).inputTokenDetails).toEqual({
+      cache_creation: 50,
+      ephemeral_1h_input_tokens: 7,
+    });
+    const none = { ...usage, input_token_details: { cache_read: 3 } };
+    expect(merged(none, wire).inputTokenDetails).toEqual({ cache_read: 3 });
   });
 });

@@ -12,6 +12,23 @@ describe("summaryTable", () => {
       /\nbudget 0: spent 0$/,
     );
   });
+
+  it("shows the tokens written to a cache in a column of their own once a model wrote some", () => {
+    const written = { ...totals, cacheWriteTokens: 7 };
+    const [header, row] = summaryTable({ m: written }, written, undefined, undefined).split("\n");
+    expect(header?.split(/\s+/)).toEqual([
+      "model",
+      "calls",
+      "failed",
+      "input",
+      "written",
+      "output",
+      "total",
+      "cost",
+    ]);
+    expect(row?.split(/\s+/)).toEqual(["m", "1", "0", "1", "7", "1", "2", "1"]);
+    expect(summaryTable({ m: totals }, totals, undefined, undefined)).not.toContain("written");
+  });
 });
 
 describe("tallies", () => {
@@ -24,7 +41,7 @@ describe("tallies", () => {
       inputTokens: 3,
       outputTokens: 2,
       totalTokens: 5,
-      inputTokenDetails: { cache_read: 1 },
+      inputTokenDetails: { cache_read: 1, cache_creation: 2, ephemeral_1h_input_tokens: 1 },
       error: { name: "Error", message: "x" },
       settlement: "estimated",
     });
@@ -38,6 +55,8 @@ describe("tallies", () => {
       estimated: 2,
       inputTokens: 6,
       cachedInputTokens: 2,
+      cacheWriteTokens: 4,
+      cacheWrite1hTokens: 2,
       outputTokens: 4,
       totalTokens: 10,
     });

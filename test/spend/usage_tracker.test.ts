@@ -63,6 +63,17 @@ function reply(input: number, output: number, extra: Record<string, unknown> = {
   );
 }
 
+/** The amounts a tracker's store is asked to hold, in order. */
+function reservedAmounts(usage: UsageTracker): number[] {
+  const reserved: number[] = [];
+  const reserve = usage.store.reserve.bind(usage.store);
+  vi.spyOn(usage.store, "reserve").mockImplementation(async (key, hold) => {
+    reserved.push(hold.amount);
+    return reserve(key, hold);
+  });
+  return reserved;
+}
+
 function sum(records: readonly UsageRecord[], key: "inputTokens" | "outputTokens" | "totalTokens") {
   return records.reduce((total, r) => total + r[key], 0);
 }
@@ -1175,15 +1186,104 @@ describe("UsageTracker with cached prompt tokens", () => {
     // framing, 1 of text); 100 reply tokens at most.
     const worst = (8 * 2 + 100 * 8) / 1e6;
     const usage = new UsageTracker({ prices: CACHED_PRICES, budget: worst });
-    const reserved: number[] = [];
-    const reserve = usage.store.reserve.bind(usage.store);
-    vi.spyOn(usage.store, "reserve").mockImplementation(async (key, hold) => {
-      reserved.push(hold.amount);
-      return reserve(key, hold);
-    });
+    const reserved = reservedAmounts(usage);
     await chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] });
     expect(reserved).toEqual([worst]);
     expect((await usage.budgetStatus()).spent).toBeCloseTo(COST, 12);
+  });
+});
+
+describe("UsageTracker with prompt-cache writes", () => {
+  // A Claude channel as the gateway relays it: the prompt counts its reads and writes, the
+  // writes split by lifetime at the top level.
+  const USAGE = {
+    prompt_tokens: 1_000,
+    completion_tokens: 50,
+    total_tokens: 1_050,
+    prompt_tokens_details: { cached_tokens: 400, cached_creation_tokens: 500 },
+    claude_cache_creation_5_m_tokens: 300,
+    claude_cache_creation_1_h_tokens: 200,
+  };
+  const CLAUDE = {
+    "test-model": { input: 3, cachedInput: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 },
+  };
+  const COST = (100 * 3 + 400 * 0.3 + 300 * 3.75 + 200 * 6 + 50 * 15) / 1e6;
+  const DETAILS = {
+    cache_read: 400,
+    cache_creation: 500,
+    ephemeral_5m_input_tokens: 300,
+    ephemeral_1h_input_tokens: 200,
+  };
+  const streamed = () =>
+    [
+      200,
+      sse([
+        chatChunk({ role: "assistant", content: "ok" }),
+        chatChunk({}, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+        chatChunk({}, { choices: [], usage: USAGE }),
+      ]),
+      SSE_HEADERS,
+    ] as const;
+
+  it("counts both lifetimes invoked and streamed (the split survives the merging of chunks): cost, records, totals, summary, budget", async () => {
+    intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS], [...streamed()]);
+    const usage = new UsageTracker({ prices: CLAUDE, budget: 1 });
+    const invoked = await chat().invoke("hi", { callbacks: [usage] });
+    for await (const _ of await chat().stream("hi", { callbacks: [usage] }));
+    expect(invoked.usage_metadata?.input_token_details).toEqual(DETAILS);
+    expect(usage.records.map((r) => [r.inputTokenDetails, r.cost, r.settlement])).toEqual([
+      [DETAILS, COST, "reported"],
+      [DETAILS, COST, "reported"],
+    ]);
+    expect(usage.totals).toMatchObject({
+      inputTokens: 2_000,
+      cachedInputTokens: 800,
+      cacheWriteTokens: 1_000,
+      cacheWrite1hTokens: 400,
+    });
+    expect(usage.totals.cost).toBeCloseTo(2 * COST, 12);
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(2 * COST, 12);
+    expect(usage.summary().split("\n")[0]?.split(/\s+/)).toEqual([
+      "model",
+      "calls",
+      "failed",
+      "input",
+      "cached",
+      "written",
+      "output",
+      "total",
+      "cost",
+    ]);
+  });
+
+  it("settles a stream to its writes when only LangChain's merged details reach the end (events API too)", async () => {
+    intercept(CHAT, [...streamed()], [...streamed()]);
+    const usage = new UsageTracker({ prices: CLAUDE, budget: 1 });
+    const { output } = chat().streamEvents("hi");
+    expect((await output).usage_metadata?.input_token_details).toMatchObject({
+      cache_read: 400,
+      cache_creation: 500,
+    });
+    let last: AIMessageChunk | undefined;
+    for await (const c of await chat().stream("hi", { callbacks: [usage] })) {
+      last = last ? concat(last, c) : c;
+    }
+    expect(last?.usage_metadata?.input_token_details).toEqual({
+      cache_read: 400,
+      cache_creation: 500,
+    });
+    expect(usage.records[0]?.inputTokenDetails).toEqual(DETAILS);
+    expect((await usage.budgetStatus()).spent).toBeCloseTo(COST, 12);
+  });
+
+  it("reserves every prompt token at the dearest rate it may be billed at: an hour's write", async () => {
+    intercept(CHAT, [200, reply(0, 0, { usage: USAGE }), JSON_HEADERS]);
+    // The prompt of "hi" is estimated at 8 tokens; 100 reply tokens at most.
+    const worst = (8 * 6 + 100 * 15) / 1e6;
+    const usage = new UsageTracker({ prices: CLAUDE, budget: worst });
+    const reserved = reservedAmounts(usage);
+    await chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] });
+    expect(reserved).toEqual([worst]);
   });
 });
 

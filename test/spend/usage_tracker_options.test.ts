@@ -24,7 +24,7 @@ describe("the usage tracker's options", () => {
       {
         option: "price",
         message:
-          "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output, cachedInput }.",
+          "`price` is not an option of UsageTracker; it takes prices, budget, currency, onUsage, maxRecords, store, budgetKey, defaultReplyTokens, and prices of { input, output, cachedInput, cacheWrite, cacheWrite1h }.",
       },
     );
   });

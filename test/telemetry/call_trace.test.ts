@@ -480,7 +480,11 @@ describe("the meter's work as events of the call's span", () => {
     const usage = new UsageTracker({ prices: PRICES });
     const callbacks = [usage];
     await SURFACES.chat({ fetch: faults("429"), maxRetries: 1 }).invoke("Hello", { callbacks });
-    for await (const _ of await SURFACES.chat().stream("Hello there", { callbacks })) break;
+    // A stream without a usage chunk, read to its end: its tokens are estimated.
+    const noUsage = { callbacks, stream_options: { include_usage: false } };
+    for await (const _ of await SURFACES.chat().stream("Hello there", noUsage)) {
+      // read to the end
+    }
     const controller = new AbortController();
     const stopping: Fetch = (input, init) => {
       controller.abort();

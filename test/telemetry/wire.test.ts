@@ -101,6 +101,28 @@ describe("AnswerFacts", () => {
       "gen_ai.usage.reasoning.output_tokens": 2,
     });
   });
+
+  it("counts the prompt's cache reads and writes from every field the gateway writes them in", () => {
+    const written = (usage: Record<string, unknown>) => {
+      const facts = new AnswerFacts();
+      facts.read({ usage: { prompt_tokens: 100, completion_tokens: 1, ...usage } });
+      const into: Attributes = {};
+      facts.addTo(into);
+      return [
+        into["gen_ai.usage.cache_read.input_tokens"],
+        into["gen_ai.usage.cache_creation.input_tokens"],
+      ];
+    };
+    expect(
+      written({
+        prompt_tokens_details: { cached_tokens: 10, cached_creation_tokens: 30 },
+        claude_cache_creation_5_m_tokens: 10,
+        claude_cache_creation_1_h_tokens: 20,
+      }),
+    ).toEqual([10, 30]);
+    expect(written({ prompt_tokens_details: { cache_write_tokens: 7 } })).toEqual([undefined, 7]);
+    expect(written({})).toEqual([undefined, undefined]);
+  });
 });
 
 describe("the indexes the wire numbers choices by", () => {

@@ -20,7 +20,11 @@ import { LS_PROVIDER } from "../../constants.js";
 import { type FailureContext, headerRequestId } from "../../errors/mapper.js";
 import { type MeteredAttempt, tokenCountFromWire } from "../../spend/call_meter.js";
 import { estimateTokens } from "../../spend/estimate.js";
-import { tokenUsageFromMetadata } from "../../spend/usage.js";
+import {
+  cacheTokenDetails,
+  promptCacheFromWire,
+  tokenUsageFromMetadata,
+} from "../../spend/usage.js";
 import type { Answer } from "../../transport/attempt.js";
 import { abortError } from "../../utils/sleep.js";
 import { checkChatCompletion } from "./answer.js";
@@ -33,9 +37,6 @@ type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 /** A chunk as core's OpenAI stream converter types it. */
 type EventChunk =
   Parameters<typeof convertOpenAICompletionsStream>[0] extends AsyncIterable<infer C> ? C : never;
-type WireUsage = OpenAI.CompletionUsage & {
-  prompt_tokens_details?: { cache_write_tokens?: number | null } | null;
-};
 
 /** What the messages of one response carry in `response_metadata` besides the converters' fields. */
 export interface ResponseMeta {
@@ -79,9 +80,11 @@ export function requestIdOf(
 
 /**
  * The wire's `usage` as LangChain's `usage_metadata`, as `ChatOpenAI` reads it: totals, and the
- * prompt's audio, cached and cache-written tokens and the reply's audio and reasoning tokens.
+ * prompt's audio tokens, cache reads (`cache_read`) and writes (`cache_creation`, read from every
+ * field the gateway writes them in, with their split by lifetime when it gives one) and the
+ * reply's audio and reasoning tokens.
  */
-export function usageMetadataOf(usage: WireUsage | undefined): UsageMetadata {
+export function usageMetadataOf(usage: OpenAI.CompletionUsage | undefined): UsageMetadata {
   const metadata: Partial<UsageMetadata> = {};
   const { completion_tokens, prompt_tokens, total_tokens } = usage ?? {};
   if (completion_tokens) metadata.output_tokens = completion_tokens;
@@ -89,15 +92,22 @@ export function usageMetadataOf(usage: WireUsage | undefined): UsageMetadata {
   if (total_tokens) metadata.total_tokens = total_tokens;
   const prompt = usage?.prompt_tokens_details;
   const reply = usage?.completion_tokens_details;
+  const cache = cacheTokenDetails(promptCacheFromWire(usage));
   if (
     prompt?.audio_tokens !== null ||
     prompt?.cached_tokens !== null ||
-    prompt?.cache_write_tokens != null
+    cache.cache_creation !== undefined
   ) {
     metadata.input_token_details = {
       ...(prompt?.audio_tokens !== null && { audio: prompt?.audio_tokens }),
       ...(prompt?.cached_tokens !== null && { cache_read: prompt?.cached_tokens }),
-      ...(prompt?.cache_write_tokens != null && { cache_creation: prompt?.cache_write_tokens }),
+      ...(cache.cache_creation !== undefined && {
+        cache_creation: cache.cache_creation,
+        ...(cache.ephemeral_1h_input_tokens !== undefined && {
+          ephemeral_5m_input_tokens: cache.ephemeral_5m_input_tokens,
+          ephemeral_1h_input_tokens: cache.ephemeral_1h_input_tokens,
+        }),
+      }),
     } as UsageMetadata["input_token_details"];
   }
   if (reply?.audio_tokens !== null || reply?.reasoning_tokens !== null) {
@@ -221,7 +231,7 @@ export function toGenerationChunk(
 }
 
 /** The chunk that closes a stream with its usage, as `ChatOpenAI` writes it. */
-export function usageChunk(usage: WireUsage): ChatGenerationChunk {
+export function usageChunk(usage: OpenAI.CompletionUsage): ChatGenerationChunk {
   const { input_token_details, output_token_details } = usageMetadataOf(usage);
   return new ChatGenerationChunk({
     message: new AIMessageChunk({
@@ -362,10 +372,12 @@ export async function* toChatModelEvents(
   signal: AbortSignal | undefined,
   streamUsage: boolean | undefined,
 ): AsyncGenerator<ChatModelStreamEvent> {
+  let usage: Chunk["usage"] | undefined;
   async function* untilAborted(source: AsyncIterable<Chunk>): AsyncGenerator<EventChunk> {
     for await (const data of source) {
       if (signal?.aborted) return;
       if (meta.model === undefined && typeof data.model === "string") meta.model = data.model;
+      if (data.usage) usage = data.usage;
       yield data as EventChunk; // the SDK's type also allows `custom` tool calls
     }
   }
@@ -381,7 +393,13 @@ export async function* toChatModelEvents(
         model_provider: LS_PROVIDER,
         ...metadataFields(meta),
       };
-      yield { ...event, responseMetadata };
+      // Core's converter reads cache reads only: the prompt's details as this package reads them.
+      const details = usage && usageMetadataOf(usage).input_token_details;
+      const finished =
+        event.usage && details && Object.keys(details).length > 0
+          ? { ...event, usage: { ...event.usage, input_token_details: details } }
+          : event;
+      yield { ...finished, responseMetadata };
     }
   }
 }

@@ -7,13 +7,27 @@ import type { ChatMessage, ChatRequest, CompletionRequest, GenerationOptions } f
 import { countTokens, truncateToTokens } from "./tokens.js";
 import type { ToolCall } from "./tools.js";
 
-/** Token usage in the OpenAI shape; the details only when there is something to detail. */
+/**
+ * Token usage in the OpenAI shape, with the gateway's fields for a Claude model's cache writes;
+ * the details only when there is something to detail.
+ */
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number };
+  prompt_tokens_details?: { cached_tokens: number; cached_creation_tokens?: number };
   completion_tokens_details?: { reasoning_tokens: number };
+  /** Of the cache writes, those that live five minutes (the gateway's name for them). */
+  claude_cache_creation_5_m_tokens?: number;
+  /** Of the cache writes, those that live an hour. */
+  claude_cache_creation_1_h_tokens?: number;
+}
+
+/** What the prompt cache did for a call: tokens read, and written (for an hour, of those). */
+export interface CacheUse {
+  read: number;
+  written: number;
+  writtenForAnHour: number;
 }
 
 /** What the handler decides about a chat call before its reply is generated. */
@@ -24,6 +38,11 @@ export interface ChatSetup {
   parts?: PromptPart[];
   /** Prompt tokens read from the prompt cache. */
   cachedTokens?: number;
+  /**
+   * A Claude model's cache at breakpoints: its reads and writes, reported in the gateway's
+   * fields (instead of `cachedTokens`).
+   */
+  cacheWrites?: CacheUse;
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls";
@@ -85,6 +104,16 @@ export function generateChat(
   const promptTokens = parts.reduce((sum, part) => sum + part.tokens, 0);
   const counted = usage(promptTokens, completionTokens);
   if (setup.cachedTokens) counted.prompt_tokens_details = { cached_tokens: setup.cachedTokens };
+  const cache = setup.cacheWrites;
+  if (cache) {
+    // As the gateway writes a Claude model's usage: the prompt counts its reads and writes.
+    counted.prompt_tokens_details = {
+      cached_tokens: cache.read,
+      ...(cache.written > 0 ? { cached_creation_tokens: cache.written } : {}),
+    };
+    counted.claude_cache_creation_5_m_tokens = cache.written - cache.writtenForAnHour;
+    counted.claude_cache_creation_1_h_tokens = cache.writtenForAnHour;
+  }
   if (text.reasoning !== undefined) {
     counted.completion_tokens_details = { reasoning_tokens: reasoningTokens };
   }

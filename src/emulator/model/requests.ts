@@ -69,6 +69,23 @@ export interface ChatRequest extends GenerationOptions {
    * `chat_template_kwargs.enable_thinking` or `.thinking` (vLLM, SGLang); undefined when none is.
    */
   thinking: boolean | undefined;
+  /** What the request asks of the prompt cache. */
+  promptCache: PromptCacheControls;
+}
+
+/**
+ * A request's prompt-cache controls: OpenAI's `prompt_cache_key` and `prompt_cache_retention`,
+ * and the `cache_control` breakpoints of Anthropic's content blocks (and tools), which the
+ * gateway passes to a Claude model.
+ */
+export interface PromptCacheControls {
+  key?: string;
+  retention?: string;
+  /**
+   * Each breakpoint, by the part of the prompt it closes (0: the tools and response schema; i + 1:
+   * message i, see `promptParts`), with how long what it caches lives.
+   */
+  breakpoints: Array<{ part: number; ttl: "5m" | "1h" }>;
 }
 
 export interface CompletionRequest extends GenerationOptions {
@@ -104,7 +121,29 @@ export function parseChatRequest(body: string): ChatRequest {
     parallelToolCalls: json.parallel_tool_calls !== false,
     responseFormat: parseResponseFormat(json.response_format),
     thinking: parseThinking(json),
+    promptCache: parsePromptCache(json),
     ...parseGenerationOptions(json),
+  };
+}
+
+function parsePromptCache(json: Record<string, unknown>): PromptCacheControls {
+  const breakpoints: PromptCacheControls["breakpoints"] = [];
+  const add = (part: number, control: unknown) => {
+    if (isRecord(control)) breakpoints.push({ part, ttl: control.ttl === "1h" ? "1h" : "5m" });
+  };
+  if (Array.isArray(json.tools)) {
+    for (const tool of json.tools) if (isRecord(tool)) add(0, tool.cache_control);
+  }
+  (json.messages as unknown[]).forEach((message, index) => {
+    const content = isRecord(message) ? message.content : undefined;
+    if (!Array.isArray(content)) return;
+    for (const block of content) if (isRecord(block)) add(index + 1, block.cache_control);
+  });
+  const { prompt_cache_key: key, prompt_cache_retention: retention } = json;
+  return {
+    ...(typeof key === "string" && key !== "" ? { key } : {}),
+    ...(typeof retention === "string" && retention !== "" ? { retention } : {}),
+    breakpoints,
   };
 }
 

@@ -81,14 +81,21 @@ function kindProblem(model: HostedModel, kind: ModelKind): string | undefined {
 }
 
 /**
- * What a hosted call costs at `prices` (chat or embeddings): its cached prompt tokens at
- * `cachedInput` (default `input`).
+ * What a hosted call costs at `prices` (chat or embeddings), as the gateway bills it: its cached
+ * prompt tokens at `cachedInput` (default `input`), its cache writes at `cacheWrite` (default
+ * `input`) and those that live an hour at `cacheWrite1h` (default `cacheWrite`), the rest of the
+ * prompt at `input`.
  */
 function callCost(prices: Readonly<ModelPrices>, usage: Usage): number {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  const written = usage.prompt_tokens_details?.cached_creation_tokens ?? 0;
+  const anHour = usage.claude_cache_creation_1_h_tokens ?? 0;
+  const write = prices.cacheWrite ?? prices.input;
   return (
-    ((usage.prompt_tokens - cached) * prices.input +
+    (Math.max(0, usage.prompt_tokens - cached - written) * prices.input +
       cached * (prices.cachedInput ?? prices.input) +
+      (written - anHour) * write +
+      anHour * (prices.cacheWrite1h ?? write) +
       usage.completion_tokens * prices.output) /
     1e6
   );
@@ -286,11 +293,11 @@ export function faultReply(
  */
 function relayedUsage(usage: Usage, events: readonly string[], items: number): Usage {
   const completion = relayedTokens(events.slice(0, items));
+  const { completion_tokens_details: _reply, ...prompt } = usage;
   return {
-    prompt_tokens: usage.prompt_tokens,
+    ...prompt,
     completion_tokens: completion,
     total_tokens: usage.prompt_tokens + completion,
-    ...(usage.prompt_tokens_details ? { prompt_tokens_details: usage.prompt_tokens_details } : {}),
   };
 }
 

@@ -276,6 +276,18 @@ export class EmulatorState {
     return this.#promptCache.read(id, parts);
   }
 
+  /**
+   * The prompt tokens of `parts` that model `id` read from its cache and wrote to it at
+   * `breakpoints` (see `promptCache: "breakpoints"`), remembering what it wrote.
+   */
+  writePromptCache(
+    id: string,
+    parts: readonly PromptPart[],
+    breakpoints: ReadonlyArray<{ part: number; ttl: "5m" | "1h" }>,
+  ): { read: number; written: number; writtenForAnHour: number } {
+    return this.#promptCache.write(id, parts, breakpoints);
+  }
+
   // ---- request log --------------------------------------------------------------------------
 
   /** Appends to the request log, keeping the newest `requestLogLimit` entries. */

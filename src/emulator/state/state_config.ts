@@ -204,8 +204,12 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     config.reasoning === undefined
       ? undefined
       : requireReasoning(config.reasoning, `${field}.reasoning`);
-  if (config.promptCache !== undefined && typeof config.promptCache !== "boolean") {
-    throw new EmulatorConfigError(`${field}.promptCache must be true or false`);
+  if (
+    config.promptCache !== undefined &&
+    typeof config.promptCache !== "boolean" &&
+    config.promptCache !== "breakpoints"
+  ) {
+    throw new EmulatorConfigError(`${field}.promptCache must be true, false or "breakpoints"`);
   }
   const embedding =
     config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
@@ -222,7 +226,7 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     prices,
     ...(profile ? { profile } : {}),
     ...(reasoning ? { reasoning } : {}),
-    ...(config.promptCache ? { promptCache: true } : {}),
+    ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     ...(embedding ? { embedding } : {}),
     ...(config.rerank ? { rerank: true as const } : {}),
   });
@@ -241,14 +245,14 @@ export function requireCredit(value: unknown, field: string): number {
 
 function requirePrices(value: unknown, field: string): Readonly<ModelPrices> {
   const given = requireRecord(value, field);
-  const cachedInput =
-    given.cachedInput === undefined
-      ? undefined
-      : requirePrice(given.cachedInput, `${field}.cachedInput`);
+  const optional = (name: "cachedInput" | "cacheWrite" | "cacheWrite1h") =>
+    given[name] === undefined ? {} : { [name]: requirePrice(given[name], `${field}.${name}`) };
   return Object.freeze({
     input: requirePrice(given.input, `${field}.input`),
     output: requirePrice(given.output, `${field}.output`),
-    ...(cachedInput === undefined ? {} : { cachedInput }),
+    ...optional("cachedInput"),
+    ...optional("cacheWrite"),
+    ...optional("cacheWrite1h"),
   });
 }
 

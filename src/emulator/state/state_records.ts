@@ -40,7 +40,7 @@ export interface HostedModel {
   readonly prices: Readonly<ModelPrices>;
   readonly profile?: Readonly<InferenceModelProfile>;
   readonly reasoning?: Readonly<ModelReasoningConfig>;
-  readonly promptCache?: boolean;
+  readonly promptCache?: true | "breakpoints";
   /** Set for an embedding model: served at `/embeddings`, refused at `/chat/completions`. */
   readonly embedding?: Readonly<{ dimensions: number }>;
   /** Set for a rerank model: served at `/rerank`, refused at `/chat/completions`. */

@@ -193,6 +193,27 @@ describe("ChatOpenAI options that would change the API", () => {
 });
 
 describe("ChatInferenceService on the wire", () => {
+  it("passes the prompt-cache controls through: prompt_cache_key, prompt_cache_retention, cache_control breakpoints", async () => {
+    const seen = intercept(CHAT, [200, chatCompletion({ content: "ok" }), JSON_HEADERS]);
+    const chat = model({ promptCacheKey: "support-v1" } as never);
+    const breakpoint = { type: "ephemeral", ttl: "1h" };
+    await chat.invoke(
+      [
+        { role: "system", content: [{ type: "text", text: "Rules", cache_control: breakpoint }] },
+        { role: "user", content: "hi" },
+      ],
+      { promptCacheRetention: "24h" } as never,
+    );
+    expect(seen[0]?.body).toMatchObject({
+      prompt_cache_key: "support-v1",
+      prompt_cache_retention: "24h",
+      messages: [
+        { role: "system", content: [{ type: "text", text: "Rules", cache_control: breakpoint }] },
+        { role: "user", content: "hi" },
+      ],
+    });
+  });
+
   it("sends Bearer auth, JSON, the model and messages, and no Service-Name header (docs/service-contract.md#hosted-models)", async () => {
     const seen = intercept(CHAT, [200, chatCompletion({ content: "hello" }), JSON_HEADERS]);
     const chat = model({

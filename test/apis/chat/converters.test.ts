@@ -90,6 +90,38 @@ describe("a completion as LangChain's result", () => {
       output_token_details: { reasoning: 3 },
     });
   });
+
+  it("reads the prompt's cache writes from every field the gateway writes them in, with their split by lifetime", () => {
+    const usage = (extra: object) =>
+      usageMetadataOf({
+        prompt_tokens: 100,
+        completion_tokens: 1,
+        total_tokens: 101,
+        ...extra,
+      } as never).input_token_details;
+    expect(
+      usage({
+        prompt_tokens_details: { cached_tokens: 20, cached_creation_tokens: 70 },
+        claude_cache_creation_5_m_tokens: 70,
+        claude_cache_creation_1_h_tokens: 0,
+      }),
+    ).toEqual({ cache_read: 20, cache_creation: 70 });
+    expect(
+      usage({
+        prompt_tokens_details: { cached_tokens: 0, cached_creation_tokens: 70 },
+        claude_cache_creation_5_m_tokens: 30,
+        claude_cache_creation_1_h_tokens: 40,
+      }),
+    ).toEqual({
+      cache_read: 0,
+      cache_creation: 70,
+      ephemeral_5m_input_tokens: 30,
+      ephemeral_1h_input_tokens: 40,
+    });
+    expect(usage({ prompt_tokens_details: { cache_write_tokens: 9 } })).toEqual({
+      cache_creation: 9,
+    });
+  });
 });
 
 describe("a stream's chunks as LangChain's chunks", () => {

@@ -242,7 +242,10 @@ describe("configuring a thinking model", () => {
         { id: "m", reasoning: { format: "tags", style: 1 } },
         "models[0].reasoning.style is not a field; reasoning has format, input",
       ],
-      [{ id: "m", promptCache: "yes" }, "models[0].promptCache must be true or false"],
+      [
+        { id: "m", promptCache: "yes" },
+        'models[0].promptCache must be true, false or "breakpoints"',
+      ],
       [
         { id: "m", prices: { input: 1, output: 1, cachedInput: -1 } },
         "models[0].prices.cachedInput must be a finite number >= 0",
