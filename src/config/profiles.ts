@@ -109,11 +109,40 @@ const reasoningFields = optionsSchema({
 /** This package's own profile fields (see {@link InferenceModelProfile}), as given. */
 export type ReasoningProfile = z.input<typeof reasoningFields>;
 
+const mediaTokenCount = z.number().int().nonnegative().describe("a whole number of tokens ≥ 0");
+
+/**
+ * This package's own profile field for budgets: what the model bills for images and files, when
+ * it differs from what a budget reserves by default (docs/usage.md: what each part reserves).
+ */
+const mediaFields = optionsSchema({
+  /**
+   * Tokens the model bills for media parts. `image`: every image, whatever its size (a model that
+   * bills images flat; default: by its size, the larger of Anthropic's and OpenAI's formulas);
+   * `remoteImage`: an image given by URL, whose size the request does not show (default 3,279, the
+   * most those formulas give); `pdfPage`: each page of a PDF (default 3,000); `file`: a file whose
+   * pages cannot be counted (default 100 pages).
+   */
+  mediaTokens: z
+    .object({
+      image: mediaTokenCount.optional(),
+      remoteImage: mediaTokenCount.optional(),
+      pdfPage: mediaTokenCount.optional(),
+      file: mediaTokenCount.optional(),
+    })
+    .strict()
+    .describe("an object of { image?, remoteImage?, pdfPage?, file? }: tokens, whole numbers ≥ 0")
+    .optional(),
+});
+
+/** The media rates a profile may declare (see {@link InferenceModelProfile}). */
+export type MediaProfile = z.input<typeof mediaFields>;
+
 /**
  * A hosted model's profile as `profiles` takes it: LangChain's `ModelProfile` (context window,
- * capabilities), and this package's reasoning fields.
+ * capabilities), and this package's reasoning and media fields.
  */
-export type InferenceModelProfile = ModelProfile & ReasoningProfile;
+export type InferenceModelProfile = ModelProfile & ReasoningProfile & MediaProfile;
 
 /** How a model's reasoning is read and sent back, with the defaults filled in. */
 export type ReasoningSettings = Required<ReasoningProfile>;
@@ -158,6 +187,7 @@ const profileFields = {
   midConversationTools: flag,
   structuredOutput: flag,
   ...reasoningFields.shape,
+  ...mediaFields.shape,
 } satisfies Record<keyof InferenceModelProfile, z.ZodType>;
 
 /** The fields a profile may have, for error messages. */

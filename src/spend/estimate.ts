@@ -4,6 +4,7 @@
  * decides how much is held back, never what is charged when the service reports usage.
  */
 import { z } from "zod";
+import { type MediaRates, mediaPartTokens } from "./media_tokens.js";
 
 /** What one request may cost, in tokens, before it is sent. */
 export interface RequestEstimate {
@@ -62,8 +63,6 @@ const PER_MESSAGE = 4;
  * prompt's estimate falls below what the service bills for it.
  */
 const PER_CHAT_REQUEST = 3;
-/** Tokens counted for an image or audio part, whose size the request does not show. */
-const PER_MEDIA_PART = 1000;
 
 /**
  * An upper-leaning estimate of the tokens of `text`: one per three UTF-8 bytes. English runs
@@ -121,15 +120,19 @@ export class StreamReading {
   }
 }
 
-/** The tokens of a message's content: a string, or parts of text, images and audio. */
-function contentTokens(content: unknown): number {
+/**
+ * The tokens of a message's content: a string, or parts — text (chat completions' `text`, the
+ * Responses API's `input_text`), and images, files and audio at what they may be billed (see
+ * `mediaPartTokens`; `rates` are the model's profile's).
+ */
+export function contentTokens(content: unknown, rates?: MediaRates): number {
   if (typeof content === "string") return estimateTokens(content);
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
   for (const part of content) {
     if (typeof part === "string") tokens += estimateTokens(part);
     else if (typeof part?.text === "string") tokens += estimateTokens(part.text);
-    else if (part && typeof part === "object") tokens += PER_MEDIA_PART;
+    else if (part && typeof part === "object") tokens += mediaPartTokens(part, rates) ?? 0;
   }
   return tokens;
 }
@@ -162,14 +165,22 @@ function choicesOf(body: Record<string, unknown>): number {
   return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
 }
 
-/** The estimate of a `/chat/completions` body (docs/service-contract.md#hosted-models): messages (reasoning sent back included), tools and response format. */
-export function estimateChatRequest(body: Record<string, unknown>, model: string): RequestEstimate {
+/**
+ * The estimate of a `/chat/completions` body (docs/service-contract.md#hosted-models): messages
+ * (reasoning sent back included; images and files at what they may be billed, at the model's
+ * profile's `rates`), tools and response format.
+ */
+export function estimateChatRequest(
+  body: Record<string, unknown>,
+  model: string,
+  rates?: MediaRates,
+): RequestEstimate {
   let inputTokens = PER_CHAT_REQUEST;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (const message of messages as Array<Record<string, unknown>>) {
     inputTokens +=
       PER_MESSAGE +
-      contentTokens(message?.content) +
+      contentTokens(message?.content, rates) +
       // Reasoning sent back with a tool call is read by the model too.
       contentTokens(message?.reasoning_content) +
       jsonTokens(message?.tool_calls);

@@ -206,6 +206,18 @@ describe("`profiles` validation at construction", () => {
       '`profiles.m.reasoningTags` must be "leading", "opened" or "off" (where <think> tags are read as reasoning); got true.',
     ],
     [
+      "a media rate that is not a whole number",
+      { m: { mediaTokens: { pdfPage: 1.5 } } },
+      "profiles.m.mediaTokens.pdfPage",
+      "`profiles.m.mediaTokens.pdfPage` must be a whole number of tokens ≥ 0; got 1.5.",
+    ],
+    [
+      "a media rate it does not know",
+      { m: { mediaTokens: { video: 10 } } },
+      "profiles.m.mediaTokens.video",
+      "`profiles.m.mediaTokens.video` is not an option: `profiles.m.mediaTokens` must be an object of { image?, remoteImage?, pdfPage?, file? }: tokens, whole numbers ≥ 0.",
+    ],
+    [
       "a profile that is not an object",
       { m: 128_000 },
       "profiles.m",

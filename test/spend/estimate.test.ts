@@ -8,6 +8,7 @@ import {
   StreamReading,
   worstCaseOutputTokens,
 } from "../../src/spend/estimate.js";
+import { pdf, png } from "../helpers/media.js";
 
 describe("estimateTokens", () => {
   it("counts one token per three UTF-8 bytes, leaning high for English and near exact for CJK", () => {
@@ -50,9 +51,26 @@ describe("estimateChatRequest", () => {
       },
       "m",
     );
-    // 3 reply priming + 3 × 4 framing + "abcdef" 2 + ("abc" 1 + an image 1000) + tool calls 4
-    // (12 bytes of JSON) + tools 7 (21)
-    expect(estimate).toEqual({ model: "m", inputTokens: 1029, maxOutputTokens: 50, choices: 2 });
+    // 3 reply priming + 3 × 4 framing + "abcdef" 2 + ("abc" 1 + an image of unknown size 3279)
+    // + tool calls 4 (12 bytes of JSON) + tools 7 (21)
+    expect(estimate).toEqual({ model: "m", inputTokens: 3308, maxOutputTokens: 50, choices: 2 });
+  });
+
+  it("reserves images and PDFs at their real size, or at the rates of the model's profile", () => {
+    const body = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image_url", image_url: { url: png(1500, 1500) } },
+            { type: "file", file: { file_data: pdf(20), filename: "report.pdf" } },
+          ],
+        },
+      ],
+    };
+    // 3 + 4 + an image of 3,000 + 20 pages of 3,000.
+    expect(estimateChatRequest(body, "m").inputTokens).toBe(63_007);
+    expect(estimateChatRequest(body, "m", { image: 258, pdfPage: 1000 }).inputTokens).toBe(20_265);
   });
 
   it("prefers max_completion_tokens and leaves the reply size open when neither is set", () => {

@@ -2,7 +2,7 @@ import { InMemoryCache } from "@langchain/core/caches";
 import { getRetryable, LangChainError } from "@langchain/core/errors";
 import { BaseLLM } from "@langchain/core/language_models/llms";
 import type { Serialized } from "@langchain/core/load/serializable";
-import type { AIMessageChunk } from "@langchain/core/messages";
+import { type AIMessageChunk, HumanMessage } from "@langchain/core/messages";
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import type { LLMResult } from "@langchain/core/outputs";
 import { ChatPromptTemplate } from "@langchain/core/prompts";
@@ -28,6 +28,7 @@ import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import type { UsageTrackerOptions } from "../../src/spend/usage_tracker_options.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";
 import { bodies, RID, withRequestId } from "../helpers/fixtures.js";
+import { png } from "../helpers/media.js";
 import {
   BASE,
   chatChunk,
@@ -1284,6 +1285,25 @@ describe("UsageTracker with prompt-cache writes", () => {
     const reserved = reservedAmounts(usage);
     await chat("test-model", { maxTokens: 100 }).invoke("hi", { callbacks: [usage] });
     expect(reserved).toEqual([worst]);
+  });
+});
+
+describe("UsageTracker with images and files", () => {
+  it("reserves an image at its real size, or at the rate the model's profile declares", async () => {
+    intercept(CHAT, [200, reply(1, 1), JSON_HEADERS], [200, reply(1, 1), JSON_HEADERS]);
+    const usage = new UsageTracker({
+      prices: { "test-model": { input: 1, output: 0 } },
+      budget: 1,
+    });
+    const reserved = reservedAmounts(usage);
+    const picture = [
+      new HumanMessage({ content: [{ type: "image_url", image_url: { url: png(1500, 1500) } }] }),
+    ];
+    await chat().invoke(picture, { callbacks: [usage] });
+    const flat = { profiles: { "test-model": { mediaTokens: { image: 258 } } } };
+    await chat("test-model", flat).invoke(picture, { callbacks: [usage] });
+    // 3 to prime the reply, 4 of the message's framing, and the image; no reply tokens priced.
+    expect(reserved).toEqual([(7 + 3000) / 1e6, (7 + 258) / 1e6]);
   });
 });
 

@@ -496,7 +496,12 @@ export class ChatInferenceService<
       maxRetries: call.maxRetries,
       options: call.options,
       meter,
-      estimate: () => estimateChatRequest(body as unknown as Record<string, unknown>, this.model),
+      estimate: () =>
+        estimateChatRequest(
+          body as unknown as Record<string, unknown>,
+          this.model,
+          this.#resolvedProfile().mediaTokens,
+        ),
       trace,
     };
   }

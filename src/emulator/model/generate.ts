@@ -174,6 +174,7 @@ export function promptParts(request: ChatRequest, readsReasoning = false): Promp
 
 function messageTokens(message: ChatMessage, readsReasoning: boolean): number {
   let tokens = TOKENS_PER_MESSAGE + countTokens(message.role) + countTokens(message.content);
+  tokens += message.media?.tokens ?? 0;
   if (message.name !== undefined) tokens += 1 + countTokens(message.name);
   for (const call of message.toolCalls)
     tokens += countTokens(call.name) + countTokens(call.arguments);

@@ -1,6 +1,7 @@
 /** @module Reading the JSON bodies of the inference routes into the fields the emulator uses. */
 
 import { isRecord } from "../validate.js";
+import { mediaOfContent } from "./media.js";
 import type { ToolSpec } from "./tools.js";
 
 /** A body the emulator cannot serve; the handler answers 400 with this message and `param`. */
@@ -27,6 +28,8 @@ export interface ChatMessage {
   toolCallId?: string;
   /** `reasoning_content` sent back with an assistant turn. */
   reasoning?: string;
+  /** Its images and files: the tokens they are billed, and what tells them apart. */
+  media?: { tokens: number; key: string };
 }
 
 export type ToolChoice =
@@ -220,7 +223,12 @@ function parseMessage(value: unknown, index: number): ChatMessage {
     }),
     ...(typeof value.tool_call_id === "string" ? { toolCallId: value.tool_call_id } : {}),
     ...(typeof value.reasoning_content === "string" ? { reasoning: value.reasoning_content } : {}),
+    ...withMedia(mediaOfContent(value.content)),
   };
+}
+
+function withMedia(media: ChatMessage["media"]): Pick<ChatMessage, "media"> {
+  return media ? { media } : {};
 }
 
 /** Message content is a string, null (assistant tool calls) or an array of parts; text parts count. */
