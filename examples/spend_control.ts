@@ -38,8 +38,8 @@ export async function main(log: Log = console.log): Promise<void> {
   const status = await usage.budgetStatus();
   log(`  budget ${status.budget}: spent ${status.spent}, reserved ${status.reserved}`);
 
-  // 2. A stream left with `break` is settled and counted (here from its usage chunk or, if it
-  //    had not come, from an estimate of the text read).
+  // 2. A stream left with `break` is settled and counted: from its usage chunk or, if it had not
+  //    come, at its worst case (40 reply tokens): the service may have relayed, and billed, all of it.
   const streams = new UsageTracker({ prices: PRICES, budget: 10 });
   const long = new ChatInferenceService(MODEL, { maxTokens: 40 });
   for await (const chunk of await long.stream("Tell me a long story", { callbacks: [streams] })) {
@@ -47,7 +47,7 @@ export async function main(log: Log = console.log): Promise<void> {
   }
   const [left] = streams.records;
   log(
-    `abandoned stream: counted ${left?.outputTokens} output tokens (abandoned: ${left?.abandoned}, estimated: ${left?.estimated ?? false}); runs in flight: ${streams.inFlight}`,
+    `abandoned stream: counted ${left?.outputTokens} output tokens (abandoned: ${left?.abandoned}, settlement: ${left?.settlement}); runs in flight: ${streams.inFlight}`,
   );
 
   // 3. A rate limit of 1,200 requests a minute: 30 calls at concurrency 64 go 50 ms apart.

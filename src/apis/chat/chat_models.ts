@@ -344,8 +344,8 @@ export class ChatInferenceService<
   /**
    * A stream's chunks, read from the channel chunk by chunk: reasoning in its own field, the
    * request ID and model on the first chunk, each token to `handleLLMNewToken`, the usage chunk
-   * last. The call's meter settles to the usage chunk, or to what was streamed when the stream
-   * fails or is left before it; its span ends then too.
+   * last. The call's meter settles to the usage chunk; without it, to what was streamed when the
+   * stream fails, to its worst case when it is left or stopped; its span ends then too.
    */
   override _streamResponseChunks(
     messages: BaseMessage[],

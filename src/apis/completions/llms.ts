@@ -439,7 +439,8 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
    * that ends without any event counts as the empty response of a Pending endpoint
    * (docs/service-contract.md#endpoint-states) and is retried like one, as is one that fails or
    * stalls before it; later events are never retried (they have been handed out). The call's
-   * meter settles to the usage chunk if it came, else to what was streamed; its span ends then.
+   * meter settles to the usage chunk if it came, else to what was streamed (to its worst case
+   * for a stream left or stopped); its span ends then.
    */
   async *#streamChunks(
     prompt: string,

@@ -226,7 +226,7 @@ export class Call {
   /**
    * Sends a success, damaged by a `truncate` or `stream-error` fault; only an intact one is
    * metered, and debited at `prices` (none: not debited). A non-streamed answer is billed at
-   * once; a stream by what reached the client, once the transport says how far it went.
+   * once; a stream by what was relayed before the client left, once the transport says how far it went.
    */
   deliver(reply: EmulatorResponse, usage: Usage, prices: ModelPrices | undefined): EmulatorReply {
     const damaged = damage(reply, this.#plan?.fault, this.#requestId);

@@ -39,7 +39,7 @@ export interface RequestDetail {
   dropped?: "reset" | "closed";
   /** Whether the reply is a stream of server-sent events. */
   stream: boolean;
-  /** For a stream: its events, and how many reached the client (once it ended or was left). */
+  /** For a stream: its events, and how many were relayed before the client left (once it ended or was left). */
   events?: { total: number; delivered?: number };
   /**
    * Milliseconds from the request's arrival to the end of its reply (the last event delivered, or

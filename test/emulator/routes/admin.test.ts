@@ -454,7 +454,7 @@ describe.each(TRANSPORTS)("the admin API's request details, over the %s", (_name
     expect(JSON.stringify(detail)).not.toContain(DEFAULT_API_KEY);
   });
 
-  it("shows a stream's events, how many reached the client, and its latency once it ended", async () => {
+  it("shows a stream's events, how many were relayed, and its latency once it ended", async () => {
     const response = await post(emulator, CHAT, chatBody("Stream it", { stream: true }));
     const sent = await response.text();
     const events = sent.split("\n\n").filter((event) => event !== "");

@@ -151,7 +151,7 @@ function summaryOf(d: RequestDetail): string {
     parts.push(
       delivered === undefined || delivered === total
         ? `streamed: ${total} events`
-        : `streamed: ${delivered} of ${total} events reached the client`,
+        : `streamed: ${delivered} of ${total} events relayed before the client left`,
     );
   } else parts.push("not streamed");
   return parts.join(" · ");
