@@ -28,13 +28,6 @@ export default folderConfig({
     },
     {
       file: "src/spend/rate_limiter.ts",
-      code: "{ once: true }",
-      mutators: ["ObjectLiteral", "BooleanLiteral"],
-      reason:
-        "A signal aborts once, and the listener is removed when the wait ends: it runs at most once with or without `once`.",
-    },
-    {
-      file: "src/spend/rate_limiter.ts",
       code: "accepted > 0",
       mutators: ["ConditionalExpression", "EqualityOperator"],
       reason:

@@ -393,11 +393,17 @@ export async function* toChatModelEvents(
         model_provider: LS_PROVIDER,
         ...metadataFields(meta),
       };
-      // Core's converter reads cache reads only: the prompt's details as this package reads them.
-      const details = usage && usageMetadataOf(usage).input_token_details;
+      // Core's converter reads cache reads only: the writes as this package reads them.
+      const writes = usage && cacheTokenDetails(promptCacheFromWire(usage));
       const finished =
-        event.usage && details && Object.keys(details).length > 0
-          ? { ...event, usage: { ...event.usage, input_token_details: details } }
+        event.usage && writes?.cache_creation !== undefined
+          ? {
+              ...event,
+              usage: {
+                ...event.usage,
+                input_token_details: { ...event.usage.input_token_details, ...writes },
+              },
+            }
           : event;
       yield { ...finished, responseMetadata };
     }
