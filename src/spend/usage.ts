@@ -37,12 +37,14 @@ export const NO_USAGE: Readonly<RunUsage> = Object.freeze({
 /**
  * The `usage` of a response body or stream chunk (snake_case, as the SDK passes it on) as
  * LangChain's `TokenUsage`; undefined when it holds no usable count. A missing total is derived.
+ * Read in either API's names: `prompt_tokens` and `completion_tokens` (Chat Completions), or
+ * `input_tokens` and `output_tokens` (the Responses API).
  */
 export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
   const u = usage as Record<string, unknown>;
-  const promptTokens = countOrUndefined(u.prompt_tokens);
-  const completionTokens = countOrUndefined(u.completion_tokens);
+  const promptTokens = countOrUndefined(u.prompt_tokens ?? u.input_tokens);
+  const completionTokens = countOrUndefined(u.completion_tokens ?? u.output_tokens);
   const totalTokens =
     countOrUndefined(u.total_tokens) ??
     (promptTokens !== undefined && completionTokens !== undefined
@@ -70,12 +72,16 @@ export function promptUsageFromWire(usage: unknown): TokenUsage | undefined {
 
 /**
  * The cached part of the prompt in the `usage` of a response body or stream chunk
- * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it); undefined when
- * the usage does not say.
+ * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it;
+ * `input_tokens_details.cached_tokens` in the Responses API); undefined when the usage does not say.
  */
 export function cachedTokensFromWire(usage: unknown): number | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
-  const details = (usage as { prompt_tokens_details?: unknown }).prompt_tokens_details;
+  const { prompt_tokens_details: prompt, input_tokens_details: input } = usage as Record<
+    string,
+    unknown
+  >;
+  const details = prompt ?? input;
   if (typeof details !== "object" || details === null) return undefined;
   return countOrUndefined((details as { cached_tokens?: unknown }).cached_tokens);
 }
@@ -208,6 +214,22 @@ function details<T extends object>(value: T | undefined): T | undefined {
   if (value === undefined) return undefined;
   const kept = Object.entries(value).filter(([, n]) => typeof n === "number" && Number.isFinite(n));
   return kept.length > 0 ? (Object.fromEntries(kept) as T) : undefined;
+}
+
+/**
+ * The reasoning part of the output in the `usage` of a response body or stream chunk
+ * (`completion_tokens_details.reasoning_tokens`, or `output_tokens_details.reasoning_tokens` in
+ * the Responses API); undefined when the usage does not say.
+ */
+export function reasoningTokensFromWire(usage: unknown): number | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const { completion_tokens_details: completion, output_tokens_details: output } = usage as Record<
+    string,
+    unknown
+  >;
+  const details = completion ?? output;
+  if (typeof details !== "object" || details === null) return undefined;
+  return countOrUndefined((details as { reasoning_tokens?: unknown }).reasoning_tokens);
 }
 
 function countOrUndefined(value: unknown): number | undefined {
