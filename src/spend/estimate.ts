@@ -55,13 +55,13 @@ export function worstCaseOutputTokens(
 }
 
 /** Tokens counted for each chat message's framing (role, separators). */
-const PER_MESSAGE = 4;
+export const PER_MESSAGE = 4;
 /**
  * Tokens counted once per chat request: the framing that primes the reply (`<|start|>assistant
  * <|message|>` in OpenAI's accounting, which the gateway's counts follow). Without it a short
  * prompt's estimate falls below what the service bills for it.
  */
-const PER_CHAT_REQUEST = 3;
+export const PER_CHAT_REQUEST = 3;
 /** Tokens counted for an image or audio part, whose size the request does not show. */
 const PER_MEDIA_PART = 1000;
 
@@ -116,7 +116,7 @@ export class StreamReading {
 }
 
 /** The tokens of a message's content: a string, or parts of text, images and audio. */
-function contentTokens(content: unknown): number {
+export function contentTokens(content: unknown): number {
   if (typeof content === "string") return estimateTokens(content);
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
@@ -137,7 +137,7 @@ function textsTokens(value: unknown): number {
 }
 
 /** Whatever a value holds as JSON (tool definitions, tool-call arguments, schemas). */
-function jsonTokens(value: unknown): number {
+export function jsonTokens(value: unknown): number {
   if (value === undefined || value === null) return 0;
   try {
     return estimateTokens(JSON.stringify(value) ?? "");
