@@ -117,10 +117,16 @@ function assistantItems(message: AIMessage, model: string, stateless: boolean): 
     additional_kwargs: kwargs,
     response_metadata: metadata,
   });
-  const own = convert(plain, model, stateless).map(stripped);
+  // A turn of tool calls alone has no text: no empty message item for it.
+  const own = convert(plain, model, stateless).filter((item) => !isEmptyText(item)).map(stripped);
   const output = outputItemsOf(message);
   if (!output || reasoning.length === 0) return [...reasoning, ...own];
   return inReplyOrder(output, reasoning, own);
+}
+
+function isEmptyText(item: Item): boolean {
+  const { type, content } = item as unknown as Fields;
+  return type === "message" && Array.isArray(content) && content.length === 0;
 }
 
 function isReasoning(item: Item): boolean {

@@ -7,7 +7,7 @@ import { invalidToken } from "./errors.js";
 
 /**
  * `GET /models`, as the new-api gateway serves it: `{ success, object: "list", data: [{ id,
- * object: "model", created, owned_by }] }`. The service contract does not show this route; the
+ * object: "model", created, owned_by, supported_endpoint_types }] }`. The service contract does not show this route; the
  * key is checked as on the hosted surface, and a listing is neither faulted, metered nor logged.
  */
 export function listModels(
@@ -17,8 +17,12 @@ export function listModels(
   created: number,
 ): EmulatorReply {
   if (!authenticate(state, request, false)) return invalidToken(requestId);
-  const data = state
-    .listModels()
-    .map((model) => ({ id: model.id, object: "model", created, owned_by: "emulator" }));
+  const data = state.listModels().map((model) => ({
+    id: model.id,
+    object: "model",
+    created,
+    owned_by: "emulator",
+    supported_endpoint_types: model.endpointTypes,
+  }));
   return jsonReply(200, { success: true, object: "list", data }, requestId);
 }

@@ -217,6 +217,10 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
       `${field} cannot be both an embedding model and a rerank model; give embedding or rerank`,
     );
   }
+  const endpointTypes =
+    config.endpointTypes === undefined
+      ? [embedding ? "embeddings" : config.rerank ? "jina-rerank" : "openai"]
+      : requireEndpointTypes(config.endpointTypes, `${field}.endpointTypes`);
   return Object.freeze({
     id,
     prices,
@@ -225,7 +229,18 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     ...(config.promptCache ? { promptCache: true } : {}),
     ...(embedding ? { embedding } : {}),
     ...(config.rerank ? { rerank: true as const } : {}),
+    endpointTypes: Object.freeze(endpointTypes),
   });
+}
+
+/** `endpointTypes`: an array of non-empty strings (new-api's endpoint type names). */
+function requireEndpointTypes(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || !value.every((type) => typeof type === "string" && type !== "")) {
+    throw new EmulatorConfigError(
+      `${field} must be an array of endpoint type names, e.g. ["openai", "openai-response"]`,
+    );
+  }
+  return [...value];
 }
 
 /** A credit within ±{@link MAX_CREDIT}. */
