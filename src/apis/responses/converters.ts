@@ -46,6 +46,30 @@ function finishReason(response: Partial<Response>, calls: number): string {
   return calls > 0 ? "tool_calls" : "stop";
 }
 
+/** The text of a reply's message items. */
+function outputText(output: readonly Fields[]): string {
+  let text = "";
+  for (const item of output) {
+    if (item.type !== "message" || !Array.isArray(item.content)) continue;
+    for (const part of item.content as Fields[])
+      if (typeof part?.text === "string") text += part.text;
+  }
+  return text;
+}
+
+/**
+ * `additional_kwargs.parsed` of an answer to a json_schema format, where `ChatOpenAI`'s structured
+ * output reads it (the content of a Responses message is a list of blocks, not the JSON text).
+ */
+function parsedOf(structured: boolean, output: readonly Fields[]): Fields {
+  if (!structured) return {};
+  try {
+    return { parsed: JSON.parse(outputText(output)) };
+  } catch {
+    return {};
+  }
+}
+
 /** The last reasoning item of a reply's output, where `ChatOpenAI` keeps it. */
 function lastReasoning(output: readonly Fields[]): Fields | undefined {
   return output.findLast((item) => item.type === "reasoning");
@@ -56,7 +80,11 @@ function lastReasoning(output: readonly Fields[]): Fields | undefined {
  * summary blocks, tool calls, the output items), with the usage read by the package's readers
  * and the request ID.
  */
-export function toChatResult(response: Response, meta: ResponsesMeta): ChatResult {
+export function toChatResult(
+  response: Response,
+  meta: ResponsesMeta,
+  structured: boolean,
+): ChatResult {
   const converted = convertResponsesMessageToAIMessage(response);
   const usage = usageMetadataOf(response.usage);
   const calls = converted.tool_calls?.length ?? 0;
@@ -65,7 +93,10 @@ export function toChatResult(response: Response, meta: ResponsesMeta): ChatResul
     content: converted.content,
     tool_calls: converted.tool_calls,
     invalid_tool_calls: converted.invalid_tool_calls,
-    additional_kwargs: converted.additional_kwargs,
+    additional_kwargs: {
+      ...converted.additional_kwargs,
+      ...parsedOf(structured, response.output as unknown as Fields[]),
+    },
     response_metadata: {
       ...converted.response_metadata,
       ...metaFields({ ...meta, model: meta.model ?? response.model }),
@@ -137,7 +168,11 @@ export class StreamedOutput {
  * The chunk that ends a stream: the reply's output items, its reasoning item, the usage and the
  * finish reason; with the text and tool calls too when no delta carried them.
  */
-function finalChunk(event: ResponseEvent, output: StreamedOutput): ChatGenerationChunk {
+function finalChunk(
+  event: ResponseEvent,
+  output: StreamedOutput,
+  structured: boolean,
+): ChatGenerationChunk {
   const response = (event as { response?: Partial<Response> }).response ?? {};
   const items = output.items(response);
   const reasoning = lastReasoning(items);
@@ -157,7 +192,7 @@ function finalChunk(event: ResponseEvent, output: StreamedOutput): ChatGeneratio
       args: JSON.stringify(call.args),
       index,
     })),
-    additional_kwargs: reasoning ? { reasoning } : {},
+    additional_kwargs: { ...(reasoning ? { reasoning } : {}), ...parsedOf(structured, items) },
     response_metadata: {
       id: response.id,
       status: response.status,
@@ -206,7 +241,7 @@ export async function* toGenerationChunks(
   meta: ResponsesMeta,
   signal: AbortSignal | undefined,
   runManager: CallbackManagerForLLMRun | undefined,
-  promptIndex = 0,
+  { promptIndex = 0, structured = false }: { promptIndex?: number; structured?: boolean } = {},
 ): AsyncGenerator<ChatGenerationChunk> {
   const output = new StreamedOutput();
   let first = true;
@@ -216,7 +251,7 @@ export async function* toGenerationChunks(
     if (event.type === "response.created" && meta.model === undefined)
       meta.model = event.response.model;
     const terminal = event.type === "response.completed" || event.type === "response.incomplete";
-    const chunk = terminal ? finalChunk(event, output) : deltaChunk(event);
+    const chunk = terminal ? finalChunk(event, output, structured) : deltaChunk(event);
     if (!chunk) continue;
     if (first) {
       Object.assign(chunk.message.response_metadata, metaFields(meta));

@@ -118,7 +118,9 @@ function assistantItems(message: AIMessage, model: string, stateless: boolean): 
     response_metadata: metadata,
   });
   // A turn of tool calls alone has no text: no empty message item for it.
-  const own = convert(plain, model, stateless).filter((item) => !isEmptyText(item)).map(stripped);
+  const own = convert(plain, model, stateless)
+    .filter((item) => !isEmptyText(item))
+    .map(stripped);
   const output = outputItemsOf(message);
   if (!output || reasoning.length === 0) return [...reasoning, ...own];
   return inReplyOrder(output, reasoning, own);
@@ -126,7 +128,7 @@ function assistantItems(message: AIMessage, model: string, stateless: boolean): 
 
 function isEmptyText(item: Item): boolean {
   const { type, content } = item as unknown as Fields;
-  return type === "message" && Array.isArray(content) && content.length === 0;
+  return type === "message" && (content === "" || (Array.isArray(content) && content.length === 0));
 }
 
 function isReasoning(item: Item): boolean {

@@ -151,7 +151,10 @@ export class ResponsesRoute {
     if (!(await this.#uses())) return chat();
     const body = this.#body(messages, call, false);
     try {
-      return await this.#channel.request(this.#request(body, call, runManager), read);
+      const structured = isStructured(body);
+      return await this.#channel.request(this.#request(body, call, runManager), (answer, ctx, at) =>
+        read(answer, ctx, at, structured),
+      );
     } catch (error) {
       if (this.#fallsBack(error, body)) return chat();
       throw error;
@@ -192,7 +195,8 @@ export class ResponsesRoute {
     }
     const signal = request.signal;
     const meta = { requestId: stream.requestId };
-    const chunks = toGenerationChunks(stream.events, meta, signal, runManager, call.promptIndex);
+    const how = { promptIndex: call.promptIndex, structured: isStructured(body) };
+    const chunks = toGenerationChunks(stream.events, meta, signal, runManager, how);
     const { meter, trace } = request;
     yield* settleStream(chunks, {
       meter,
@@ -233,16 +237,22 @@ export class ResponsesRoute {
   }
 }
 
+/** Whether a body asks for a json_schema answer, which structured output reads as `parsed`. */
+function isStructured(body: ResponsesBody): boolean {
+  return (body.text?.format as Fields | undefined)?.type === "json_schema";
+}
+
 /** Reads a whole response: checked, the attempt settled to its usage (else to an estimate). */
 async function read(
   { data, response }: { data: unknown; response: Response },
   ctx: Parameters<typeof checkResponse>[2],
   attempt: MeteredAttempt | undefined,
+  structured: boolean,
 ): Promise<ChatResult> {
   const checked = checkResponse(data, response.headers, ctx);
   const text = JSON.stringify(checked.output ?? []);
   await attempt?.settle(tokenCountFromWire(checked.usage), estimateTokens(text));
-  return toChatResult(checked, { requestId: headerRequestId(response.headers) });
+  return toChatResult(checked, { requestId: headerRequestId(response.headers) }, structured);
 }
 
 /** What `routeFor` reads of the chat model it routes (`ChatInferenceService`). */
