@@ -97,11 +97,15 @@ function apiOf(file: string): string | undefined {
 describe("the API folders of src/apis/", () => {
   it("take nothing from one another: what two APIs share stands beside them", () => {
     const found: string[] = [];
+    // The one route between two APIs: the chat model hands its calls to the Responses API's
+    // route when `useResponsesApi` asks for it (it owns nothing of that API but the switch).
+    const routes = new Set(["src/apis/chat/chat_models.ts -> src/apis/responses/route.ts"]);
     for (const file of sourceFiles("src/apis")) {
       const own = apiOf(file);
       for (const target of importsOf(file)) {
         const other = apiOf(target);
-        if (own !== undefined && other !== undefined && other !== own) {
+        const edge = `${relative(".", file)} -> ${relative(".", target)}`;
+        if (own !== undefined && other !== undefined && other !== own && !routes.has(edge)) {
           found.push(`${file} -> ${relative(".", target)}`);
         }
       }

@@ -263,6 +263,14 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
         object: "model",
         created,
         owned_by: "emulator",
+        supported_endpoint_types:
+          id === "emulator-chat" || id === REASONING_MODEL
+            ? ["openai", "openai-response"]
+            : id === "emulator-embedding"
+              ? ["embeddings"]
+              : id === "emulator-rerank"
+                ? ["jina-rerank"]
+                : ["openai"],
       })),
     });
     // A listing is not an inference call: nothing is logged or debited.
