@@ -85,7 +85,7 @@ async function consume(stream: AsyncIterable<{ text: string }>): Promise<StreamR
 }
 
 async function streamingTable(ctx: BenchContext): Promise<Table> {
-  const options = { warmup: scaled(5, 1), rounds: scaled(10, 2), perRound: scaled(3, 1) };
+  const options = { warmup: scaled(5, 1), rounds: scaled(20, 2), perRound: scaled(3, 1) };
   ctx.progress(`responses: streaming, ${options.rounds}×${options.perRound} streams each`);
   const { ours: model, baseline } = models(emulatorTarget(ctx.servers));
   const contenders: Measured<StreamRun>[] = [
