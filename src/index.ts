@@ -32,6 +32,7 @@ export {
   type RerankDocument,
   type RerankResult,
 } from "./apis/rerank/rerank.js";
+export { resetResponsesAuto } from "./apis/responses/fallbacks.js";
 export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,

@@ -11,6 +11,7 @@ import { main as fallbacks } from "../examples/fallbacks.js";
 import { main as graph } from "../examples/graph.js";
 import { main as observability } from "../examples/observability.js";
 import { main as rag } from "../examples/rag.js";
+import { main as responsesAgent } from "../examples/responses_agent.js";
 import { main as spendControl } from "../examples/spend_control.js";
 import { main as streaming } from "../examples/streaming.js";
 import { main as structuredOutput } from "../examples/structured_output.js";
@@ -47,6 +48,14 @@ async function output(run: (log: (line?: string) => void, c: Connection) => Prom
 }
 
 describe("examples", () => {
+  it("responses agent calls both tools and sends its sealed reasoning back", async () => {
+    const out = await output(responsesAgent);
+    expect(out).toContain('tool call: get_weather({"city":"Paris"})');
+    expect(out).toContain('tool call: get_time({"city":"Tokyo"})');
+    expect(out).toMatch(/reasoning, sealed: Thinking about "What is the weather in Paris/);
+    expect(out).toContain("answer: get_weather returned: It is 18°C and sunny in Paris.");
+  });
+
   it("chain answers through prompt → model → parser", async () => {
     expect(await output(chain)).toMatch(/^answer: Emulated reply to: "Explain retries/);
   });
