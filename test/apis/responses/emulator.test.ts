@@ -22,6 +22,7 @@ import {
   ServiceConnectionError,
   ServiceTimeoutError,
 } from "../../../src/errors/errors.js";
+import { UsageTracker } from "../../../src/spend/usage_tracker.js";
 
 afterEach(() => resetResponsesAuto());
 
@@ -280,5 +281,24 @@ describe("LangChain's standard chat-model checks with useResponsesApi: true", ()
   it("content blocks: text (and reasoning for a reasoning model)", async () => {
     const reply = await model().chat.invoke("Hello");
     expect(reply.contentBlocks.map((b) => b.type)).toEqual(["reasoning", "text"]);
+  });
+});
+
+describe("a Responses API stream left or stopped", () => {
+  it("settles its reservation once, to what was read, and ends its run as abandoned", async () => {
+    const { chat } = model();
+    const tracker = new UsageTracker({
+      budget: 1,
+      prices: { [REASONING_MODEL]: { input: 1, output: 1 } },
+    });
+    for await (const chunk of await chat.stream("Hello there", { callbacks: [tracker] })) {
+      if (chunk.text !== "") break;
+    }
+    const [record] = tracker.records;
+    expect(record).toMatchObject({ abandoned: true });
+    expect(record!.inputTokens).toBeGreaterThan(0);
+    const status = await tracker.budgetStatus();
+    expect(status.reserved).toBe(0);
+    expect(status.spent).toBeGreaterThan(0);
   });
 });
