@@ -207,7 +207,7 @@ function finalChunk(
   return new ChatGenerationChunk({
     message,
     text: whole?.text ?? "",
-    generationInfo: { finish_reason },
+    generationInfo: { ...info, finish_reason },
   });
 }
 

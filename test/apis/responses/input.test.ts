@@ -71,7 +71,7 @@ describe("toInputItems", () => {
         ],
       },
     });
-    const items = toInputItems([reply], "m", true) as Array<Record<string, unknown>>;
+    const items = toInputItems([reply], "m", true) as unknown as Array<Record<string, unknown>>;
     expect(items.map((item) => item.type)).toEqual(["reasoning", "message", "function_call"]);
     expect(items[2]).toEqual({
       type: "function_call",
