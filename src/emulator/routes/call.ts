@@ -311,10 +311,13 @@ export function damage(
   if (fault?.type === "empty") return { ...reply, body: none(body) };
   if (fault?.type === "no-choices") {
     if (typeof body === "string") {
-      return { ...reply, body: JSON.stringify({ ...JSON.parse(body), choices: [] }) };
+      const answer = JSON.parse(body);
+      // A typed-events API's answer is its `output`; a chat or completions answer its `choices`.
+      const emptied = "output" in answer ? { ...answer, output: [] } : { ...answer, choices: [] };
+      return { ...reply, body: JSON.stringify(emptied) };
     }
-    // The usage chunk (`choices: []`) and [DONE] stay.
-    return { ...reply, body: body.filter((event) => !/"choices":\[\{/.test(event)) };
+    // The usage chunk (`choices: []`) and [DONE] stay; typed events keep their start and end.
+    return { ...reply, body: body.flatMap(withoutAnswer) };
   }
   if (fault?.type === "truncate") {
     // Half the events (never [DONE]) or half the JSON, then the connection dies.
@@ -326,6 +329,25 @@ export function damage(
     return { ...reply, body: [...body.slice(0, 2), error] };
   }
   return reply;
+}
+
+/**
+ * One event of a stream without the answer it carries: a chat chunk with a choice, or a typed
+ * event of an output item, is dropped; the event that ends a typed stream keeps no output.
+ */
+function withoutAnswer(event: string): string[] {
+  if (
+    /"choices":\[\{/.test(event) ||
+    /^event: response\.(output_|content_part|function_call|reasoning)/.test(event)
+  ) {
+    return [];
+  }
+  const terminal = /^event: (response\.(completed|incomplete))\ndata: (.*)\n\n$/s.exec(event);
+  if (!terminal) return [event];
+  const data = JSON.parse(terminal[3]!);
+  return [
+    `event: ${terminal[1]}\ndata: ${JSON.stringify({ ...data, response: { ...data.response, output: [] } })}\n\n`,
+  ];
 }
 
 /** Half a JSON body, or the first half of a stream's events (at least one, never [DONE]). */

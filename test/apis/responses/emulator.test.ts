@@ -19,6 +19,7 @@ import { resetResponsesAuto } from "../../../src/apis/responses/fallbacks.js";
 import { createEmulator, DEFAULT_MODEL, REASONING_MODEL } from "../../../src/emulator/index.js";
 import {
   BadRequestError,
+  MalformedResponseError,
   ServiceConnectionError,
   ServiceTimeoutError,
 } from "../../../src/errors/errors.js";
@@ -300,5 +301,21 @@ describe("a Responses API stream left or stopped", () => {
     const status = await tracker.budgetStatus();
     expect(status.reserved).toBe(0);
     expect(status.spent).toBeGreaterThan(0);
+  });
+});
+
+describe("the emulator's no-choices fault on /responses", () => {
+  it("answers without output, invoked and streamed: a MalformedResponseError with the request ID", async () => {
+    const { chat } = model(REASONING_MODEL, { maxRetries: 0 });
+    const options = { options: { headers: { "X-Emulator-Fault": "no-choices" } } };
+    await expect(chat.invoke("Hello", options)).rejects.toSatisfy(
+      (e) =>
+        MalformedResponseError.isInstance(e) &&
+        /^\d{32}$/.test(String((e as MalformedResponseError).requestId)),
+    );
+    const read = async () => {
+      for await (const _ of await chat.stream("Hello", options)) void _;
+    };
+    await expect(read()).rejects.toSatisfy((e) => MalformedResponseError.isInstance(e));
   });
 });
