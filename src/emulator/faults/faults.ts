@@ -143,7 +143,8 @@ const OWN_FAULTS: Readonly<Record<string, OwnFault>> = {
   },
   "no-choices": {
     fault: { type: "no-choices" },
-    summary: "200 whose answer has `choices: []`; a stream sends only the usage chunk and `[DONE]`",
+    summary:
+      "200 with no `choices` (no `output` on /responses); a stream sends only its usage or its first and last events",
   },
   "redirect-loop": {
     fault: { type: "redirect-loop" },
