@@ -63,10 +63,13 @@ export {
   ModelNotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseFormatError,
   ServiceConnectionError,
   ServiceNameError,
   ServiceTimeoutError,
   ServiceUnavailableError,
+  StructuredOutputError,
+  type StructuredOutputMethod,
   type Surface,
   UsageStoreError,
 } from "./errors/errors.js";
