@@ -113,6 +113,12 @@ export interface ModelConfig {
    * each document's relevance to a query. Default false: a chat model.
    */
   rerank?: boolean;
+  /**
+   * The model ignores `response_format` and answers `json_schema` and `json_object` requests in
+   * prose, as behind a channel that does not read the field; `GET /models` says so in its
+   * `description`. Default false.
+   */
+  ignoresResponseFormat?: boolean;
 }
 
 /** What makes a model an embedding model. */
