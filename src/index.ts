@@ -13,13 +13,14 @@ export {
 } from "./apis/chat/chat_models.js";
 export { requestIdOf } from "./apis/chat/converters.js";
 export {
-  STRUCTURED_OUTPUT_STEP_DOWN_EVENT,
-  type StructuredOutputStepDownEvent,
-} from "./apis/chat/step_down.js";
-export {
   type InitChatInferenceServiceFields,
   initChatInferenceService,
 } from "./apis/chat/model_string.js";
+export {
+  STRUCTURED_OUTPUT_STEP_DOWN_EVENT,
+  type StructuredOutputStepDownEvent,
+} from "./apis/chat/step_down.js";
+export type { StructuredOutputWithRaw } from "./apis/chat/structured_output.js";
 export {
   DedicatedEndpointLLM,
   type DedicatedEndpointLLMCallOptions,

@@ -69,7 +69,7 @@ import { readStreamReasoning } from "./reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
 import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
-import { structuredOutput } from "./structured_output.js";
+import { type StructuredOutputWithRaw, structuredOutput } from "./structured_output.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
 export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
@@ -544,7 +544,7 @@ export class ChatInferenceService<
   override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<true>,
-  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  ): Runnable<BaseLanguageModelInput, StructuredOutputWithRaw<RunOutput>>;
   /**
    * Structured output (see `structured_output.ts`): `method: "jsonSchema"` when the model's profile
    * says `structuredOutput: true`, else `"functionCalling"` (a forced tool call); an explicit
@@ -556,7 +556,7 @@ export class ChatInferenceService<
     config?: StructuredOutputMethodOptions<boolean>,
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>
-    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
+    | Runnable<BaseLanguageModelInput, StructuredOutputWithRaw<RunOutput>> {
     return structuredOutput(this, outputSchema, config) as Runnable<
       BaseLanguageModelInput,
       RunOutput

@@ -37,6 +37,17 @@ export interface StructuredOutputModel extends BindingModel {
   readonly supportsStrictToolCalling?: boolean;
 }
 
+/**
+ * What `withStructuredOutput(schema, { includeRaw: true })` gives: the raw message and the parsed
+ * value, or — when the answer could not be read — `parsed: null` and the `parsingError`.
+ */
+export interface StructuredOutputWithRaw<RunOutput> {
+  raw: BaseMessage;
+  parsed: RunOutput;
+  /** Set, with `parsed: null`, when the answer could not be read. */
+  parsingError?: StructuredOutputError;
+}
+
 /** `withStructuredOutput`'s options (LangChain's `StructuredOutputMethodOptions`), as checked. */
 const STRUCTURED_OUTPUT_OPTIONS = z.looseObject({
   method: z
