@@ -27,6 +27,7 @@ import {
 import { GATEWAY_CODES } from "../../../src/errors/gateway_codes.js";
 import { UsageTracker } from "../../../src/spend/usage_tracker.js";
 import { sampleText } from "../../helpers/fixtures.js";
+import { installOtel } from "../../helpers/otel.js";
 import { BASE, chatCompletion, intercept, KEY, type Reply } from "../../helpers/wire.js";
 import { expectConsole } from "../../setup/quiet.js";
 
@@ -401,6 +402,21 @@ describe("withStructuredOutput: the step down from jsonSchema", () => {
     expect(usage.totals).toMatchObject({ calls: 2, inputTokens: 50, outputTokens: 15 });
     expect(usage.spent).toBeCloseTo((50 * 2 + 15 * 8) / 1e6);
     expect(usage.inFlight).toBe(0);
+  });
+
+  it("traces both attempts as calls of their own, each with its request ID", async () => {
+    const otel = installOtel();
+    try {
+      intercept(CHAT, said("Prose.", "req-1"), called({ name: "Ada", age: 36 }, "req-2"));
+      await jsonSchemaModel().withStructuredOutput(Person).invoke(PROMPT);
+      const calls = otel.spans().filter((span) => span.name === "chat test-model");
+      expect(calls.map((span) => span.attributes["inference_service.request_id"])).toEqual([
+        "req-1",
+        "req-2",
+      ]);
+    } finally {
+      await otel.uninstall();
+    }
   });
 
   it("records the refused attempt as a failed call that counts nothing, then the second", async () => {
