@@ -17,6 +17,11 @@ export {
   initChatInferenceService,
 } from "./apis/chat/model_string.js";
 export {
+  STRUCTURED_OUTPUT_STEP_DOWN_EVENT,
+  type StructuredOutputStepDownEvent,
+} from "./apis/chat/step_down.js";
+export type { StructuredOutputWithRaw } from "./apis/chat/structured_output.js";
+export {
   DedicatedEndpointLLM,
   type DedicatedEndpointLLMCallOptions,
   type DedicatedEndpointLLMFields,
@@ -64,10 +69,13 @@ export {
   ModelNotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseFormatError,
   ServiceConnectionError,
   ServiceNameError,
   ServiceTimeoutError,
   ServiceUnavailableError,
+  StructuredOutputError,
+  type StructuredOutputMethod,
   type Surface,
   UsageStoreError,
 } from "./errors/errors.js";

@@ -19,6 +19,7 @@ const LAYERS = [
   "telemetry",
   "transport",
   "apis",
+  "middleware",
   "diagnose",
   "testing",
   "cli",
@@ -80,6 +81,15 @@ describe("the layering of src/", () => {
 
   it("has no import that runs up the layers, or into the emulator from the client", () => {
     expect(againstTheLayering()).toEqual([]);
+  });
+
+  it("imports langchain (an optional peer) from src/middleware/ only, the subpath that needs it", () => {
+    const importing = sourceFiles("src").filter(
+      (file) =>
+        folderOf(file) !== "middleware" &&
+        /from "(langchain|@langchain\/langgraph)(\/[^"]*)?"/.test(readFileSync(file, "utf8")),
+    );
+    expect(importing).toEqual([]);
   });
 
   it("keeps at most a handful of files at the top of src/", () => {

@@ -27,6 +27,24 @@ function run(args: string[]): string {
   return execFileSync(process.execPath, args, { encoding: "utf8" }).trim();
 }
 
+/** Every module `entry` imports, itself and through the chunks it loads: [file, specifier] pairs. */
+function importsFrom(entry: string): { files: number; specs: Array<[string, string]> } {
+  const seen = new Set<string>();
+  const specs: Array<[string, string]> = [];
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = readFileSync(file, "utf8");
+    for (const [, spec] of code.matchAll(/(?:from|import|require\()\s*\(?["']([^"']+)["']/g)) {
+      if (spec!.startsWith("./")) queue.push(join(dirname(file), spec!));
+      else specs.push([file, spec!]);
+    }
+  }
+  return { files: seen.size, specs };
+}
+
 describe("the built package", () => {
   it("loads with require() and exposes the curated API", () => {
     const out = run([
@@ -121,23 +139,19 @@ describe("the built package", () => {
   it("keeps Node built-ins out of the main entry and every chunk it loads (it must run in any runtime)", () => {
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     for (const entry of ["dist/index.js", "dist/index.cjs"]) {
-      const seen = new Set<string>();
-      const queue = [entry];
-      while (queue.length > 0) {
-        const file = queue.pop()!;
-        if (seen.has(file)) continue;
-        seen.add(file);
-        const code = readFileSync(file, "utf8");
-        for (const [, spec] of code.matchAll(/(?:from|import|require\()\s*\(?["']([^"']+)["']/g)) {
-          expect(builtins.has(spec!), `${file} imports ${spec}`).toBe(false);
-          // The Redis client is an optional peer: only the ./redis subpath may load it.
-          expect(spec, `${file} imports ${spec}`).not.toBe("ioredis");
-          // So is the OpenTelemetry API, which the package reads from its global registry.
-          expect(spec, `${file} imports ${spec}`).not.toMatch(/^@opentelemetry\//);
-          if (spec!.startsWith("./")) queue.push(join(dirname(file), spec!));
-        }
+      const imports = importsFrom(entry);
+      expect(imports.files).toBeGreaterThan(1);
+      for (const [file, spec] of imports.specs) {
+        expect(builtins.has(spec), `${file} imports ${spec}`).toBe(false);
+        // The Redis client is an optional peer: only the ./redis subpath may load it.
+        expect(spec, `${file} imports ${spec}`).not.toBe("ioredis");
+        // So is the OpenTelemetry API, which the package reads from its global registry.
+        expect(spec, `${file} imports ${spec}`).not.toMatch(/^@opentelemetry\//);
+        // And langchain (with the LangGraph it brings): only the ./middleware subpath loads it.
+        expect(spec, `${file} imports ${spec}`).not.toMatch(
+          /^(langchain|@langchain\/langgraph)($|\/)/,
+        );
       }
-      expect(seen.size).toBeGreaterThan(1);
     }
   });
 
@@ -156,6 +170,40 @@ describe("the built package", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8"));
     expect(pkg.peerDependenciesMeta.ioredis.optional).toBe(true);
     expect(pkg.dependencies.ioredis).toBeUndefined();
+  });
+
+  it("serves the agent middleware from its own subpath, to import and require(), with langchain as an optional peer", () => {
+    const esm = run([
+      "--input-type=module",
+      "-e",
+      `import { budgetMiddleware, fallbackMiddleware, shouldFallBack } from "langchain-inference-service/middleware";
+       import { ChatInferenceService, UsageTracker } from "langchain-inference-service";
+       const tracker = new UsageTracker({ prices: { m: { input: 1, output: 1 } } });
+       const budget = budgetMiddleware({ tracker, maxCost: 1 });
+       const fallback = fallbackMiddleware({ models: [new ChatInferenceService("m", { apiKey: "k", baseURL: "https://h.example" })] });
+       console.log(budget.name, fallback.name, typeof shouldFallBack);`,
+    ]);
+    expect(esm).toBe("budgetMiddleware fallbackMiddleware function");
+    const cjs = run([
+      "-e",
+      `const { budgetMiddleware } = require("langchain-inference-service/middleware");
+       const { UsageTracker } = require("langchain-inference-service");
+       console.log(budgetMiddleware({ tracker: new UsageTracker() }).name);`,
+    ]);
+    expect(cjs).toBe("budgetMiddleware");
+    const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+    for (const peer of ["langchain", "@langchain/langgraph"]) {
+      expect(pkg.peerDependenciesMeta[peer].optional).toBe(true);
+      expect(pkg.dependencies[peer]).toBeUndefined();
+    }
+    // Like the main entry, it runs in any runtime.
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    for (const entry of ["dist/middleware.js", "dist/middleware.cjs"]) {
+      const { specs } = importsFrom(entry);
+      expect(specs.map(([, spec]) => spec)).toContain("langchain");
+      for (const [file, spec] of specs)
+        expect(builtins.has(spec), `${file} imports ${spec}`).toBe(false);
+    }
   });
 
   it("serves the console page, script and all, from the built emulator entry", () => {

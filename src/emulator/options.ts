@@ -120,6 +120,12 @@ export interface ModelConfig {
    * Default: `["openai"]` for a chat model, `["embeddings"]`, `["jina-rerank"]`.
    */
   endpointTypes?: string[];
+  /**
+   * The model ignores `response_format` and answers `json_schema` and `json_object` requests in
+   * prose, as behind a channel that does not read the field; `GET /models` says so in its
+   * `description`. Default false.
+   */
+  ignoresResponseFormat?: boolean;
 }
 
 /** What makes a model an embedding model. */

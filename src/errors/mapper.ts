@@ -216,7 +216,7 @@ function rowForStatus(
   };
   const key = statusRow(facts, true);
   if (key) return statusErrorRow(key, status, body, ctx, how);
-  const byCode = rowForCode(body.code, {
+  const byCode = rowForCode(body.code, body.message, {
     message: bareMessage(body.message),
     subject: who(ctx),
     models: ctx.availableModels && availableModelsText(ctx.model ?? "", ctx.availableModels),

@@ -67,7 +67,7 @@ import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_rea
 import { RedactedBinding } from "./redacted_binding.js";
 import { type ChatSender, completeChat, openChatStream } from "./send.js";
 import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
-import { withFunctionCallingTrace } from "./structured_output.js";
+import { type StructuredOutputWithRaw, structuredOutput } from "./structured_output.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
 export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
@@ -120,8 +120,8 @@ registerContentBlockTranslator();
  * console.log(reply.content, reply.usage_metadata, reply.response_metadata.requestId);
  * for await (const chunk of await model.stream("Tell me a story")) process.stdout.write(chunk.text);
  * ```
- * Tools (`bindTools`), structured output (`withStructuredOutput`, default method
- * `functionCalling`), model profiles (`profiles`), reasoning models (`reasoning` content blocks,
+ * Tools (`bindTools`), structured output (`withStructuredOutput`, its method chosen by the
+ * model's profile), model profiles (`profiles`), reasoning models (`reasoning` content blocks,
  * `outputVersion: "v1"`, `reasoning: { effort }`), budgets (`UsageTracker`) and rate limits
  * (`rateLimiter`) work as the guide shows. Every failure is a subclass of `InferenceServiceError`
  * with `status`, `code`, `requestId`, `retryable` and a `hint`; what no retry can fix fails on the
@@ -141,8 +141,6 @@ export class ChatInferenceService<
   /** Where calls go through the Responses API, when `useResponsesApi` asks for it. */
   readonly #responses?: ResponsesRoute;
   #profile?: { model: string; profile: Readonly<InferenceModelProfile> };
-  /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
-  #namingStructuredOutput = false;
 
   static override lc_name(): string {
     return "ChatInferenceService";
@@ -527,39 +525,29 @@ export class ChatInferenceService<
   override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<true>,
-  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  ): Runnable<BaseLanguageModelInput, StructuredOutputWithRaw<RunOutput>>;
   /**
-   * Structured output; the default method is `functionCalling` (a forced tool call), which every
-   * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
-   * `response_format` instead.
+   * Structured output (see `structured_output.ts`): `method: "jsonSchema"` when the model's profile
+   * says `structuredOutput: true`, else `"functionCalling"` (a forced tool call); an explicit
+   * `method` wins. A `jsonSchema` answer in prose, or a refused `response_format`, is asked once
+   * more as a forced tool call; an answer that still cannot be read is a `StructuredOutputError`.
    */
   override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<boolean>,
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>
-    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
-    // The base class binds `ls_structured_output_format` through `this.withConfig`, synchronously
-    // inside this call: the flag lets `withConfig` rename the traced method for this call only.
-    this.#namingStructuredOutput = true;
-    try {
-      return super.withStructuredOutput<RunOutput>(outputSchema, {
-        ...config,
-        method: config?.method ?? "functionCalling",
-      } as StructuredOutputMethodOptions<boolean>);
-    } finally {
-      this.#namingStructuredOutput = false;
-    }
+    | Runnable<BaseLanguageModelInput, StructuredOutputWithRaw<RunOutput>> {
+    return structuredOutput(this, outputSchema, config) as Runnable<
+      BaseLanguageModelInput,
+      RunOutput
+    >;
   }
 
   /**
    * A binding with these call options. Per-call headers in it (`options.headers`) are sent but
    * never serialised or printed: `JSON.stringify` and `console.log` of the binding show
    * `[redacted]`, as for `defaultHeaders`.
-   *
-   * `@langchain/openai` traces the function-calling method as `"function_calling"`; LangChain's
-   * own name for it (the one `withStructuredOutput` takes, and its standard tests check in
-   * `ls_structured_output_format.kwargs.method`) is `"functionCalling"`, which is what is bound.
    */
   override withConfig(
     config: Partial<CallOptions>,
@@ -567,7 +555,7 @@ export class ChatInferenceService<
     return new RedactedBinding<BaseLanguageModelInput, AIMessageChunk, CallOptions>({
       bound: this,
       kwargs: {},
-      config: this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+      config,
     });
   }
 }

@@ -5,7 +5,12 @@
  */
 
 import { type Fault, type FaultPlan, UnknownFaultError } from "../faults/faults.js";
-import { GATEWAY_FAULTS, modelOfBody, redirectLoop } from "../faults/gateway_faults.js";
+import {
+  GATEWAY_FAULTS,
+  type GatewayFault,
+  modelOfBody,
+  redirectLoop,
+} from "../faults/gateway_faults.js";
 import type { CompletionIdentity } from "../model/completions.js";
 import type { Usage } from "../model/generate.js";
 import { InvalidBodyError } from "../model/requests.js";
@@ -258,8 +263,9 @@ export class Call {
 
 /**
  * The reply of a fault that answers in place of the call (a status, a gateway error, a reset, a
- * redirect loop); undefined for none, or one that damages the answer instead (see {@link damage}).
- * Replay applies faults with it too.
+ * redirect loop); undefined for none, for a gateway error about a part the request does not
+ * have, or for one that damages the answer instead (see {@link damage}) or changes how the model
+ * reads the request (`ignore-response-format`). Replay applies faults with it too.
  */
 export function faultReply(
   context: HandlerContext,
@@ -274,7 +280,9 @@ export function faultReply(
       : upstreamError(requestId, fault.status);
   }
   if (fault?.type === "gateway") {
-    return GATEWAY_FAULTS[fault.name].build({ requestId, model: modelOfBody(request.body) });
+    const reply: GatewayFault = GATEWAY_FAULTS[fault.name];
+    if (reply.appliesTo && !reply.appliesTo(request.body)) return undefined;
+    return reply.build({ requestId, model: modelOfBody(request.body) });
   }
   if (fault?.type === "redirect-loop") return redirectLoop(requestId, request.url);
   return undefined;

@@ -209,8 +209,10 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
   }
   const embedding =
     config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
-  if (config.rerank !== undefined && typeof config.rerank !== "boolean") {
-    throw new EmulatorConfigError(`${field}.rerank must be true or false`);
+  for (const flag of ["rerank", "ignoresResponseFormat"] as const) {
+    if (config[flag] !== undefined && typeof config[flag] !== "boolean") {
+      throw new EmulatorConfigError(`${field}.${flag} must be true or false`);
+    }
   }
   if (embedding && config.rerank) {
     throw new EmulatorConfigError(
@@ -229,6 +231,7 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     ...(config.promptCache ? { promptCache: true } : {}),
     ...(embedding ? { embedding } : {}),
     ...(config.rerank ? { rerank: true as const } : {}),
+    ...(config.ignoresResponseFormat ? { ignoresResponseFormat: true as const } : {}),
     endpointTypes: Object.freeze(endpointTypes),
   });
 }
