@@ -1,13 +1,15 @@
 import { defineConfig } from "tsup";
 
-// Six entries: the runtime-neutral main entry and store types, and the Node-only emulator, test
-// helper (cassettes), Redis store and CLI behind their own subpaths (STYLE.md convention 3).
+// Seven entries: the runtime-neutral main entry, store types and agent middleware (which alone
+// imports the optional peer `langchain`), and the Node-only emulator, test helper (cassettes),
+// Redis store and CLI behind their own subpaths (STYLE.md convention 3).
 export default defineConfig({
   entry: {
     index: "src/index.ts",
     "emulator/index": "src/emulator/index.ts",
     redis: "src/stores/redis_store.ts",
     stores: "src/stores/index.ts",
+    middleware: "src/middleware/index.ts",
     testing: "src/testing/index.ts",
     cli: "src/cli/bin.ts",
   },

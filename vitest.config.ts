@@ -8,6 +8,10 @@ export default defineConfig({
     // Examples import the package by name, as users do; tests run them against the sources.
     alias: [
       { find: /^langchain-inference-service\/emulator$/, replacement: src("emulator/index.ts") },
+      {
+        find: /^langchain-inference-service\/middleware$/,
+        replacement: src("middleware/index.ts"),
+      },
       { find: /^langchain-inference-service\/redis$/, replacement: src("stores/redis_store.ts") },
       { find: /^langchain-inference-service\/stores$/, replacement: src("stores/index.ts") },
       { find: /^langchain-inference-service\/testing$/, replacement: src("testing/index.ts") },

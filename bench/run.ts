@@ -26,6 +26,7 @@ import { rateLimit } from "./rate_limit.js";
 import { reasoning } from "./reasoning.js";
 import { record } from "./record.js";
 import { rerank } from "./rerank.js";
+import { responses } from "./responses.js";
 import { streaming } from "./streaming.js";
 import { telemetryOverhead } from "./telemetry.js";
 import { timeToError } from "./time_to_error.js";
@@ -94,6 +95,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: "record", needsServers: true, run: record },
   { name: "rerank", needsServers: true, run: rerank },
   { name: "telemetry", needsServers: true, run: telemetryOverhead },
+  { name: "responses", needsServers: true, run: responses },
 ];
 
 function usage(): string {

@@ -9,7 +9,15 @@
  * SDK's.
  */
 
-import { type Attributes, context, metrics, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  context,
+  type Meter,
+  metrics,
+  type Span,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import {
@@ -102,8 +110,8 @@ function registerSdk(processor: "batch" | "simple"): Registered {
 }
 
 /**
- * Providers that record nothing, put on the API's registry by hand: what is left of a call's
- * cost is the package's own work (reading the request and the answer, building attributes).
+ * Providers that record nothing, registered with the API: what is left of a call's cost is the
+ * package's own work (reading the request and the answer, building attributes).
  */
 function registerNoop(): Registered {
   const span = {
@@ -113,25 +121,21 @@ function registerNoop(): Registered {
     setStatus() {},
     isRecording: () => true,
     end() {},
-  };
-  const instrument = { record() {} };
-  const key = Symbol.for("opentelemetry.js.api.1");
-  const registry = globalThis as Record<symbol, unknown>;
-  const saved = registry[key];
-  registry[key] = {
-    version: "1.9.0",
-    trace: { getTracer: () => ({ startSpan: () => span }) },
-    metrics: {
-      getMeter: () => ({
-        createHistogram: () => instrument,
-        createObservableCounter: () => ({ addCallback() {} }),
-      }),
-    },
-  };
+  } as unknown as Span;
+  const tracer = { startSpan: () => span } as unknown as Tracer;
+  const instrument = { record() {}, add() {} };
+  const meter = {
+    createHistogram: () => instrument,
+    createCounter: () => instrument,
+    createObservableCounter: () => ({ addCallback() {} }),
+  } as unknown as Meter;
+  trace.setGlobalTracerProvider({ getTracer: () => tracer });
+  metrics.setGlobalMeterProvider({ getMeter: () => meter });
   return {
     label: "providers that record nothing (the package's own work)",
     close: async () => {
-      registry[key] = saved;
+      trace.disable();
+      metrics.disable();
     },
   };
 }

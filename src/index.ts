@@ -17,6 +17,11 @@ export {
   initChatInferenceService,
 } from "./apis/chat/model_string.js";
 export {
+  STRUCTURED_OUTPUT_STEP_DOWN_EVENT,
+  type StructuredOutputStepDownEvent,
+} from "./apis/chat/step_down.js";
+export type { StructuredOutputWithRaw } from "./apis/chat/structured_output.js";
+export {
   DedicatedEndpointLLM,
   type DedicatedEndpointLLMCallOptions,
   type DedicatedEndpointLLMFields,
@@ -32,6 +37,7 @@ export {
   type RerankDocument,
   type RerankResult,
 } from "./apis/rerank/rerank.js";
+export { resetResponsesAuto } from "./apis/responses/fallbacks.js";
 export {
   DEFAULT_DEDICATED_PROFILE,
   DEFAULT_HOSTED_PROFILE,
@@ -63,10 +69,13 @@ export {
   ModelNotFoundError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseFormatError,
   ServiceConnectionError,
   ServiceNameError,
   ServiceTimeoutError,
   ServiceUnavailableError,
+  StructuredOutputError,
+  type StructuredOutputMethod,
   type Surface,
   UsageStoreError,
 } from "./errors/errors.js";

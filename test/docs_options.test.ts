@@ -15,6 +15,8 @@ import {
 } from "../src/apis/options.js";
 import { unwrapField } from "../src/config/options.js";
 import { diagnoseOptions } from "../src/diagnose/diagnose.js";
+import { budgetMiddlewareOptions } from "../src/middleware/budget.js";
+import { fallbackMiddlewareOptions } from "../src/middleware/fallback.js";
 import { rateLimiterOptions } from "../src/spend/rate_limiter.js";
 import { usageTrackerOptions } from "../src/spend/usage_tracker_options.js";
 import { redisStoreOptions } from "../src/stores/redis_store.js";
@@ -29,6 +31,8 @@ interface Owner {
   page: string;
   /** The header row of the page's option table, when it has one. */
   table?: string;
+  /** The module that exports the type. @default "../src/index.ts" (the main entry) */
+  from?: string;
 }
 
 const OWNERS: Owner[] = [
@@ -64,7 +68,26 @@ const OWNERS: Owner[] = [
     page: "docs/usage.md",
     table: "| option | default | what it does |",
   },
-  { type: "RedisStoreOptions", schema: redisStoreOptions, page: "docs/usage.md" },
+  {
+    type: "RedisStoreOptions",
+    schema: redisStoreOptions,
+    page: "docs/usage.md",
+    from: "../src/stores/redis_store.ts",
+  },
+  {
+    type: "BudgetMiddlewareOptions",
+    schema: budgetMiddlewareOptions,
+    page: "docs/agents.md",
+    table: "| budget option | default | what it does |",
+    from: "../src/middleware/index.ts",
+  },
+  {
+    type: "FallbackMiddlewareOptions",
+    schema: fallbackMiddlewareOptions,
+    page: "docs/agents.md",
+    table: "| fallback option | default | what it does |",
+    from: "../src/middleware/index.ts",
+  },
 ];
 
 /** The schema's fields, by name. */
@@ -112,10 +135,11 @@ function namedOn(page: string): Set<string> {
 let docs: Map<string, Map<string, OptionDoc>>;
 
 beforeAll(() => {
-  docs = optionDocs({
-    "../src/index.ts": OWNERS.filter((o) => o.type !== "RedisStoreOptions").map((o) => o.type),
-    "../src/stores/redis_store.ts": ["RedisStoreOptions"],
-  });
+  const imports: Record<string, string[]> = {};
+  for (const { type, from = "../src/index.ts" } of OWNERS) {
+    imports[from] = [...(imports[from] ?? []), type];
+  }
+  docs = optionDocs(imports);
 }, 120_000);
 
 describe.each(OWNERS)("the options of $type", ({ type, schema, page }) => {

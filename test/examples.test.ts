@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { startEmulator } from "langchain-inference-service/emulator";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as agent } from "../examples/agent.js";
+import { main as agents } from "../examples/agents.js";
 import { main as chain } from "../examples/chain.js";
 import type { Connection } from "../examples/connection.js";
 import { main as dedicatedEndpoint } from "../examples/dedicated_endpoint.js";
@@ -11,6 +12,7 @@ import { main as fallbacks } from "../examples/fallbacks.js";
 import { main as graph } from "../examples/graph.js";
 import { main as observability } from "../examples/observability.js";
 import { main as rag } from "../examples/rag.js";
+import { main as responsesAgent } from "../examples/responses_agent.js";
 import { main as spendControl } from "../examples/spend_control.js";
 import { main as streaming } from "../examples/streaming.js";
 import { main as structuredOutput } from "../examples/structured_output.js";
@@ -47,6 +49,14 @@ async function output(run: (log: (line?: string) => void, c: Connection) => Prom
 }
 
 describe("examples", () => {
+  it("responses agent calls both tools and sends its sealed reasoning back", async () => {
+    const out = await output(responsesAgent);
+    expect(out).toContain('tool call: get_weather({"city":"Paris"})');
+    expect(out).toContain('tool call: get_time({"city":"Tokyo"})');
+    expect(out).toMatch(/reasoning, sealed: Thinking about "What is the weather in Paris/);
+    expect(out).toContain("answer: get_weather returned: It is 18°C and sunny in Paris.");
+  });
+
   it("chain answers through prompt → model → parser", async () => {
     expect(await output(chain)).toMatch(/^answer: Emulated reply to: "Explain retries/);
   });
@@ -202,6 +212,46 @@ describe("examples", () => {
       "502 502",
       "emulator-reasoner 200",
       "context_length_exceeded 400",
+      "emulator-reasoner 200",
+    ]);
+  });
+
+  it("agents: a cap ends a tool loop before the call that would overspend, fallbacks only where another model may answer, both streamed", async () => {
+    const before = connection.emulator!.state.requests().length;
+    const out = await output(agents);
+    const [, sent] =
+      /^budget, end: (\d+) calls sent, 1 refused; Budget reached: this run may spend 0\.001 credit \(maxCost\) and has spent [\d.]+ credit; its next model call to "emulator-chat" \(up to [\d.]+ credit\) was not sent\.$/m.exec(
+        out,
+      ) ?? [];
+    expect(Number(sent)).toBeGreaterThan(2);
+    expect(out).toMatch(
+      /^budget, throw: BudgetExceededError: Usage budget reached: spent [\d.]+ credit of 0\.001 credit; the call to "emulator-chat" \(up to [\d.]+ credit\) was not sent\./m,
+    );
+    expect(out).toContain(
+      "fallback, primary 503: answered by emulator-reasoner: get_weather returned: Sunny, 21°C in Paris",
+    );
+    expect(out).toContain(
+      "fallback, primary insufficient_user_quota: not passed on, InsufficientCreditError thrown",
+    );
+    expect(out).toMatch(
+      /^streamed: \d+ pieces \(get_weather returned: Sunny, 21°C in Paris\); 4 model calls, 2 failed, the rest by emulator-reasoner$/m,
+    );
+    // On the wire: the refused calls never left; each failing primary was called once per
+    // step, and the backup once per step; the empty Wallet reached no backup.
+    const wire = connection
+      .emulator!.state.requests()
+      .slice(before)
+      .map((entry) => `${entry.fault ?? entry.model} ${entry.status}`);
+    expect(wire).toEqual([
+      ...Array<string>(2 * Number(sent)).fill("emulator-chat 200"),
+      "503 503",
+      "emulator-reasoner 200",
+      "503 503",
+      "emulator-reasoner 200",
+      "insufficient_user_quota 403",
+      "503 503",
+      "emulator-reasoner 200",
+      "503 503",
       "emulator-reasoner 200",
     ]);
   });

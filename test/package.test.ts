@@ -27,6 +27,24 @@ function run(args: string[]): string {
   return execFileSync(process.execPath, args, { encoding: "utf8" }).trim();
 }
 
+/** Every module `entry` imports, itself and through the chunks it loads: [file, specifier] pairs. */
+function importsFrom(entry: string): { files: number; specs: Array<[string, string]> } {
+  const seen = new Set<string>();
+  const specs: Array<[string, string]> = [];
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = readFileSync(file, "utf8");
+    for (const [, spec] of code.matchAll(/(?:from|import|require\()\s*\(?["']([^"']+)["']/g)) {
+      if (spec!.startsWith("./")) queue.push(join(dirname(file), spec!));
+      else specs.push([file, spec!]);
+    }
+  }
+  return { files: seen.size, specs };
+}
+
 describe("the built package", () => {
   it("loads with require() and exposes the curated API", () => {
     const out = run([
@@ -121,23 +139,19 @@ describe("the built package", () => {
   it("keeps Node built-ins out of the main entry and every chunk it loads (it must run in any runtime)", () => {
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     for (const entry of ["dist/index.js", "dist/index.cjs"]) {
-      const seen = new Set<string>();
-      const queue = [entry];
-      while (queue.length > 0) {
-        const file = queue.pop()!;
-        if (seen.has(file)) continue;
-        seen.add(file);
-        const code = readFileSync(file, "utf8");
-        for (const [, spec] of code.matchAll(/(?:from|import|require\()\s*\(?["']([^"']+)["']/g)) {
-          expect(builtins.has(spec!), `${file} imports ${spec}`).toBe(false);
-          // The Redis client is an optional peer: only the ./redis subpath may load it.
-          expect(spec, `${file} imports ${spec}`).not.toBe("ioredis");
-          // So is the OpenTelemetry API, which the package reads from its global registry.
-          expect(spec, `${file} imports ${spec}`).not.toMatch(/^@opentelemetry\//);
-          if (spec!.startsWith("./")) queue.push(join(dirname(file), spec!));
-        }
+      const imports = importsFrom(entry);
+      expect(imports.files).toBeGreaterThan(1);
+      for (const [file, spec] of imports.specs) {
+        expect(builtins.has(spec), `${file} imports ${spec}`).toBe(false);
+        // The Redis client is an optional peer: only the ./redis subpath may load it.
+        expect(spec, `${file} imports ${spec}`).not.toBe("ioredis");
+        // Of OpenTelemetry, the API only: the app picks and registers the SDK.
+        expect(spec, `${file} imports ${spec}`).not.toMatch(/^@opentelemetry\/(?!api$)/);
+        // And langchain (with the LangGraph it brings): only the ./middleware subpath loads it.
+        expect(spec, `${file} imports ${spec}`).not.toMatch(
+          /^(langchain|@langchain\/langgraph)($|\/)/,
+        );
       }
-      expect(seen.size).toBeGreaterThan(1);
     }
   });
 
@@ -156,6 +170,40 @@ describe("the built package", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8"));
     expect(pkg.peerDependenciesMeta.ioredis.optional).toBe(true);
     expect(pkg.dependencies.ioredis).toBeUndefined();
+  });
+
+  it("serves the agent middleware from its own subpath, to import and require(), with langchain as an optional peer", () => {
+    const esm = run([
+      "--input-type=module",
+      "-e",
+      `import { budgetMiddleware, fallbackMiddleware, shouldFallBack } from "langchain-inference-service/middleware";
+       import { ChatInferenceService, UsageTracker } from "langchain-inference-service";
+       const tracker = new UsageTracker({ prices: { m: { input: 1, output: 1 } } });
+       const budget = budgetMiddleware({ tracker, maxCost: 1 });
+       const fallback = fallbackMiddleware({ models: [new ChatInferenceService("m", { apiKey: "k", baseURL: "https://h.example" })] });
+       console.log(budget.name, fallback.name, typeof shouldFallBack);`,
+    ]);
+    expect(esm).toBe("budgetMiddleware fallbackMiddleware function");
+    const cjs = run([
+      "-e",
+      `const { budgetMiddleware } = require("langchain-inference-service/middleware");
+       const { UsageTracker } = require("langchain-inference-service");
+       console.log(budgetMiddleware({ tracker: new UsageTracker() }).name);`,
+    ]);
+    expect(cjs).toBe("budgetMiddleware");
+    const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+    for (const peer of ["langchain", "@langchain/langgraph"]) {
+      expect(pkg.peerDependenciesMeta[peer].optional).toBe(true);
+      expect(pkg.dependencies[peer]).toBeUndefined();
+    }
+    // Like the main entry, it runs in any runtime.
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    for (const entry of ["dist/middleware.js", "dist/middleware.cjs"]) {
+      const { specs } = importsFrom(entry);
+      expect(specs.map(([, spec]) => spec)).toContain("langchain");
+      for (const [file, spec] of specs)
+        expect(builtins.has(spec), `${file} imports ${spec}`).toBe(false);
+    }
   });
 
   it("serves the console page, script and all, from the built emulator entry", () => {
@@ -196,7 +244,7 @@ describe("the built package", () => {
     expect(readFileSync("src/index.ts", "utf8")).not.toMatch(/testing|cassette/);
   });
 
-  describe("with @opentelemetry/api, an optional peer", () => {
+  describe("with @opentelemetry/api, a dependency", () => {
     /** A call and a stream against the built emulator, in a process of their own. */
     const calls = `
       const emulator = createEmulator();
@@ -206,56 +254,6 @@ describe("the built package", () => {
       const reply = await model.invoke("Hello");
       let streamed = "";
       for await (const chunk of await model.stream("Hello")) streamed += chunk.text;`;
-    // The API made unresolvable, as where it is not installed: ESM through a resolve hook,
-    // CommonJS through the resolver require() uses.
-    const hidden = [
-      "--import",
-      `data:text/javascript,${encodeURIComponent(`
-        import { register } from "node:module";
-        register("data:text/javascript," + encodeURIComponent(\`
-          export async function resolve(specifier, context, next) {
-            if (specifier.startsWith("@opentelemetry/")) {
-              throw Object.assign(new Error("Cannot find package " + specifier), { code: "ERR_MODULE_NOT_FOUND" });
-            }
-            return next(specifier, context);
-          }\`));
-        const Module = (await import("node:module")).default;
-        const resolve = Module._resolveFilename;
-        Module._resolveFilename = function (request, ...rest) {
-          if (request.startsWith("@opentelemetry/")) {
-            throw Object.assign(new Error("Cannot find module " + request), { code: "MODULE_NOT_FOUND" });
-          }
-          return resolve.call(this, request, ...rest);
-        };`)}`,
-    ];
-
-    it("loads and calls where the API cannot be found, as an ES module and with require()", () => {
-      const esm = run([
-        ...hidden,
-        "--input-type=module",
-        "-e",
-        `const missing = await import("@opentelemetry/api").then(() => false, () => true);
-         const { ChatInferenceService } = await import("langchain-inference-service");
-         const { createEmulator } = await import("langchain-inference-service/emulator");
-         ${calls}
-         console.log(missing, reply.content, streamed);`,
-      ]);
-      expect(esm).toBe('true Emulated reply to: "Hello" Emulated reply to: "Hello"');
-      const cjs = run([
-        ...hidden,
-        "-e",
-        `let missing = false;
-         try { require("@opentelemetry/api"); } catch { missing = true; }
-         const { ChatInferenceService } = require("langchain-inference-service");
-         const { createEmulator } = require("langchain-inference-service/emulator");
-         (async () => {
-           ${calls}
-           console.log(missing, reply.content, streamed);
-         })();`,
-      ]);
-      expect(cjs).toBe(esm);
-    });
-
     it("traces into the provider the app registered, from the ES module and from require()", () => {
       const setup = `
         trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));`;
@@ -291,11 +289,13 @@ describe("the built package", () => {
       expect(cjs).toBe(spans);
     });
 
-    it("is an optional peer, and no published declaration names it", () => {
+    it("is a dependency with a range wide enough to share the app's copy, and no published declaration names it", () => {
       const pkg = JSON.parse(readFileSync("package.json", "utf8"));
-      expect(pkg.peerDependencies["@opentelemetry/api"]).toBe("^1.3.0");
-      expect(pkg.peerDependenciesMeta["@opentelemetry/api"].optional).toBe(true);
-      expect(pkg.dependencies["@opentelemetry/api"]).toBeUndefined();
+      // npm installs one copy for the app and the package when the app's is in the range: a
+      // copy of the package newer than the app's would not see what the app registered.
+      expect(pkg.dependencies["@opentelemetry/api"]).toBe("^1.3.0");
+      expect(pkg.peerDependencies["@opentelemetry/api"]).toBeUndefined();
+      expect(pkg.devDependencies["@opentelemetry/api"]).toBeUndefined();
       const declarations = readdirSync("dist", { recursive: true, encoding: "utf8" }).filter(
         (name) => /\.d\.c?ts$/.test(name),
       );

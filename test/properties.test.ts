@@ -223,10 +223,16 @@ describe("the error mapper", () => {
       .map((cls) => [cls.name, cls.retryable]),
   );
 
-  /** The gateway's codes (new-api) and the class each means, whatever the status: the table the mapper reads. */
-  const BY_CODE: Record<string, string> = Object.fromEntries(
-    GATEWAY_CODES.map((row) => [row.code, row.cls.name]),
-  );
+  /**
+   * The class a gateway code (new-api) means whatever the status, read with its message where a
+   * row asks for one: the table the mapper reads.
+   */
+  function classOfCode(code: string, message: string | undefined): string | undefined {
+    const row = GATEWAY_CODES.find(
+      (r) => r.code === code && (r.message === undefined || r.message.pattern.test(message ?? "")),
+    );
+    return row?.cls.name;
+  }
 
   /**
    * The docs/service-contract.md#errors table and docs/service-contract.md#limits-and-retries
@@ -237,12 +243,13 @@ describe("the error mapper", () => {
    */
   function classForStatus(
     status: number,
-    body: { code?: string; type?: string; status?: number },
+    body: { code?: string; message?: string; type?: string; status?: number },
     surface: string,
   ): string {
     const { code } = body;
     if (status === 401) return "AuthenticationError";
-    if (code !== undefined && Object.hasOwn(BY_CODE, code)) return BY_CODE[code]!;
+    const byCode = code === undefined ? undefined : classOfCode(code, body.message);
+    if (byCode !== undefined) return byCode;
     if (status >= 200 && status < 300) {
       const implied =
         body.status !== undefined && body.status >= 300
@@ -276,6 +283,7 @@ describe("the error mapper", () => {
     fc.constantFrom(
       "Invalid token (request id: a) (request id: b)",
       "用户额度不足, 剩余额度: ¥0.000000",
+      "This response_format type is unavailable now (request id: a)",
     ),
   );
   const errorObject = fc.record(

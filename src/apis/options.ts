@@ -22,6 +22,7 @@ import { ConfigurationError } from "../errors/errors.js";
 import type { RateLimiter } from "../spend/rate_limiter.js";
 import type { Fetch } from "../transport/fetch.js";
 import { DEFAULT_MAX_RETRIES, retryOptionsSchema } from "../transport/retry.js";
+import { checkReasoningSummary, useResponsesApiSchema } from "./responses/options.js";
 
 declare const SERIALISED: unique symbol;
 
@@ -223,8 +224,9 @@ export const chatInferenceServiceOptions = optionsSchema({
    * `reasoning_effort` for every hosted model (`ChatOpenAI` sends it only for the model names it
    * knows as OpenAI's reasoning models). A call's `reasoning` (or `reasoningEffort`) overrides
    * it. Provider switches that turn thinking on or off (`thinking`, `enable_thinking`,
-   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. A `summary` is a
-   * `ConfigurationError`: only OpenAI's Responses API writes one. @default none
+   * `chat_template_kwargs`) go in `modelKwargs`, the model's or a call's. A `summary` is asked of
+   * the Responses API (`useResponsesApi`); with Chat Completions it is a `ConfigurationError`.
+   * @default none
    */
   reasoning: serialised(
     z
@@ -235,37 +237,19 @@ export const chatInferenceServiceOptions = optionsSchema({
           !Array.isArray(value) &&
           isEffort((value as { effort?: unknown }).effort),
       )
-      // `ChatOpenAI` sends a reasoning summary through the Responses API (see `useResponsesApi`).
-      .refine((value) => !asksForSummary(value), {
-        error:
-          "an object without `summary`: summaries come from OpenAI's Responses API, which the service does not have (the model's own reasoning arrives as `reasoning_content`)",
-      })
       .describe('an object such as { effort: "low" } (effort a non-empty string)')
       .optional(),
   ),
   /**
-   * `ChatOpenAI`'s switch to OpenAI's Responses API (`POST …/responses`). This model calls the
-   * service's Chat Completions API, the only one the service has, so `true` is a
-   * `ConfigurationError` rather than silently ignored; `false` changes nothing. Features that
-   * make `ChatOpenAI` switch on its own are refused the same way (`reasoning.summary`).
+   * Which of the service's APIs the model calls: `false`, Chat Completions (`POST
+   * …/chat/completions`); `true`, OpenAI's Responses API (`POST …/responses`), stateless, with
+   * the reasoning items sent back whole; `"auto"`, the Responses API for a model the service's
+   * model list marks `"openai-response"`, and Chat Completions otherwise or when the gateway
+   * cannot serve the call there (docs/responses.md).
    * @default false
    */
-  useResponsesApi: unserialised(
-    z
-      .literal(false)
-      .describe(
-        "false or left out: the service has no Responses API, and this model calls its Chat Completions API (…/chat/completions)",
-      )
-      .optional(),
-  ),
+  useResponsesApi: serialised(useResponsesApiSchema.optional()),
 });
-
-/** Whether a `reasoning` option asks for a summary, which only the Responses API writes. */
-function asksForSummary(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  const { summary, generate_summary } = value as Record<string, unknown>;
-  return summary != null || generate_summary != null;
-}
 
 /** A reasoning effort as a provider may name it ("low", "high", …), or none. */
 function isEffort(effort: unknown): boolean {
@@ -285,7 +269,9 @@ export const CHAT_OPTIONS = {
 
 /** Checks the options of `ChatInferenceService` that this package owns; returns them with their defaults. */
 export function validateChatOptions(fields: unknown): z.output<typeof chatInferenceServiceOptions> {
-  return parseOptions(CHAT_SPEC, fields);
+  const options = parseOptions(CHAT_SPEC, fields);
+  checkReasoningSummary(options.reasoning, options.useResponsesApi);
+  return options;
 }
 
 /** The hosted model ID of `ChatInferenceService`, trimmed: none, or only spaces, is a `ConfigurationError`. */

@@ -11,7 +11,7 @@ import {
 } from "../config/options.js";
 import { ENV } from "../constants.js";
 import type { Fetch } from "../transport/fetch.js";
-import { listModelIds } from "../transport/model_list.js";
+import { listModels } from "../transport/model_list.js";
 import { type ApiKeyRead, checkApiKey, keyFailure, readApiKey } from "./api_key.js";
 import { checkBaseURL } from "./base_url.js";
 import {
@@ -128,7 +128,8 @@ interface HostedFindings {
  *    key and went on to the model, so this check costs nothing;
  * 4. `model`, 5. `credit` — first one free `GET …/models` (once the key is accepted): when the
  *    service answers it with a list, the model check names the listed IDs and the near misses of
- *    `model` (an unknown route changes nothing). Then, only with `model`, one chat completion with
+ *    `model` (an unknown route changes nothing), and the APIs it lists the model under (whether it
+ *    serves the Responses API). Then, only with `model`, one chat completion with
  *    `max_tokens: 1` (it may cost a few tokens): 503 `model_not_found` (docs/service-contract.md#hosted-models, rule 4), 403
  *    `insufficient_user_quota` (docs/service-contract.md#errors);
  * 6. `embeddings` — only with `embeddingModel` (or its env variable): one `POST …/embeddings` of
@@ -200,9 +201,17 @@ async function hostedChecks(
     return { probe, keyStatus };
   }
   // The one request diagnose adds for the model check: free, bounded, never retried.
-  const availableModels = await listModelIds({ ...target, timeoutMs: target.timeout });
+  const listed = await listModels({ ...target, timeoutMs: target.timeout });
+  const availableModels = listed?.map((entry) => entry.id);
   const model = typeof options.model === "string" ? options.model.trim() : options.model;
-  for (const check of await checkModelAndCredit(target, probe, model, availableModels)) {
+  const endpointTypes = listed?.find((entry) => entry.id === model)?.endpointTypes;
+  for (const check of await checkModelAndCredit(
+    target,
+    probe,
+    model,
+    availableModels,
+    endpointTypes,
+  )) {
     checks.add(check);
   }
   const embeddingModel =

@@ -15,6 +15,7 @@ export async function checkModelAndCredit(
   probe: Outcome,
   model: string | undefined,
   availableModels: string[] | undefined,
+  endpointTypes?: readonly string[],
 ): Promise<Array<Verdict>> {
   // Some services check credit before the model: then the key probe already found it empty.
   const creditFromProbe =
@@ -48,7 +49,7 @@ export async function checkModelAndCredit(
       {
         id: "model",
         status: "pass",
-        detail: `"${model}" answered one chat completion with max_tokens 1${tokensUsed(outcome)}; this check may cost a few tokens.`,
+        detail: `"${model}" answered one chat completion with max_tokens 1${tokensUsed(outcome)}; this check may cost a few tokens.${servedThrough(endpointTypes)}`,
         requestId: outcome.requestId,
       },
       {
@@ -86,6 +87,17 @@ export async function checkModelAndCredit(
     ];
   }
   return [unexpected("model", error, `"${model}" could not be checked`), skipCredit()];
+}
+
+/**
+ * What the model list says of the model's APIs (new-api's `supported_endpoint_types`): whether
+ * `useResponsesApi` can reach it; nothing when the list does not say.
+ */
+function servedThrough(endpointTypes: readonly string[] | undefined): string {
+  if (endpointTypes === undefined) return "";
+  return endpointTypes.includes("openai-response")
+    ? ' The service lists it with the Responses API ("openai-response"): `useResponsesApi: true` or "auto" can call it there.'
+    : ' The service lists it without the Responses API ("openai-response"): leave `useResponsesApi` out, or "auto" calls Chat Completions for it.';
 }
 
 export function noCredit(error: InferenceServiceError): Verdict {

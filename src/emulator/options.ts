@@ -124,6 +124,19 @@ export interface ModelConfig {
    * each document's relevance to a query. Default false: a chat model.
    */
   rerank?: boolean;
+  /**
+   * The APIs the gateway serves the model through, listed as its `supported_endpoint_types` in
+   * `GET /models` (new-api's names). A chat model that lacks `"openai-response"` is refused at
+   * `/responses` as new-api refuses a channel without that API: a 500 `convert_request_failed`.
+   * Default: `["openai"]` for a chat model, `["embeddings"]`, `["jina-rerank"]`.
+   */
+  endpointTypes?: string[];
+  /**
+   * The model ignores `response_format` and answers `json_schema` and `json_object` requests in
+   * prose, as behind a channel that does not read the field; `GET /models` says so in its
+   * `description`. Default false.
+   */
+  ignoresResponseFormat?: boolean;
 }
 
 /** What makes a model an embedding model. */

@@ -244,8 +244,11 @@ export class ServiceUnavailableError extends serviceNs.brand(
  * {@link ContextLengthExceededError}.
  */
 export class BadRequestError extends serviceNs.brand(InferenceServiceError, "bad-request") {
-  override readonly name: "BadRequestError" | "ContextLengthExceededError" | "ContentFilterError" =
-    "BadRequestError";
+  override readonly name:
+    | "BadRequestError"
+    | "ContextLengthExceededError"
+    | "ContentFilterError"
+    | "ResponseFormatError" = "BadRequestError";
 }
 
 /**
@@ -280,6 +283,17 @@ export class ContextLengthExceededError extends serviceNs.brand(
  */
 export class ContentFilterError extends serviceNs.brand(BadRequestError, "content-filter") {
   override readonly name = "ContentFilterError";
+}
+
+/**
+ * The model's server refused the request's `response_format`: a type it does not take (DeepSeek's
+ * "This response_format type is unavailable now") or a JSON schema that breaks its rules
+ * (OpenAI's `invalid_json_schema`). Also a {@link BadRequestError}. `withStructuredOutput` with
+ * method `jsonSchema` answers it by asking once more with a forced tool call; anywhere else, leave
+ * `response_format` out for this model, or send a schema it accepts.
+ */
+export class ResponseFormatError extends serviceNs.brand(BadRequestError, "response-format") {
+  override readonly name = "ResponseFormatError";
 }
 
 /** The service could not be reached (DNS, refused, reset, timeout) on the hosted surface (docs/service-contract.md#errors, rule 9). */
@@ -380,6 +394,76 @@ export class BudgetExceededError extends serviceNs.brand(LangChainError, "budget
     this.currency = init.currency;
     this.model = init.model;
     this.hint = hint;
+    stampRetryable(this, false);
+  }
+}
+
+/** How `withStructuredOutput` asks for its answer: a forced tool call, or a `response_format`. */
+export type StructuredOutputMethod = "functionCalling" | "jsonSchema" | "jsonMode";
+
+/** What {@link StructuredOutputError} reports. */
+export interface StructuredOutputErrorInit {
+  /** What is wrong with the answer, in one sentence. */
+  summary: string;
+  /** What to change. */
+  hint: string;
+  /** The last answer as it came: its text, or the arguments of its tool call. */
+  rawText: string;
+  /** The methods tried, in order: one, or two when the call stepped down. */
+  methods: readonly StructuredOutputMethod[];
+  /** The request ID of each attempt that has one, in order. */
+  requestIds: readonly string[];
+  /** The model ID asked. */
+  model?: string;
+  /** The parser's or the schema's own error, when there is one. */
+  cause?: unknown;
+}
+
+/**
+ * `withStructuredOutput`'s answer could not be read as the schema asks: prose where JSON was
+ * asked for (after the one step down from `jsonSchema` to a forced tool call, when it was taken),
+ * no call of the forced tool, or JSON that does not fit the schema. The service answered and
+ * billed every attempt; nothing was retried. With `includeRaw: true` it is returned as
+ * `parsingError` beside `{ raw, parsed: null }` instead of thrown.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await model.withStructuredOutput(Person).invoke(text);
+ * } catch (error) {
+ *   if (StructuredOutputError.isInstance(error)) console.log(error.rawText, error.requestIds);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class StructuredOutputError extends serviceNs.brand(LangChainError, "structured-output") {
+  override readonly name = "StructuredOutputError";
+  /** LangChain's troubleshooting code for an answer that cannot be parsed. */
+  readonly lc_error_code = "OUTPUT_PARSING_FAILURE" as const;
+  readonly code = "structured_output_unparsable";
+  /** The same request would most likely get the same kind of answer: nothing retries it. */
+  readonly retryable = false;
+  readonly summary: string;
+  readonly hint: string;
+  readonly rawText: string;
+  readonly methods: readonly StructuredOutputMethod[];
+  /** The request ID of the last attempt. */
+  readonly requestId?: string;
+  readonly requestIds: readonly string[];
+  readonly model?: string;
+  declare readonly cause?: unknown;
+
+  constructor(init: StructuredOutputErrorInit) {
+    const ids = init.requestIds.length > 0 ? `, request ids ${init.requestIds.join(", ")}` : "";
+    super(`${init.summary} ${init.hint} (code structured_output_unparsable${ids})`);
+    this.summary = init.summary;
+    this.hint = init.hint;
+    this.rawText = init.rawText;
+    this.methods = init.methods;
+    this.requestIds = init.requestIds;
+    this.requestId = init.requestIds.at(-1);
+    this.model = init.model;
+    Object.defineProperty(this, "cause", { value: init.cause, enumerable: false });
     stampRetryable(this, false);
   }
 }

@@ -46,6 +46,12 @@ export interface GatewayErrorBody {
 export interface GatewayCode {
   /** The gateway's `error.code`. */
   code: string;
+  /**
+   * For a code a model server sends for many failures (DeepSeek's `invalid_request_error`): the
+   * row speaks only for a message that `pattern` matches, and `says` is that message in the docs'
+   * table. Another message with the code is typed by a later row of the code, else by its status.
+   */
+  message?: { pattern: RegExp; says: string };
   /** The status the gateway sends it with (that of `sample`), then others it may come with. */
   status: readonly [number, ...number[]];
   /**
@@ -95,6 +101,17 @@ const CONVERSION = {
   summary: "The service could not prepare the request for the model{message}.",
   hint: "Change the request (its parameters, tools or content types); the same request fails the same way, so it is not retried.",
 } as const;
+
+const RESPONSE_FORMAT = {
+  status: [400],
+  setBy: "model server",
+  cls: errors.ResponseFormatError,
+  retryable: false,
+} as const;
+
+/** What a refused `response_format` asks of a caller. */
+const RESPONSE_FORMAT_HINT =
+  "Declare `structuredOutput: false` in the model's profile, so that `withStructuredOutput` and `createAgent` ask with a forced tool call instead, or leave `response_format` out for this model";
 
 const OVERLOADED = {
   status: [503],
@@ -336,6 +353,41 @@ export const GATEWAY_CODES: readonly GatewayCode[] = [
     },
   },
   {
+    // OpenAI's strict rules for a response_format schema, passed through with its status.
+    ...RESPONSE_FORMAT,
+    code: "invalid_json_schema",
+    summary:
+      "The model's server refused the JSON schema of the request's `response_format`{message}.",
+    hint: `${RESPONSE_FORMAT_HINT}; or send a schema that follows its strict rules (\`withStructuredOutput(schema, { strict: true })\` prepares one).`,
+    sample: {
+      error: {
+        message: `Invalid schema for response_format 'extract': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'age'.${RID}`,
+        type: "invalid_request_error",
+        param: "response_format",
+        code: "invalid_json_schema",
+      },
+    },
+  },
+  {
+    // DeepSeek names every refused request `invalid_request_error`: only this message is about the format.
+    ...RESPONSE_FORMAT,
+    code: "invalid_request_error",
+    message: {
+      pattern: /response_format type is unavailable/i,
+      says: "This response_format type is unavailable now",
+    },
+    summary: "The model does not take this type of `response_format`{message}.",
+    hint: `${RESPONSE_FORMAT_HINT}.`,
+    sample: {
+      error: {
+        message: `This response_format type is unavailable now${RID}`,
+        type: "invalid_request_error",
+        param: "",
+        code: "invalid_request_error",
+      },
+    },
+  },
+  {
     code: "token_concurrency_limit_reached",
     status: [429],
     setBy: "gateway",
@@ -409,13 +461,21 @@ export const GATEWAY_CODES: readonly GatewayCode[] = [
   },
 ];
 
-const BY_CODE: ReadonlyMap<string, GatewayCode> = new Map(
-  GATEWAY_CODES.map((row) => [row.code, row]),
+/** The rows of each code, in the table's order. */
+const BY_CODE: ReadonlyMap<string, readonly GatewayCode[]> = GATEWAY_CODES.reduce(
+  (byCode, row) => byCode.set(row.code, [...(byCode.get(row.code) ?? []), row]),
+  new Map<string, GatewayCode[]>(),
 );
 
-/** The row of `code`, or undefined when the gateway does not document it (then the status decides). */
-export function gatewayCode(code: string | undefined): GatewayCode | undefined {
-  return code === undefined ? undefined : BY_CODE.get(code);
+/**
+ * The first row of `code` whose message pattern, if it has one, matches `message`; undefined
+ * when none does or the gateway does not document the code (then the status decides).
+ */
+export function gatewayCode(code: string | undefined, message?: string): GatewayCode | undefined {
+  if (code === undefined) return undefined;
+  return BY_CODE.get(code)?.find(
+    (row) => row.message === undefined || row.message.pattern.test(message ?? ""),
+  );
 }
 
 /** What a row's `{…}` parts are filled with; each is left out when undefined. */
@@ -437,9 +497,16 @@ export function fill(template: string, parts: RowParts): string {
   });
 }
 
-/** The error row of a code the gateway documents, or undefined (then the HTTP status decides). */
-export function rowForCode(code: string | undefined, parts: RowParts): ErrorRow | undefined {
-  const row = gatewayCode(code);
+/**
+ * The error row of a code the gateway documents, read with the service's `message` where a row
+ * of the code asks for it; undefined when no row speaks for them (then the HTTP status decides).
+ */
+export function rowForCode(
+  code: string | undefined,
+  message: string | undefined,
+  parts: RowParts,
+): ErrorRow | undefined {
+  const row = gatewayCode(code, message);
   return row && errorRow(row, parts);
 }
 

@@ -206,10 +206,17 @@ function rowForStatus(
   ctx: FailureContext,
   how = `HTTP ${status}`,
 ): Row {
-  const facts = { status, surface: ctx.surface, api: ctx.api, hasCode: Boolean(body.code) };
+  const facts = {
+    status,
+    surface: ctx.surface,
+    api: ctx.api,
+    hasCode: Boolean(body.code),
+    param: body.param,
+    message: body.message,
+  };
   const key = statusRow(facts, true);
   if (key) return statusErrorRow(key, status, body, ctx, how);
-  const byCode = rowForCode(body.code, {
+  const byCode = rowForCode(body.code, body.message, {
     message: bareMessage(body.message),
     subject: who(ctx),
     models: ctx.availableModels && availableModelsText(ctx.model ?? "", ctx.availableModels),
@@ -243,7 +250,13 @@ function statusErrorRow(
     url: ctx.url ? ` (${ctx.url})` : "",
     serviceName: ctx.serviceName ?? "?",
   };
-  return { cls: row.cls, summary: fillParts(row.summary, parts), hint: fillParts(row.hint, parts) };
+  const summary = fillParts(row.summary, parts);
+  return {
+    cls: row.cls,
+    ...(row.code ? { code: row.code } : {}),
+    summary,
+    hint: fillParts(row.hint, parts),
+  };
 }
 
 /**

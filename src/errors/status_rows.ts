@@ -10,7 +10,7 @@ import * as errors from "./errors.js";
 import { type ErrorClass, TRANSIENT_HINT } from "./gateway_codes.js";
 
 /** A hosted API other than chat completions, whose failures may read differently. */
-export type HostedApi = "embeddings" | "rerank";
+export type HostedApi = "embeddings" | "rerank" | "responses";
 
 /** Which failures a row is about; every field given must match. */
 export interface StatusMatch {
@@ -21,6 +21,10 @@ export interface StatusMatch {
   api?: HostedApi;
   /** Whether the body named a `code`. */
   hasCode?: boolean;
+  /** The body's `param`: the request field the service names (a refusal with no code of its own). */
+  param?: string;
+  /** What the service's message says, for a refusal whose status, code and `param` are shared. */
+  says?: RegExp;
 }
 
 /**
@@ -34,6 +38,8 @@ export interface StatusRow {
   /** Checked before the gateway's codes: a 401 is always the key, whatever its code. */
   beforeCodes?: true;
   cls: ErrorClass;
+  /** The `code` the error gets, for a failure the service sends none for. */
+  code?: string;
   summary: string;
   hint: string;
   /** The row as docs/errors.md shows it: when it applies, and what a program should do. */
@@ -115,6 +121,30 @@ export const STATUS_ROWS: readonly StatusRow[] = [
     },
   },
   {
+    // Stateless calls keep nothing on the service: an item sent back by its ID alone is unknown.
+    match: { status: [404], surface: "hosted", api: "responses", param: "input" },
+    cls: errors.BadRequestError,
+    summary: "The service does not know an item the request refers to by its ID{message}.",
+    hint: "Send reasoning items back whole, with their `encrypted_content` (as this package does), not by ID: calls through the gateway keep nothing on the service (`store: false`); retrying will not help.",
+    doc: {
+      condition: '404 with `param` "input", Responses API',
+      action:
+        "An input item sent by ID alone: send reasoning items back with their `encrypted_content` ([responses](responses.md#stateless-by-default)).",
+    },
+  },
+  {
+    // The gateway has no Responses route for this model's channel, or the deployment none at all.
+    match: { status: [404], surface: "hosted", api: "responses" },
+    cls: errors.InvalidURLError,
+    summary: "The service offers no Responses API at this URL{message}.",
+    hint: 'Check `baseURL` (the host root or …/inference/v1); if it is right, this deployment does not serve /responses: leave `useResponsesApi` out (Chat Completions) or set it to "auto".',
+    doc: {
+      condition: "404, Responses API",
+      action:
+        'Check `baseURL`; if it is right, the deployment does not serve /responses: use Chat Completions, or `useResponsesApi: "auto"` ([responses](responses.md#auto)).',
+    },
+  },
+  {
     match: { status: [404], surface: "dedicated" },
     cls: errors.ServiceNameError,
     summary: 'No deployment answers to Service-Name "{serviceName}".',
@@ -153,6 +183,21 @@ export const STATUS_ROWS: readonly StatusRow[] = [
     summary: "The service rejected the request as invalid ({how}){message}.",
     hint: "Send a smaller request (shorter prompt or fewer messages).",
     doc: { condition: "413 without a code below", action: "Send a smaller request." },
+  },
+  {
+    // OpenAI's newest models refuse function tools with a reasoning effort on Chat Completions
+    // and send the caller to /v1/responses (no code; `param` reasoning_effort).
+    match: { status: [400], param: "reasoning_effort", says: /\/responses\b/ },
+    cls: errors.BadRequestError,
+    code: "responses_api_required",
+    summary:
+      "The model takes function tools with a reasoning effort only through the Responses API{message}.",
+    hint: 'Set `useResponsesApi: true` on the model (or "auto", for a list of models of which only some need it), or drop the reasoning effort when the call has tools.',
+    doc: {
+      condition: '400 with `param` "reasoning_effort" that names /v1/responses',
+      action:
+        "Call the model through the Responses API: `useResponsesApi` ([responses](responses.md)); code `responses_api_required`.",
+    },
   },
   {
     match: { status: [400, 422] },
@@ -206,6 +251,8 @@ export interface StatusFacts {
   surface: errors.Surface;
   api?: HostedApi;
   hasCode: boolean;
+  param?: string;
+  message?: string;
 }
 
 /** Whether `row` is about the failure `facts` describes. */
@@ -219,7 +266,9 @@ export function matchesStatus({ match }: StatusRow, facts: StatusFacts): boolean
     inStatus &&
     (match.surface === undefined || match.surface === facts.surface) &&
     (match.api === undefined || match.api === facts.api) &&
-    (match.hasCode === undefined || match.hasCode === facts.hasCode)
+    (match.hasCode === undefined || match.hasCode === facts.hasCode) &&
+    (match.param === undefined || match.param === facts.param) &&
+    (match.says === undefined || match.says.test(facts.message ?? ""))
   );
 }
 

@@ -56,13 +56,13 @@ export function worstCaseOutputTokens(
 }
 
 /** Tokens counted for each chat message's framing (role, separators). */
-const PER_MESSAGE = 4;
+export const PER_MESSAGE = 4;
 /**
  * Tokens counted once per chat request: the framing that primes the reply (`<|start|>assistant
  * <|message|>` in OpenAI's accounting, which the gateway's counts follow). Without it a short
  * prompt's estimate falls below what the service bills for it.
  */
-const PER_CHAT_REQUEST = 3;
+export const PER_CHAT_REQUEST = 3;
 
 /**
  * An upper-leaning estimate of the tokens of `text`: one per three UTF-8 bytes. English runs
@@ -146,7 +146,7 @@ function textsTokens(value: unknown): number {
 }
 
 /** Whatever a value holds as JSON (tool definitions, tool-call arguments, schemas). */
-function jsonTokens(value: unknown): number {
+export function jsonTokens(value: unknown): number {
   if (value === undefined || value === null) return 0;
   try {
     return estimateTokens(JSON.stringify(value) ?? "");

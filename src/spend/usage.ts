@@ -50,12 +50,14 @@ export const NO_USAGE: Readonly<RunUsage> = Object.freeze({
 /**
  * The `usage` of a response body or stream chunk (snake_case, as the SDK passes it on) as
  * LangChain's `TokenUsage`; undefined when it holds no usable count. A missing total is derived.
+ * Read in either API's names: `prompt_tokens` and `completion_tokens` (Chat Completions), or
+ * `input_tokens` and `output_tokens` (the Responses API).
  */
 export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
   const u = usage as Record<string, unknown>;
-  const promptTokens = countOrUndefined(u.prompt_tokens);
-  const completionTokens = countOrUndefined(u.completion_tokens);
+  const promptTokens = countOrUndefined(u.prompt_tokens ?? u.input_tokens);
+  const completionTokens = countOrUndefined(u.completion_tokens ?? u.output_tokens);
   const totalTokens =
     countOrUndefined(u.total_tokens) ??
     (promptTokens !== undefined && completionTokens !== undefined
@@ -299,6 +301,22 @@ function details<T extends object>(value: T | undefined): T | undefined {
   if (value === undefined) return undefined;
   const kept = Object.entries(value).filter(([, n]) => typeof n === "number" && Number.isFinite(n));
   return kept.length > 0 ? (Object.fromEntries(kept) as T) : undefined;
+}
+
+/**
+ * The reasoning part of the output in the `usage` of a response body or stream chunk
+ * (`completion_tokens_details.reasoning_tokens`, or `output_tokens_details.reasoning_tokens` in
+ * the Responses API); undefined when the usage does not say.
+ */
+export function reasoningTokensFromWire(usage: unknown): number | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const { completion_tokens_details: completion, output_tokens_details: output } = usage as Record<
+    string,
+    unknown
+  >;
+  const details = completion ?? output;
+  if (typeof details !== "object" || details === null) return undefined;
+  return countOrUndefined((details as { reasoning_tokens?: unknown }).reasoning_tokens);
 }
 
 function countOrUndefined(value: unknown): number | undefined {

@@ -150,6 +150,8 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
   readonly store: UsageStore;
   readonly budgetKey: string;
   readonly #prices: Prices;
+  /** The options a tracker of {@link withBudget} is built with. */
+  readonly #pricing: Pick<UsageTrackerOptions, "prices" | "currency" | "defaultReplyTokens">;
   readonly #budget: Budget;
   readonly #onUsage?: (record: UsageRecord) => void;
   readonly #maxRecords: number;
@@ -163,6 +165,11 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
     super();
     const valid = validateUsageTrackerOptions(options);
     this.#prices = new Prices(valid.prices);
+    this.#pricing = {
+      prices: valid.prices,
+      currency: valid.currency,
+      defaultReplyTokens: valid.defaultReplyTokens,
+    };
     this.budget = valid.budget;
     this.currency = valid.currency;
     this.#onUsage = valid.onUsage;
@@ -185,6 +192,17 @@ export class UsageTracker extends BaseCallbackHandler implements SpendGuard {
    */
   get sharedBudget(): SharedBudget | undefined {
     return this.budget === undefined ? undefined : { store: this.store, key: this.budgetKey };
+  }
+
+  /**
+   * A tracker with this one's prices, currency and `defaultReplyTokens` that counts apart from
+   * it — records, totals and budget of its own: `budget` (none if undefined) in `store` (a new
+   * `MemoryStore` unless given). The agent middleware gives one to each model call, beside this
+   * tracker, to hold a cap of the agent invocation's own; throws `ConfigurationError` (option
+   * `budget`) when a budget is asked of a tracker without prices.
+   */
+  withBudget(budget: number | undefined, store?: UsageStore): UsageTracker {
+    return new UsageTracker(withoutUndefined({ ...this.#pricing, budget, store }));
   }
 
   /** The price given for a model, if any. */

@@ -16,19 +16,20 @@ import { type Settlement, settledAs } from "../spend/usage_records.js";
 import { abortError } from "../utils/sleep.js";
 import { inputMessages, ReplyContent } from "./content.js";
 import { telemetryFailed } from "./failures.js";
-import { type Instruments, instrumentsOf, tracerOf } from "./instruments.js";
+import { type Instruments, instrumentsOf } from "./instruments.js";
 import { bounded } from "./limits.js";
 import { ATTR, EVENTS } from "./names.js";
 import {
   type Attributes,
-  type OtelContext,
+  type Context,
   type OtelRegistry,
-  type OtelSpan,
-  type OtelTracer,
   ROOT_CONTEXT,
-  SPAN_KEY,
-  SPAN_KIND_CLIENT,
-  STATUS_ERROR,
+  type Span,
+  SpanKind,
+  type SpanStatus,
+  SpanStatusCode,
+  type Tracer,
+  trace,
 } from "./otel.js";
 import type { Tally } from "./tally.js";
 import { AnswerFacts, addRequestAttributes } from "./wire.js";
@@ -113,6 +114,12 @@ function statusMessage(error: unknown, captureContent: boolean): string | undefi
   }
 }
 
+/** The span status of a call or attempt that failed with `error`. */
+function errorStatus(error: unknown, captureContent: boolean): SpanStatus {
+  const message = statusMessage(error, captureContent);
+  return { code: SpanStatusCode.ERROR, ...(message !== undefined ? { message } : {}) };
+}
+
 /** Adds the attributes of `error` (its type, and its code when it has one). */
 function addError(into: Attributes, error: unknown): string {
   const type = errorType(error);
@@ -129,10 +136,9 @@ const statusOf = (error: unknown): number | undefined =>
 export class CallTrace implements MeterObserver {
   readonly #target: TraceTarget;
   readonly #otel: OtelRegistry;
-  #tracer?: OtelTracer;
-  #span?: OtelSpan;
+  #span?: Span;
   /** The context with the call's span in it: the attempts' parent. */
-  #parent?: OtelContext;
+  #parent?: Context;
   #instruments?: Instruments;
   /** The attributes every metric of the call carries, and the key of that set. */
   #metric?: Attributes;
@@ -174,22 +180,22 @@ export class CallTrace implements MeterObserver {
       [ATTR.serverAddress]: target.address,
       [ATTR.serverPort]: target.port,
     }));
-    const { trace, metrics } = this.#otel;
-    if (metrics !== undefined) {
+    const { tracer, meter } = this.#otel;
+    if (meter !== undefined) {
       try {
-        this.#instruments = instrumentsOf(metrics);
+        this.#instruments = instrumentsOf(meter);
         this.#metric = base;
         this.#model = model ?? "";
       } catch (error) {
         telemetryFailed("get a meter or its instruments", error);
       }
     }
-    if (trace !== undefined) this.#startSpan(trace, body, to, stream, model, base);
+    if (tracer !== undefined) this.#startSpan(tracer, body, to, stream, model, base);
   }
 
   /** The call's span, when the app registered a tracer provider (see {@link begin}). */
   #startSpan(
-    provider: NonNullable<OtelRegistry["trace"]>,
+    tracer: Tracer,
     body: Record<string, unknown>,
     to: TraceAddressee,
     stream: boolean,
@@ -197,14 +203,12 @@ export class CallTrace implements MeterObserver {
     base: Attributes,
   ): void {
     const target = this.#target;
-    let tracer: OtelTracer;
-    let span: OtelSpan;
-    let active: OtelContext | undefined;
+    let span: Span;
+    let active: Context | undefined;
     try {
-      tracer = tracerOf(provider);
       active = this.#otel.context?.active();
       const name = model === undefined ? target.operation : `${target.operation} ${model}`;
-      span = tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes: base }, active);
+      span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: base }, active);
     } catch (error) {
       telemetryFailed("start a span", error);
       return;
@@ -215,14 +219,13 @@ export class CallTrace implements MeterObserver {
       // Taken as recording: a span that was started is ended.
       telemetryFailed("start a span", error);
     }
-    this.#tracer = tracer;
     this.#span = span;
     try {
-      this.#parent = (active ?? ROOT_CONTEXT).setValue(SPAN_KEY, span);
+      this.#parent = trace.setSpan(active ?? ROOT_CONTEXT, span);
     } catch (error) {
       // The app's context would not take the span: its attempts still nest under it.
       telemetryFailed("start a span", error);
-      this.#parent = ROOT_CONTEXT.setValue(SPAN_KEY, span);
+      this.#parent = trace.setSpan(ROOT_CONTEXT, span);
     }
     try {
       const more: Attributes = {};
@@ -251,8 +254,8 @@ export class CallTrace implements MeterObserver {
     const span = this.#span;
     if (span === undefined) return this.#instruments ? new AttemptTrace(this, resend) : undefined;
     const target = this.#target;
-    let child: OtelSpan | undefined;
-    let active: OtelContext | undefined;
+    let child: Span | undefined;
+    let active: Context | undefined;
     try {
       const first = target.sets.get("\u0000attempt", () => ({
         [ATTR.method]: "POST",
@@ -263,8 +266,9 @@ export class CallTrace implements MeterObserver {
       }));
       const attributes = resend === 0 ? first : { ...first, [ATTR.resendCount]: resend };
       const name = `POST ${target.template}`;
-      child = this.#tracer!.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes }, this.#parent);
-      if (this.#otel.context) active = this.#parent!.setValue(SPAN_KEY, child);
+      const options = { kind: SpanKind.CLIENT, attributes };
+      child = this.#otel.tracer!.startSpan(name, options, this.#parent);
+      if (this.#otel.context) active = trace.setSpan(this.#parent!, child);
     } catch (error) {
       // Sent all the same: without its span, or with it but not active while it is sent.
       telemetryFailed("start a span", error);
@@ -276,7 +280,7 @@ export class CallTrace implements MeterObserver {
    * Runs `send` with `active` as the active context, when the app registered a context manager —
    * once, whatever the manager does: one that throws, or never calls it, still gets it sent.
    */
-  runIn<T>(active: OtelContext | undefined, send: () => Promise<T>): Promise<T> {
+  runIn<T>(active: Context | undefined, send: () => Promise<T>): Promise<T> {
     const manager = this.#otel.context;
     if (active === undefined || manager === undefined) return send();
     let called = false;
@@ -463,10 +467,7 @@ export class CallTrace implements MeterObserver {
         const output = this.#reply?.json();
         if (output !== undefined) attributes[ATTR.outputMessages] = output;
         span.setAttributes(attributes);
-        if (type !== undefined) {
-          const message = statusMessage(error, this.#target.captureContent);
-          span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
-        }
+        if (type !== undefined) span.setStatus(errorStatus(error, this.#target.captureContent));
       } catch (failure) {
         telemetryFailed("set a span's attributes, events or status", failure);
       }
@@ -523,11 +524,11 @@ export class CallTrace implements MeterObserver {
 export class AttemptTrace {
   readonly #call: CallTrace;
   readonly #resend: number;
-  readonly #span?: OtelSpan;
+  readonly #span?: Span;
   /** The context with this attempt's span, made active while it is sent. */
-  readonly #active?: OtelContext;
+  readonly #active?: Context;
 
-  constructor(call: CallTrace, resend: number, span?: OtelSpan, active?: OtelContext) {
+  constructor(call: CallTrace, resend: number, span?: Span, active?: Context) {
     this.#call = call;
     this.#resend = resend;
     this.#span = span;
@@ -575,8 +576,7 @@ export class AttemptTrace {
         if (status !== undefined) attributes[ATTR.status] = status;
         if (id !== undefined) attributes[ATTR.responseRequestId] = [id];
         span.setAttributes(attributes);
-        const message = statusMessage(error, this.#call.captureContent);
-        span.setStatus({ code: STATUS_ERROR, ...(message !== undefined ? { message } : {}) });
+        span.setStatus(errorStatus(error, this.#call.captureContent));
       } catch (failure) {
         telemetryFailed("set a span's attributes, events or status", failure);
       }
@@ -587,7 +587,7 @@ export class AttemptTrace {
 }
 
 /** Ends a span; a span that will not end is the telemetry's failure, not the call's. */
-function endSpan(span: OtelSpan): void {
+function endSpan(span: Span): void {
   try {
     span.end();
   } catch (error) {

@@ -8,7 +8,7 @@
 
 /** What the package was doing with telemetry when it failed: one warning for each. */
 export type TelemetryStep =
-  | "read the registered providers"
+  | "get a tracer"
   | "start a span"
   | "make a span active"
   | "set a span's attributes, events or status"

@@ -1,46 +1,30 @@
 /**
- * @module The package's tracer and metric instruments, made once per provider the app registered.
- * The counters are observable counters over the package's own tallies (see `tally.ts`). An
- * instrument the meter fails to make is replaced by one that records nothing, so that one broken
- * instrument neither stops the others nor is asked for again on every call.
+ * @module The package's metric instruments, made once per meter the app's provider gave. The
+ * counters are observable counters over the package's own tallies (see `tally.ts`). An instrument
+ * the meter fails to make is replaced by the API's no-op one, so that one broken instrument neither
+ * stops the others nor is asked for again on every call.
  */
-import { PACKAGE_NAME } from "../constants.js";
-import { VERSION } from "../version.js";
 import { telemetryFailed } from "./failures.js";
 import { METRICS, type MetricRow } from "./names.js";
-import type { OtelHistogram, OtelMeter, OtelRegistry, OtelTracer } from "./otel.js";
+import { createNoopMeter, type Histogram, type Meter } from "./otel.js";
 import { Tally } from "./tally.js";
-
-type TracerProvider = NonNullable<OtelRegistry["trace"]>;
-type MeterProvider = NonNullable<OtelRegistry["metrics"]>;
 
 /** The metric instruments, by the names of {@link METRICS}. */
 export interface Instruments {
-  duration: OtelHistogram;
-  tokens: OtelHistogram;
-  timeToFirstChunk: OtelHistogram;
+  duration: Histogram;
+  tokens: Histogram;
+  timeToFirstChunk: Histogram;
   attempts: Tally;
   retries: Tally;
   cost: Tally;
 }
 
-const tracers = new WeakMap<TracerProvider, OtelTracer>();
-const instruments = new WeakMap<MeterProvider, Instruments>();
+const instruments = new WeakMap<Meter, Instruments>();
 
-/** The package's tracer from `provider` (the instrumentation scope is the package and its version). */
-export function tracerOf(provider: TracerProvider): OtelTracer {
-  let tracer = tracers.get(provider);
-  if (tracer === undefined) {
-    tracer = provider.getTracer(PACKAGE_NAME, VERSION);
-    tracers.set(provider, tracer);
-  }
-  return tracer;
-}
+/** What stands for a histogram the meter failed to make: the API's own no-op. */
+const NO_HISTOGRAM = createNoopMeter().createHistogram("none");
 
-/** What stands for a histogram the meter failed to make. */
-const NO_HISTOGRAM: OtelHistogram = { record() {} };
-
-function histogram(meter: OtelMeter, row: MetricRow): OtelHistogram {
+function histogram(meter: Meter, row: MetricRow): Histogram {
   const { description, unit, buckets } = row;
   const advice = buckets ? { explicitBucketBoundaries: [...buckets] } : undefined;
   try {
@@ -55,7 +39,7 @@ function histogram(meter: OtelMeter, row: MetricRow): OtelHistogram {
  * A tally the meter reports as the counter `row` each time the app's reader collects; one the
  * meter failed to register still adds up, and is never reported.
  */
-function counter(meter: OtelMeter, row: MetricRow): Tally {
+function counter(meter: Meter, row: MetricRow): Tally {
   const tally = new Tally();
   try {
     meter
@@ -67,14 +51,10 @@ function counter(meter: OtelMeter, row: MetricRow): Tally {
   return tally;
 }
 
-/**
- * The package's instruments from `provider`, made on its first call. Throws when the provider
- * gives no meter (nothing is kept then: the next call asks again).
- */
-export function instrumentsOf(provider: MeterProvider): Instruments {
-  let found = instruments.get(provider);
+/** The package's instruments from `meter`, made on its first call. */
+export function instrumentsOf(meter: Meter): Instruments {
+  let found = instruments.get(meter);
   if (found === undefined) {
-    const meter = provider.getMeter(PACKAGE_NAME, VERSION);
     found = {
       duration: histogram(meter, METRICS.duration),
       tokens: histogram(meter, METRICS.tokens),
@@ -83,7 +63,7 @@ export function instrumentsOf(provider: MeterProvider): Instruments {
       retries: counter(meter, METRICS.retries),
       cost: counter(meter, METRICS.cost),
     };
-    instruments.set(provider, found);
+    instruments.set(meter, found);
   }
   return found;
 }

@@ -1,127 +1,114 @@
 /**
- * @module The OpenTelemetry API as this package reaches it: through the API's own global registry,
- * where the app's copy of `@opentelemetry/api` keeps the tracer provider, meter provider and
- * context manager the app registered (`trace.setGlobalTracerProvider`, `NodeSDK.start()`, …).
- * Nothing is imported, so the main entry runs — and costs nothing — where the API is not
- * installed: an optional peer imported statically would fail to load there, and one imported
- * dynamically would fail a bundler's build and leave the first calls untraced. The types below
- * are the parts of the API's stable 1.x interfaces this package calls, written out so that no
- * declaration of the package names `@opentelemetry/api` (docs/observability.md explains the choice).
- */
+ * @module The package's one import of `@opentelemetry/api` (the rest of `telemetry/` takes what it
+ * uses from here), and the one question every request asks of it: did the app register a tracer
+ * or meter provider? The API's `trace`, `metrics` and `context` answer from its global registry,
+ * which every compatible 1.x copy of the API in the process shares — the app's copy and the
+ * package's alike. Where nothing is registered they hand out no-ops; the package tells those
+ * apart here, so that a request then builds nothing at all (docs/observability.md). */
+import {
+  type ContextAPI,
+  context,
+  createNoopMeter,
+  type Meter,
+  type MeterProvider,
+  metrics,
+  ProxyTracerProvider,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import { PACKAGE_NAME } from "../constants.js";
+import { VERSION } from "../version.js";
+import { telemetryFailed } from "./failures.js";
 
-/** An attribute's value, as the API takes it. */
-export type AttributeValue = string | number | boolean | string[] | number[] | boolean[];
+export {
+  type Attributes,
+  type Context,
+  createNoopMeter,
+  type Histogram,
+  type Meter,
+  type ObservableResult,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  type SpanStatus,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
 
-/** Attributes of a span, event or measurement. */
-export type Attributes = Record<string, AttributeValue | undefined>;
+/** The calls the package makes on the API's context: the active one, and running under another. */
+type OtelContextManager = Pick<ContextAPI, "active" | "with">;
 
-/** The API's `Context`: an immutable map the active span rides in. */
-export interface OtelContext {
-  getValue(key: symbol): unknown;
-  setValue(key: symbol, value: unknown): OtelContext;
-  deleteValue(key: symbol): OtelContext;
-}
-
-/** The API's `Span`, the calls made on it. */
-export interface OtelSpan {
-  setAttribute(key: string, value: AttributeValue): unknown;
-  setAttributes(attributes: Attributes): unknown;
-  addEvent(name: string, attributes?: Attributes): unknown;
-  setStatus(status: { code: number; message?: string }): unknown;
-  isRecording(): boolean;
-  end(): void;
-}
-
-/** The API's `Tracer`. */
-export interface OtelTracer {
-  startSpan(
-    name: string,
-    options?: { kind?: number; attributes?: Attributes },
-    context?: OtelContext,
-  ): OtelSpan;
-}
-
-/** The API's `Histogram`. */
-export interface OtelHistogram {
-  record(value: number, attributes?: Attributes): void;
-}
-
-/** The API's `ObservableResult`: what an observable instrument's callback reports its values to. */
-export interface OtelObservableResult {
-  observe(value: number, attributes?: Attributes): void;
-}
-
-/** The API's `ObservableCounter`: reports its values from a callback, when a reader collects. */
-export interface OtelObservableCounter {
-  addCallback(callback: (result: OtelObservableResult) => void): void;
-}
-
-/** Options of a metric instrument. */
-export interface InstrumentOptions {
-  description?: string;
-  unit?: string;
-  advice?: { explicitBucketBoundaries?: number[] };
-}
-
-/** The API's `Meter`. */
-export interface OtelMeter {
-  createHistogram(name: string, options?: InstrumentOptions): OtelHistogram;
-  createObservableCounter(name: string, options?: InstrumentOptions): OtelObservableCounter;
-}
-
-/** What the app registered, as the API's registry holds it (each part only when registered). */
+/** What the app registered, as the package uses it (each part only when registered). */
 export interface OtelRegistry {
-  version?: string;
-  trace?: { getTracer(name: string, version?: string): OtelTracer };
-  metrics?: { getMeter(name: string, version?: string): OtelMeter };
-  context?: {
-    active(): OtelContext;
-    // biome-ignore lint/suspicious/noExplicitAny: the API's own signature
-    with<F extends (...args: any[]) => any>(context: OtelContext, fn: F): ReturnType<F>;
-  };
+  /** The package's tracer, from the tracer provider the app registered. */
+  tracer?: Tracer;
+  /** The package's meter, from the meter provider the app registered. */
+  meter?: Meter;
+  /** The API's context: the app's context manager, or the API's own when it registered none. */
+  context?: OtelContextManager;
 }
 
-/** Where every 1.x copy of `@opentelemetry/api` registers the app's providers. */
-const REGISTRY = Symbol.for("opentelemetry.js.api.1");
+/** What the API's proxy tracer provider delegates to while no provider is registered. */
+const NO_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The meter the API's default meter provider hands out while none is registered. */
+const NO_METER = createNoopMeter();
 
-/** The key the API keeps a context's span under (its `createContextKey` is `Symbol.for`). */
-export const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
-
-/** `SpanKind.CLIENT` of the API. */
-export const SPAN_KIND_CLIENT = 2;
-/** `SpanStatusCode.ERROR` of the API. */
-export const STATUS_ERROR = 2;
+const tracers = new WeakMap<TracerProvider, Tracer>();
+/** The package's meter from each meter provider; null from the API's no-op one. */
+const meters = new WeakMap<MeterProvider, Meter | null>();
 
 /**
- * What the app registered with `@opentelemetry/api`; undefined when the API is not installed or
- * nothing was registered. One property read: it runs on every call.
+ * The package's tracer (its name and version are the instrumentation scope) from the tracer
+ * provider the app registered; undefined when it registered none. The API hands out its own proxy
+ * provider, registered or not: what it delegates to says which.
+ */
+function registeredTracer(): Tracer | undefined {
+  let provider: TracerProvider = trace.getTracerProvider();
+  if (provider instanceof ProxyTracerProvider) provider = provider.getDelegate();
+  if (provider === NO_TRACER_PROVIDER) return undefined;
+  let tracer = tracers.get(provider);
+  if (tracer === undefined) {
+    tracer = provider.getTracer(PACKAGE_NAME, VERSION);
+    tracers.set(provider, tracer);
+  }
+  return tracer;
+}
+
+/**
+ * The package's meter from the meter provider the app registered; undefined when it registered
+ * none (the API's default provider hands out its no-op meter).
+ */
+function registeredMeter(): Meter | undefined {
+  const provider = metrics.getMeterProvider();
+  let meter = meters.get(provider);
+  if (meter === undefined) {
+    const got = provider.getMeter(PACKAGE_NAME, VERSION);
+    meter = got === NO_METER ? null : got;
+    meters.set(provider, meter);
+  }
+  return meter ?? undefined;
+}
+
+/**
+ * What the app registered with `@opentelemetry/api`; undefined when it registered no tracer or
+ * meter provider. Runs on every call: a few property reads and two map lookups. A provider that
+ * throws here is reported and taken as not registered, for this call.
  */
 export function otelRegistry(): OtelRegistry | undefined {
-  return (globalThis as { [REGISTRY]?: OtelRegistry })[REGISTRY];
+  let tracer: Tracer | undefined;
+  let meter: Meter | undefined;
+  try {
+    tracer = registeredTracer();
+  } catch (error) {
+    telemetryFailed("get a tracer", error);
+  }
+  try {
+    meter = registeredMeter();
+  } catch (error) {
+    telemetryFailed("get a meter or its instruments", error);
+  }
+  if (tracer === undefined && meter === undefined) return undefined;
+  return { tracer, meter, context };
 }
-
-/** An immutable context, as the API's root context: the parent of a span when no manager is registered. */
-class Context implements OtelContext {
-  readonly #values: Map<symbol, unknown>;
-
-  constructor(values?: Map<symbol, unknown>) {
-    this.#values = values ?? new Map();
-  }
-
-  getValue(key: symbol): unknown {
-    return this.#values.get(key);
-  }
-
-  setValue(key: symbol, value: unknown): OtelContext {
-    return new Context(new Map(this.#values).set(key, value));
-  }
-
-  deleteValue(key: symbol): OtelContext {
-    const values = new Map(this.#values);
-    values.delete(key);
-    return new Context(values);
-  }
-}
-
-/** The context with no value: what the API's `context.active()` is without a context manager. */
-export const ROOT_CONTEXT: OtelContext = new Context();

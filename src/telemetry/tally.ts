@@ -6,7 +6,7 @@
  * `Sum` a counter gives.
  */
 import { telemetryFailed } from "./failures.js";
-import type { Attributes, OtelObservableResult } from "./otel.js";
+import type { Attributes, ObservableResult } from "./otel.js";
 
 /** How many attribute sets one tally keeps apart: the SDK's default cardinality limit. */
 const LIMIT = 2000;
@@ -39,7 +39,7 @@ export class Tally {
    * Reports every sum (the reader asked). Runs in the app's metric reader: a result that throws
    * is reported once and ignored, not thrown into the reader's collection.
    */
-  observe(result: OtelObservableResult): void {
+  observe(result: ObservableResult): void {
     try {
       for (const { value, attributes } of this.#sums.values()) result.observe(value, attributes);
     } catch (error) {

@@ -6,7 +6,6 @@
  */
 import { AttributeSets, CallTrace, type TraceTarget } from "./call_trace.js";
 import { resolveCaptureContent } from "./content.js";
-import { telemetryFailed } from "./failures.js";
 import { bounded } from "./limits.js";
 import { otelRegistry } from "./otel.js";
 
@@ -50,15 +49,7 @@ export class Telemetry {
   trace(): CallTrace | undefined {
     const target = this.#target;
     if (target === undefined) return undefined;
-    try {
-      const otel = otelRegistry();
-      if (otel === undefined || (otel.trace === undefined && otel.metrics === undefined)) {
-        return undefined;
-      }
-      return new CallTrace(target, otel);
-    } catch (error) {
-      telemetryFailed("read the registered providers", error);
-      return undefined;
-    }
+    const otel = otelRegistry();
+    return otel === undefined ? undefined : new CallTrace(target, otel);
   }
 }

@@ -3,7 +3,11 @@
  * answer's (or the stream's chunks') ID, model, finish reasons and usage. Read from the
  * OpenAI-style bodies every API of the service shares, so a new API is read without code of its own.
  */
-import { promptCacheFromWire, tokenUsageFromWire } from "../spend/usage.js";
+import {
+  promptCacheFromWire,
+  reasoningTokensFromWire,
+  tokenUsageFromWire,
+} from "../spend/usage.js";
 import { bounded } from "./limits.js";
 import { ATTR } from "./names.js";
 import type { Attributes } from "./otel.js";
@@ -33,7 +37,7 @@ export function wireIndex(index: unknown, i: number): number {
  * a walk through them measured ten times slower (600 ns against 64).
  */
 export function addRequestAttributes(body: Record<string, unknown>, into: Attributes): void {
-  const maxTokens = body.max_tokens ?? body.max_completion_tokens;
+  const maxTokens = body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens;
   if (num(maxTokens)) into[ATTR.maxTokens] = maxTokens;
   if (num(body.temperature)) into[ATTR.temperature] = body.temperature;
   if (num(body.top_p)) into[ATTR.topP] = body.top_p;
@@ -47,7 +51,11 @@ export function addRequestAttributes(body: Record<string, unknown>, into: Attrib
   else if (Array.isArray(stop) && stop.length > 0) {
     into[ATTR.stopSequences] = stop.filter(str).map(bounded);
   }
-  const format = (body.response_format as { type?: unknown } | undefined)?.type;
+  const format = (
+    (body.response_format ?? (body.text as { format?: unknown } | undefined)?.format) as
+      | { type?: unknown }
+      | undefined
+  )?.type;
   if (format === "json_object" || format === "json_schema") into[ATTR.outputType] = "json";
   else if (format === "text") into[ATTR.outputType] = "text";
   if (str(body.encoding_format)) into[ATTR.encodingFormats] = [bounded(body.encoding_format)];
@@ -69,10 +77,17 @@ export class AnswerFacts {
   cacheWriteTokens?: number;
   reasoningTokens?: number;
 
-  /** Reads an answer's body, or one chunk of a stream. */
+  /**
+   * Reads an answer's body, or one chunk of a stream; an event that carries the whole answer in
+   * its `response` (the Responses API's first and last events) is read as that answer.
+   */
   read(data: unknown): void {
     if (typeof data !== "object" || data === null) return;
-    const body = data as Record<string, unknown>;
+    const outer = data as Record<string, unknown>;
+    const body =
+      typeof outer.response === "object" && outer.response !== null
+        ? (outer.response as Record<string, unknown>)
+        : outer;
     if (this.id === undefined && str(body.id)) this.id = bounded(body.id);
     if (this.model === undefined && str(body.model)) this.model = bounded(body.model);
     const { choices } = body;
@@ -94,11 +109,9 @@ export class AnswerFacts {
     this.outputTokens = counts.completionTokens;
     const cache = promptCacheFromWire(usage);
     this.cachedInputTokens = cache.read;
-    const { completion_tokens_details: reply } = usage as {
-      completion_tokens_details?: { reasoning_tokens?: unknown } | null;
-    };
     if (cache.written !== undefined) this.cacheWriteTokens = cache.written;
-    if (num(reply?.reasoning_tokens)) this.reasoningTokens = reply.reasoning_tokens;
+    const reasoning = reasoningTokensFromWire(usage);
+    if (reasoning !== undefined) this.reasoningTokens = reasoning;
   }
 
   /** The facts as span attributes, added to `into`. */

@@ -73,9 +73,18 @@ export function isFields(value: unknown): value is Fields {
  * `text_completion`), for a gateway that ignores `stream: true` and answers with the JSON of a
  * non-streamed call: one chunk per choice — a chat message becomes its `delta`, with its content,
  * tool calls (given their `index`), reasoning and finish reason — then a chunk of its usage.
- * Undefined when `data` has no `choices` array.
+ * A whole Responses API `response` is the event that ends its stream, `response.completed`.
+ * Undefined when `data` has no `choices` array and is no `response`.
  */
 export function completionAsChunks(data: unknown): Fields[] | undefined {
+  if (isFields(data) && data.object === "response") {
+    return [
+      {
+        type: `response.${data.status === "incomplete" ? "incomplete" : "completed"}`,
+        response: data,
+      },
+    ];
+  }
   if (!isFields(data) || !Array.isArray(data.choices)) return undefined;
   const { choices, usage, object, ...rest } = data;
   const chat = choices.some((choice) => isFields(choice) && "message" in choice);

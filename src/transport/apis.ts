@@ -65,6 +65,18 @@ export const APIS = {
     sdk: false,
     operation: "rerank",
   },
+  /**
+   * OpenAI's Responses API on the hosted surface, which the gateway relays to the channels that
+   * serve it (docs/responses.md): `ChatInferenceService` with `useResponsesApi`.
+   */
+  responses: {
+    surface: "hosted",
+    path: "/responses",
+    api: "responses",
+    lookUpModels: true,
+    sdk: true,
+    operation: "chat",
+  },
 } as const satisfies Record<string, ApiRow>;
 
 /** The name of one of the service's {@link APIS}. */

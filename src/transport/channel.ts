@@ -35,7 +35,7 @@ import { type ClientExtras, createServiceClient } from "./client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "./fetch.js";
 import { type DirectTarget, postJSON } from "./post.js";
 import { type RetryOptions, ServiceCaller } from "./retry.js";
-import { openStream } from "./stream.js";
+import { openStream, type StreamWatch } from "./stream.js";
 
 /**
  * The options a channel is built from: the shared options of the models, as their schemas check
@@ -77,6 +77,11 @@ export interface ChannelTarget {
    * @default the API's own (`APIS`)
    */
   lookUpModels?: boolean;
+  /**
+   * The caller (queue and retries) of another channel of the same model, shared so that a model
+   * that calls two APIs counts both against one `maxConcurrency`. @default one of its own
+   */
+  caller?: ServiceCaller;
 }
 
 /** One request: its body and what this call adds to the channel's settings. */
@@ -105,6 +110,11 @@ export interface ChannelRequest {
    * ({@link settleStream}).
    */
   trace?: CallTrace;
+  /**
+   * A stream's events, as its API tells them: how to read the answer, the output and a failure
+   * out of them. @default the choices of chat and completions chunks
+   */
+  watch?: StreamWatch<object>;
 }
 
 /** A stream whose first event has arrived, with the request ID of its response. */
@@ -214,14 +224,16 @@ export class ServiceChannel {
     if (!row.sdk) {
       this.#direct = { url: `${baseURL}${row.path}`, apiKey, fetch, timeout: options.timeout };
     }
-    this.#caller = new ServiceCaller({
-      maxRetries: options.maxRetries,
-      maxConcurrency: options.maxConcurrency,
-      onFailedAttempt: options.onFailedAttempt,
-      ...options.retry,
-      normalize: (error) => asServiceError(error, this.#ctx),
-      deadline: this.#pendingDeadline(target.waitForReady ?? 0),
-    });
+    this.#caller =
+      target.caller ??
+      new ServiceCaller({
+        maxRetries: options.maxRetries,
+        maxConcurrency: options.maxConcurrency,
+        onFailedAttempt: options.onFailedAttempt,
+        ...options.retry,
+        normalize: (error) => asServiceError(error, this.#ctx),
+        deadline: this.#pendingDeadline(target.waitForReady ?? 0),
+      });
     this.#telemetry = new Telemetry({
       operation: row.operation,
       url: `${baseURL}${row.path}`,
@@ -288,7 +300,15 @@ export class ServiceChannel {
     return this.#send(request, ctx, true, trace, async ({ data, response }, attempt) => {
       const stream = data as AsyncIterable<T>;
       const observe = trace && ((event: T) => trace.chunk(event));
-      const events = await openStream(stream, response, ctx, request.signal, observe);
+      const { signal, watch } = request;
+      const events = await openStream(
+        stream,
+        response,
+        ctx,
+        signal,
+        observe,
+        watch as StreamWatch<T> | undefined,
+      );
       trace?.opened();
       return { events, response, requestId: headerRequestId(response.headers), attempt };
     });

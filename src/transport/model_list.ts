@@ -1,6 +1,7 @@
 /**
  * @module The one extra request the package makes on its own: `GET …/models`, to list the model
- * IDs the service offers when a model ID is unknown. Bounded, never retried, never thrown.
+ * IDs the service offers when a model ID is unknown, and the APIs the gateway serves each of them
+ * through (its `supported_endpoint_types`). Bounded, never retried, never thrown.
  */
 
 /** Options of {@link listModelIds}. */
@@ -34,6 +35,25 @@ const MAX_IDS = 1_000;
  * // ["emulator-chat", "emulator-reasoner"], or undefined
  */
 export async function listModelIds(options: ListModelIdsOptions): Promise<string[] | undefined> {
+  return (await listModels(options))?.map((model) => model.id);
+}
+
+/** One model of the service's list. */
+export interface ListedModel {
+  id: string;
+  /**
+   * The APIs the gateway serves the model through, as new-api lists them
+   * (`supported_endpoint_types`: `"openai"`, `"openai-response"`, `"embeddings"`, …); undefined
+   * when the entry does not say.
+   */
+  endpointTypes?: readonly string[];
+}
+
+/**
+ * The models of `GET {baseURL}/models`, each with the APIs it is served through when the list
+ * says, or undefined as {@link listModelIds} says. One request, never retried, never thrown.
+ */
+export async function listModels(options: ListModelIdsOptions): Promise<ListedModel[] | undefined> {
   const { baseURL, apiKey, fetch, timeoutMs = MODEL_LIST_TIMEOUT_MS, signal } = options;
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
@@ -51,20 +71,27 @@ export async function listModelIds(options: ListModelIdsOptions): Promise<string
     }
     const text = await response.text();
     if (text.length > MAX_BODY_CHARS) return undefined;
-    return idsOf(JSON.parse(text));
+    return modelsOf(JSON.parse(text));
   } catch {
     // Not JSON, cut off, refused, timed out or cancelled: the hint stays as it was.
     return undefined;
   }
 }
 
-function idsOf(body: unknown): string[] | undefined {
+function modelsOf(body: unknown): ListedModel[] | undefined {
   const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) return undefined;
-  const ids = data
-    .map((item) => (item as { id?: unknown } | null)?.id)
-    .filter((id): id is string => typeof id === "string" && id.trim() !== "");
-  return [...new Set(ids)].slice(0, MAX_IDS);
+  const models = new Map<string, ListedModel>();
+  for (const item of data) {
+    const { id, supported_endpoint_types: types } = (item ?? {}) as Record<string, unknown>;
+    if (typeof id !== "string" || id.trim() === "" || models.has(id)) continue;
+    const endpointTypes = Array.isArray(types)
+      ? types.filter((type): type is string => typeof type === "string")
+      : undefined;
+    models.set(id, endpointTypes ? { id, endpointTypes } : { id });
+    if (models.size === MAX_IDS) break;
+  }
+  return [...models.values()];
 }
 
 /** `AbortSignal.any`, which some runtimes lack; there the timeout alone bounds the lookup. */

@@ -11,12 +11,64 @@ import { carriesAnswer, type RawChoice, textOfChoice } from "./answer.js";
 import { sawDoneEvent } from "./body.js";
 
 /**
- * A stream passed through unchanged, watched as it is read. A plain iterator, not an async
- * generator: it sits on every chunk of every stream. A stream that ends without any choice, or
- * whose choices never carry content, tool calls, reasoning or a finish reason
- * ({@link carriesAnswer}), is a `MalformedResponseError`, as a 200 without a usable choice is on
- * invoke (docs/service-contract.md#errors, rule 4). One that ends with neither a finish reason
- * nor `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
+ * How a stream's events tell their answer, for the API that sent them: the choices of chat and
+ * completions chunks by default ({@link choicesWatch}); an API whose events are of another shape
+ * (the Responses API's typed events) passes its own with its request. One object per stream,
+ * told each event in order; it sits on every event, so it keeps state rather than allocating.
+ */
+export interface StreamWatch<T> {
+  /**
+   * Reads one event. Returns the error payload (`{ error: { code, message, … } }`) of an event
+   * that says the answer failed, typed then as an error event in the middle of the stream; else
+   * undefined.
+   */
+  see(event: T): unknown;
+  /** The output text read so far: what a failure in the middle keeps as `partialOutput`. */
+  readonly partialOutput: string;
+  /** Whether some event said the answer is complete (a finish reason, a terminal event). */
+  readonly finished: boolean;
+  /** Why the stream, ended now, carries no answer; undefined when it carries one. */
+  unanswered(): string | undefined;
+}
+
+/** The watch of chat and completions chunks: their choices carry the answer. */
+class ChoicesWatch<T extends object> implements StreamWatch<T> {
+  partialOutput = "";
+  finished = false;
+  #choices = false;
+  #answered = false;
+
+  see(chunk: T): undefined {
+    const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
+    if (choice === undefined) return;
+    this.#choices = true;
+    this.#answered ||= carriesAnswer(choice, "delta");
+    this.finished ||= typeof choice.finish_reason === "string";
+    const text = textOfChoice(choice, "delta");
+    if (text) this.partialOutput += text;
+  }
+
+  unanswered(): string | undefined {
+    if (this.#answered) return undefined;
+    return this.#choices
+      ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
+      : "the stream ended without any choice";
+  }
+}
+
+/** A watch of chat and completions chunks, the default of every stream. */
+export function choicesWatch<T extends object>(): StreamWatch<T> {
+  return new ChoicesWatch<T>();
+}
+
+/**
+ * A stream passed through unchanged, watched as it is read (by its API's {@link StreamWatch}). A
+ * plain iterator, not an async generator: it sits on every chunk of every stream. An event the
+ * watch reads as a failure is that error, keeping the output so far. A stream that ends without
+ * an answer (for chat: without any choice, or with choices that never carry content, tool calls,
+ * reasoning or a finish reason, {@link carriesAnswer}) is a `MalformedResponseError`, as a 200
+ * without a usable choice is on invoke (docs/service-contract.md#errors, rule 4). One that ends
+ * with neither a finish reason (a terminal event) nor `[DONE]` (`sawDone` says false) was cut, however cleanly its connection closed: a
  * `ServiceConnectionError` keeping what arrived, as a cut JSON body is — unless the caller's
  * `signal` stopped it: a cancelled stream ends with the signal's own error, whatever reading it
  * then threw or however quietly it ended (the openai SDK ends a stream whose fetch was aborted
@@ -32,10 +84,7 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
   readonly #observe: ((event: T) => void) | undefined;
   /** The first event, read before the stream was handed out (see {@link openStream}). */
   #head: IteratorResult<T> | undefined;
-  #partialOutput = "";
-  #choices = false;
-  #answered = false;
-  #finished = false;
+  readonly #watch: StreamWatch<T>;
 
   constructor(
     source: AsyncIterator<T>,
@@ -45,7 +94,9 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
     signal: AbortSignal | undefined,
     head?: IteratorResult<T>,
     observe?: (event: T) => void,
+    watch: StreamWatch<T> = new ChoicesWatch<T>(),
   ) {
+    this.#watch = watch;
     this.#source = source;
     this.#ctx = ctx;
     this.#status = status;
@@ -67,12 +118,12 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
         result = await this.#source.next();
       } catch (error) {
         if (this.#signal?.aborted) throw abortError(this.#signal);
-        const ctx = { ...this.#ctx, partialOutput: this.#partialOutput, midStream: true };
+        const ctx = { ...this.#ctx, partialOutput: this.#watch.partialOutput, midStream: true };
         throw asServiceError(error, ctx);
       }
     }
     if (!result.done) {
-      this.#watch(result.value);
+      this.#watchEvent(result.value);
       this.#observe?.(result.value);
     } else if (this.#signal?.aborted) throw abortError(this.#signal);
     else this.#checkEnd();
@@ -85,30 +136,30 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
     return { done: true, value: undefined };
   }
 
-  #watch(chunk: T): void {
-    const choice = (chunk as { choices?: RawChoice[] }).choices?.[0];
-    if (choice === undefined) return;
-    this.#choices = true;
-    this.#answered ||= carriesAnswer(choice, "delta");
-    this.#finished ||= typeof choice.finish_reason === "string";
-    const text = textOfChoice(choice, "delta");
-    if (text) this.#partialOutput += text;
+  #watchEvent(event: T): void {
+    const failed = this.#watch.see(event);
+    if (failed === undefined) return;
+    const { partialOutput } = this.#watch;
+    const headers = this.#ctx.responseHeaders;
+    throw toServiceError(
+      { kind: "stream-error", payload: failed, headers, partialOutput },
+      { ...this.#ctx, partialOutput, midStream: true },
+    );
   }
 
   #checkEnd(): void {
     const ctx = this.#ctx;
     const headers = ctx.responseHeaders;
-    if (!this.#answered) {
-      const detail = this.#choices
-        ? "the stream's choices carried no content, tool calls, reasoning or finish reason"
-        : "the stream ended without any choice";
+    const watch = this.#watch;
+    const detail = watch.unanswered();
+    if (detail !== undefined) {
       throw toServiceError({ kind: "malformed", detail, headers, status: this.#status }, ctx);
     }
-    if (!this.#finished && this.#sawDone() === false) {
+    if (!watch.finished && this.#sawDone() === false) {
       const cause = new Error("the event stream ended without a finish reason or [DONE]");
       throw toServiceError(
         { kind: "network", cause, afterResponse: true, headers },
-        { ...ctx, partialOutput: this.#partialOutput, midStream: true },
+        { ...ctx, partialOutput: watch.partialOutput, midStream: true },
       );
     }
   }
@@ -141,6 +192,7 @@ export async function openStream<T extends object>(
   ctx: FailureContext,
   signal?: AbortSignal,
   observe?: (event: T) => void,
+  watch?: StreamWatch<T>,
 ): Promise<AsyncIterableIterator<T>> {
   const { headers, status } = response;
   const source = stream[Symbol.asyncIterator]();
@@ -155,5 +207,5 @@ export async function openStream<T extends object>(
   if (first.done) throw toServiceError({ kind: "empty", status, headers }, ctx);
   const watched = { ...ctx, responseHeaders: headers };
   const sawDone = () => sawDoneEvent(response);
-  return new WatchedStream(source, watched, status, sawDone, signal, first, observe);
+  return new WatchedStream(source, watched, status, sawDone, signal, first, observe, watch);
 }

@@ -1014,3 +1014,14 @@ describe("diagnose: dedicated endpoint (docs/service-contract.md#dedicated-endpo
     });
   });
 });
+
+describe("diagnose: whether a model serves the Responses API", () => {
+  it("says so from the model list, at no cost: emulator-chat is listed with it, emulator-thinker without", async () => {
+    const { run, sent } = setup();
+    const served = (await run({ model: "emulator-chat" })).checks.find((c) => c.id === "model")!;
+    expect(served.detail).toMatch(/lists it with the Responses API \("openai-response"\)/);
+    const chat = (await run({ model: "emulator-thinker" })).checks.find((c) => c.id === "model")!;
+    expect(chat.detail).toMatch(/lists it without the Responses API/);
+    expect(sent.filter((s) => s.url.endsWith("/responses"))).toEqual([]);
+  });
+});

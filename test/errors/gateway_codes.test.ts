@@ -16,7 +16,7 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator/index.js";
-import { errorRow, fill, GATEWAY_CODES } from "../../src/errors/gateway_codes.js";
+import { errorRow, fill, GATEWAY_CODES, gatewayCode } from "../../src/errors/gateway_codes.js";
 import {
   BadRequestError,
   BaseURLError,
@@ -34,6 +34,7 @@ import {
   MalformedResponseError,
   PermissionDeniedError,
   RateLimitError,
+  ResponseFormatError,
   ServiceConnectionError,
   ServiceTimeoutError,
   ServiceUnavailableError,
@@ -315,6 +316,24 @@ const ROWS: Row[] = [
     },
   },
   {
+    name: "a model server's invalid_request_error about something else than the format",
+    reply: [
+      400,
+      gateway(
+        "invalid_request_error",
+        `Invalid max_tokens value, the valid range of max_tokens is [1, 8192]${suffix}`,
+        "invalid_request_error",
+      ),
+      json(),
+    ],
+    cls: BadRequestError,
+    code: "invalid_request_error",
+    status: 400,
+    requestId: RID,
+    retryable: false,
+    check: (e) => expect(ResponseFormatError.isInstance(e)).toBe(false),
+  },
+  {
     name: "a 5xx with a code the gateway does not document",
     reply: [
       502,
@@ -571,10 +590,24 @@ describe("the gateway's error surface, at the wire", () => {
 });
 
 describe("the table of the gateway's codes", () => {
-  it("has one row per code, and each row's sample carries that code", () => {
-    const codes = GATEWAY_CODES.map((row) => row.code);
-    expect(new Set(codes).size).toBe(codes.length);
-    for (const row of GATEWAY_CODES) expect(row.sample.error.code, row.code).toBe(row.code);
+  it("has one row per code and message, and each row's sample carries that code and message", () => {
+    const keys = GATEWAY_CODES.map((row) => `${row.code} ${row.message?.pattern ?? ""}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const row of GATEWAY_CODES) {
+      expect(row.sample.error.code, row.code).toBe(row.code);
+      // The row the mapper finds for its own sample is that row.
+      expect(gatewayCode(row.code, row.sample.error.message)).toBe(row);
+    }
+  });
+
+  it("reads a code that comes with many messages by the message a row names, else not at all", () => {
+    const row = gatewayCode(
+      "invalid_request_error",
+      "This response_format type is unavailable now",
+    );
+    expect(row?.cls).toBe(ResponseFormatError);
+    expect(gatewayCode("invalid_request_error", "Invalid max_tokens value")).toBeUndefined();
+    expect(gatewayCode("invalid_request_error")).toBeUndefined();
   });
 
   it.each(GATEWAY_CODES.map((row) => [row.code, row] as const))(

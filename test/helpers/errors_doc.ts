@@ -82,18 +82,25 @@ function cellsOf(row: GatewayCode): string[] {
   ].map(cell);
 }
 
+/** `` `code` ``, and the message a row reads the code with, when it reads one. */
+function codeCell(row: GatewayCode): string {
+  const says = row.message ? ` with the message "${row.message.says}"` : "";
+  return cell(`\`${row.code}\`${says}`);
+}
+
 /** The Markdown table: one line per run of rows that differ in their code alone. */
 export function gatewayCodesTable(rows: readonly GatewayCode[] = GATEWAY_CODES): string {
   const lines: Array<{ codes: string[]; cells: string[] }> = [];
   for (const row of rows) {
     const cells = cellsOf(row);
     const last = lines.at(-1);
-    if (last && last.cells.join("|") === cells.join("|")) last.codes.push(row.code);
-    else lines.push({ codes: [row.code], cells });
+    const code = codeCell(row);
+    if (last && last.cells.join("|") === cells.join("|")) last.codes.push(code);
+    else lines.push({ codes: [code], cells });
   }
   const body = lines.map(({ codes, cells }) => {
     const [status, ...rest] = cells;
-    return `| ${[status, codes.map((code) => `\`${code}\``).join(", "), ...rest].join(" | ")} |`;
+    return `| ${[status, codes.join(", "), ...rest].join(" | ")} |`;
   });
   return [...HEADER, ...body].join("\n");
 }

@@ -111,8 +111,9 @@ export function gatewayFaultsTable(raised: Raised): string {
 }
 
 /**
- * What the package raises for each gateway reply: a chat model's call (no retries) that gets it
- * from the in-process emulator, its error's class and whether it would be retried.
+ * What the package raises for each gateway reply: a chat model's call (no retries, with a
+ * `json_schema` response format) that gets it from the in-process emulator, its error's class and
+ * whether it would be retried.
  */
 export async function raisedByEachGatewayFault(): Promise<Raised> {
   const emulator = createEmulator();
@@ -125,7 +126,12 @@ export async function raisedByEachGatewayFault(): Promise<Raised> {
       maxRetries: 0,
       configuration: { defaultHeaders: { [FAULT_HEADER]: name } },
     });
-    const error = await model.invoke("hi").then(
+    // A request with every part a reply may be about: a `json_schema` response format.
+    const response_format = {
+      type: "json_schema" as const,
+      json_schema: { name: "extract", schema: { type: "object", properties: {} } },
+    };
+    const error = await model.invoke("hi", { response_format }).then(
       () => undefined,
       (caught: unknown) => caught as { constructor: ErrorClass; retryable?: boolean },
     );

@@ -8,6 +8,7 @@ import {
   modelOfRun,
   promptCacheFromWire,
   promptUsageFromWire,
+  reasoningTokensFromWire,
   requestIdOfError,
   requestIdOfResult,
   runUsageFromResult,
@@ -382,5 +383,30 @@ describe("the prompt cache's reads and writes on the wire", () => {
     });
     const none = { ...usage, input_token_details: { cache_read: 3 } };
     expect(merged(none, wire).inputTokenDetails).toEqual({ cache_read: 3 });
+  });
+});
+
+describe("the usage readers, in the Responses API's names", () => {
+  const usage = {
+    input_tokens: 40,
+    input_tokens_details: { cached_tokens: 8 },
+    output_tokens: 12,
+    output_tokens_details: { reasoning_tokens: 5 },
+  };
+
+  it("read input_tokens and output_tokens as the prompt and the completion, the total derived", () => {
+    expect(tokenUsageFromWire(usage)).toEqual({
+      promptTokens: 40,
+      completionTokens: 12,
+      totalTokens: 52,
+    });
+  });
+
+  it("read the cached and the reasoning tokens from their details", () => {
+    expect(cachedTokensFromWire(usage)).toBe(8);
+    expect(reasoningTokensFromWire(usage)).toBe(5);
+    expect(reasoningTokensFromWire({ completion_tokens_details: { reasoning_tokens: 3 } })).toBe(3);
+    expect(reasoningTokensFromWire({ output_tokens: 1 })).toBeUndefined();
+    expect(reasoningTokensFromWire(null)).toBeUndefined();
   });
 });

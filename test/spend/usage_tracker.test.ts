@@ -799,6 +799,35 @@ describe("UsageTracker options", () => {
   });
 });
 
+describe("UsageTracker.withBudget: a tracker of the same prices that counts apart", () => {
+  it("prices, reserves and records like its parent, in a budget and records of its own", async () => {
+    const parent = new UsageTracker({ prices: PRICES, currency: "credit", defaultReplyTokens: 10 });
+    const store = new MemoryStore();
+    await store.charge("default", 0.00003);
+    const child = parent.withBudget(0.0001, store);
+    expect(child).not.toBe(parent);
+    expect(child.priceOf("test-model")).toEqual(PRICES["test-model"]);
+    expect(child).toMatchObject({ budget: 0.0001, currency: "credit", store });
+    // 10 reply tokens by the parent's default: (5 × 2 + 10 × 8) / 1e6 = 0.00009 does not fit 0.00007.
+    const estimate = { model: "test-model", inputTokens: 5, choices: 1 };
+    await expect(child.reserve("run", estimate)).rejects.toMatchObject({
+      name: "BudgetExceededError",
+      budget: 0.0001,
+      spent: 0.00003,
+      requested: 0.00009,
+      currency: "credit",
+    });
+    expect(parent.records).toEqual([]);
+    expect((await parent.budgetStatus()).spent).toBe(0);
+    expect(parent.withBudget(undefined).budget).toBeUndefined();
+  });
+
+  it("refuses a budget when the parent has no prices, naming `budget`", () => {
+    expect(() => new UsageTracker().withBudget(1)).toThrow(ConfigurationError);
+    expect(() => new UsageTracker().withBudget(1)).toThrow(/`budget` needs `prices`/);
+  });
+});
+
 describe("UsageTracker with other LangChain models", () => {
   it("tracks ChatOpenAI (usage_metadata, model from invocation params)", async () => {
     const seen = intercept("/v1/chat/completions", [200, reply(7, 3), JSON_HEADERS]);

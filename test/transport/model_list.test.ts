@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { listModelIds } from "../../src/transport/model_list.js";
+import { listModelIds, listModels } from "../../src/transport/model_list.js";
 import { BASE, KEY } from "../helpers/wire.js";
 
 const BASE_URL = `${BASE}/inference/v1`;
@@ -119,5 +119,23 @@ describe("listModelIds: what it takes for a list", () => {
     const { fetch } = answering(() => list([{ id: "a" }]));
     const signal = AbortSignal.abort(new Error("gone"));
     expect(await listModelIds({ baseURL: BASE_URL, fetch, signal })).toBeUndefined();
+  });
+});
+
+describe("listModels", () => {
+  it("keeps each model's supported_endpoint_types, and none where the entry says nothing", async () => {
+    nock(BASE)
+      .get(MODELS)
+      .reply(200, {
+        data: [
+          { id: "a", supported_endpoint_types: ["openai", "openai-response", 7] },
+          { id: "b" },
+          { id: "a", supported_endpoint_types: ["openai"] },
+        ],
+      });
+    expect(await listModels({ baseURL: BASE_URL, apiKey: KEY })).toEqual([
+      { id: "a", endpointTypes: ["openai", "openai-response"] },
+      { id: "b" },
+    ]);
   });
 });

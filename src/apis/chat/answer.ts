@@ -1,8 +1,12 @@
 /**
  * @module The check of a 2xx chat completion: a non-empty `choices` array
  * (docs/service-contract.md#errors, rule 4), each choice carrying an answer; anything else is a
- * `MalformedResponseError`, never an empty reply.
+ * `MalformedResponseError`, never an empty reply. And a json_schema answer cut short refused as
+ * the openai SDK's `parse` would refuse it (this package never calls `parse`: it reads an answer
+ * before its `<think>` tags are taken out).
  */
+import type { OpenAI } from "openai";
+import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { type FailureContext, toServiceError } from "../../errors/mapper.js";
 import { carriesAnswer, throwErrorObject } from "../../transport/answer.js";
 
@@ -28,4 +32,16 @@ export function checkChatCompletion<T>(data: T, headers: Headers, ctx: FailureCo
     },
     ctx,
   );
+}
+
+/**
+ * What the openai SDK's `parse` (which `@langchain/openai` calls for a json_schema answer) raises
+ * on an answer cut short, where the JSON cannot be whole: the same errors, after the attempt has
+ * settled what the service charged for it.
+ */
+export function checkStructuredFinish(completion: OpenAI.Chat.Completions.ChatCompletion): void {
+  for (const choice of completion.choices) {
+    if (choice.finish_reason === "length") throw new LengthFinishReasonError();
+    if (choice.finish_reason === "content_filter") throw new ContentFilterFinishReasonError();
+  }
 }

@@ -11,8 +11,9 @@
  *    call's options (tools, `tool_choice`, `response_format`, stop, sampling, stream options);
  * 2. `convertMessagesToCompletionsMessageParams`, `convertCompletionsMessageToBaseMessage` and
  *    `convertCompletionsDeltaToBaseMessageChunk` (public exports): messages both ways;
- * 3. `withStructuredOutput` and `bindTools`, which bind their options through `this.withConfig`,
- *    synchronously within the call (see `structured_output.ts`);
+ * 3. `bindTools`, which binds its options through `this.withConfig` (`withStructuredOutput` is
+ *    this package's own, `structured_output.ts`: it binds through `withConfig` too, and the
+ *    request's fields still come from 1);
  * 4. its constructor, given a placeholder key: it keeps the key it is given on public fields;
  * 5. `toJSON`, `lc_serializable_keys` and `lc_secrets`, adjusted in `serialisation.ts`;
  * 6. `_getCallOptionsForTracing` and `getLsParams`, whose output is adjusted (redacted headers,

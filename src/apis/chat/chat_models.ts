@@ -32,11 +32,10 @@ import {
 } from "../../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
 import { toServiceError } from "../../errors/mapper.js";
-import { type CallMeter, type MeteredAttempt, streamEventsRun } from "../../spend/call_meter.js";
-import { estimateChatRequest, estimateTokens } from "../../spend/estimate.js";
+import { type MeteredAttempt, type MeteredRun, streamEventsRun } from "../../spend/call_meter.js";
+import { estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
-import type { CallTrace } from "../../telemetry/call_trace.js";
-import { type ChannelRequest, ServiceChannel, settleStream } from "../../transport/channel.js";
+import { ServiceChannel, settleStream } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
 import {
@@ -51,13 +50,11 @@ import {
   constructorFields,
   validateChatOptions,
 } from "../options.js";
+import { type ResponsesRoute, routeFor } from "../responses/route.js";
 import { startedRun, startedStream } from "../run_start.js";
 import { runOf, withRun } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
-  type OpenedChatStream,
-  type ResponseMeta,
-  readCompletion,
   type StreamState,
   toChatModelEvents,
   toChatResult,
@@ -68,8 +65,9 @@ import { contentText, countChunk, countGenerationChunk } from "./metering.js";
 import { readStreamReasoning } from "./reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
+import { type ChatSender, completeChat, openChatStream } from "./send.js";
 import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
-import { withFunctionCallingTrace } from "./structured_output.js";
+import { type StructuredOutputWithRaw, structuredOutput } from "./structured_output.js";
 
 /** Call options of {@link ChatInferenceService}: those of `ChatOpenAICompletions` (tools, `tool_choice`, `response_format`, `signal`, `timeout`, `maxRetries`, …). */
 export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCallOptions {
@@ -82,6 +80,8 @@ export interface ChatInferenceServiceCallOptions extends ChatOpenAICompletionsCa
    * `{ chat_template_kwargs: { enable_thinking: false } }` (Qwen3 on vLLM or SGLang).
    */
   modelKwargs?: Record<string, unknown>;
+  /** With `useResponsesApi`: continues a response stored on the service (docs/responses.md). */
+  previous_response_id?: string;
 }
 
 /**
@@ -120,8 +120,8 @@ registerContentBlockTranslator();
  * console.log(reply.content, reply.usage_metadata, reply.response_metadata.requestId);
  * for await (const chunk of await model.stream("Tell me a story")) process.stdout.write(chunk.text);
  * ```
- * Tools (`bindTools`), structured output (`withStructuredOutput`, default method
- * `functionCalling`), model profiles (`profiles`), reasoning models (`reasoning` content blocks,
+ * Tools (`bindTools`), structured output (`withStructuredOutput`, its method chosen by the
+ * model's profile), model profiles (`profiles`), reasoning models (`reasoning` content blocks,
  * `outputVersion: "v1"`, `reasoning: { effort }`), budgets (`UsageTracker`) and rate limits
  * (`rateLimiter`) work as the guide shows. Every failure is a subclass of `InferenceServiceError`
  * with `status`, `code`, `requestId`, `retryable` and a `hint`; what no retry can fix fails on the
@@ -138,9 +138,9 @@ export class ChatInferenceService<
   readonly rateLimiter?: RateLimiter;
   /** How requests travel; it alone holds the key, the client and the headers. */
   readonly #channel: ServiceChannel;
+  /** Where calls go through the Responses API, when `useResponsesApi` asks for it. */
+  readonly #responses?: ResponsesRoute;
   #profile?: { model: string; profile: Readonly<InferenceModelProfile> };
-  /** True only while `withStructuredOutput` builds its pipeline (see `withConfig`). */
-  #namingStructuredOutput = false;
 
   static override lc_name(): string {
     return "ChatInferenceService";
@@ -206,6 +206,7 @@ export class ChatInferenceService<
     this.rateLimiter = options.rateLimiter;
     this.#channel = channel;
     this.caller = channel.caller;
+    this.#responses = routeFor(options, channel, this);
     this._addVersion(PACKAGE_NAME, VERSION);
   }
 
@@ -317,10 +318,13 @@ export class ChatInferenceService<
   ): Promise<ChatResult> {
     if (this.streaming) return this.#generateFromStream(messages, options, runManager);
     options.signal?.throwIfAborted();
-    const body = this.#body(messages, options, false);
-    const meter = this.#channel.meter(runManager);
-    const { completion, meta } = await this.#complete(body, options, meter);
-    return toChatResult(completion, meta, this.__includeRawResponse);
+    const chat = async () => {
+      const body = this.#body(messages, options, false);
+      const meter = this.#channel.meter(runManager);
+      const { completion, meta } = await completeChat(this.#sender(), body, options, meter);
+      return toChatResult(completion, meta, this.__includeRawResponse);
+    };
+    return this.#responses?.generate(messages, options, runManager, chat) ?? chat();
   }
 
   /** `invoke` of a `streaming: true` model: the stream's chunks, one generation per choice. */
@@ -352,13 +356,22 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
+    const chat = () => this.#chatChunks(messages, options, runManager);
+    return this.#responses?.chunks(messages, options, runManager, chat) ?? chat();
+  }
+
+  #chatChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
     const meter = this.#channel.meter(runManager);
     const trace = this.#channel.trace();
     let attempt: MeteredAttempt | undefined;
     // Opened when the chunks are first read: nothing is sent for a stream nobody reads.
     const open = async () => {
       const body = this.#body(messages, options, true);
-      const opened = await this.#stream(body, options, meter, trace);
+      const opened = await openChatStream(this.#sender(), body, options, meter, trace);
       attempt = opened.attempt;
       return opened;
     };
@@ -418,20 +431,30 @@ export class ChatInferenceService<
    * finish reasons as typed blocks), from this model's stream, with the request ID in the
    * message's metadata.
    */
-  override async *_streamChatModelEvents(
+  override _streamChatModelEvents(
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatModelStreamEvent> {
+    const run = runManager ?? runOf(options);
+    const chat = () => this.#chatEvents(messages, options, run);
+    return this.#responses?.events(messages, options, run, chat) ?? chat();
+  }
+
+  async *#chatEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    run: MeteredRun | undefined,
+  ): AsyncGenerator<ChatModelStreamEvent> {
     const body = this.#body(messages, options, true);
-    const meter = this.#channel.meter(runManager ?? runOf(options));
+    const meter = this.#channel.meter(run);
     const trace = this.#channel.trace();
     const {
       events: opened,
       reasoning,
       meta,
       attempt,
-    } = await this.#stream(body, options, meter, trace);
+    } = await openChatStream(this.#sender(), body, options, meter, trace);
     const signal = options.signal;
     const events = settleStream(readStreamReasoning(opened, reasoning), {
       meter,
@@ -466,10 +489,16 @@ export class ChatInferenceService<
     const meter = this.#channel.meter();
     if (request.stream) {
       const trace = this.#channel.trace();
-      const { events, reasoning } = await this.#stream(request, call, meter, trace);
+      const { events, reasoning } = await openChatStream(
+        this.#sender(),
+        request,
+        call,
+        meter,
+        trace,
+      );
       return settleStream(readStreamReasoning(events, reasoning), { trace, signal: call.signal });
     }
-    return (await this.#complete(request, call, meter)).completion;
+    return (await completeChat(this.#sender(), request, call, meter)).completion;
   }
 
   /** The request of one call: the call's fields, its messages, and the reasoning they send back. */
@@ -483,64 +512,15 @@ export class ChatInferenceService<
     return withReasoningSentBack(body, reasoningToSendBack(messages, reasoningRoundTrip));
   }
 
-  /** What a call hands the channel besides the body: its signal, retries, request options and trace. */
-  #channelRequest(
-    body: ChatRequest,
-    call: CallSettings,
-    meter: CallMeter | undefined,
-    trace?: CallTrace,
-  ): ChannelRequest {
+  /** Where a chat call goes, and the reasoning tags its answer is read for. */
+  #sender(): ChatSender {
+    const profile = this.#resolvedProfile();
+    const { reasoningTags } = reasoningSettingsOf(profile);
     return {
-      body: body as unknown as Record<string, unknown>,
-      signal: call.signal ?? undefined,
-      maxRetries: call.maxRetries,
-      options: call.options,
-      meter,
-      estimate: () =>
-        estimateChatRequest(
-          body as unknown as Record<string, unknown>,
-          this.model,
-          this.#resolvedProfile().mediaTokens,
-        ),
-      trace,
-    };
-  }
-
-  /**
-   * One completion, checked (a non-empty `choices`), its reasoning read out of the answer, the
-   * attempt settled to its usage. Never the SDK's `parse`: it would read a json_schema answer
-   * before its `<think>` tags are taken out, and LangChain parses the answer itself.
-   */
-  async #complete(
-    body: ChatRequest,
-    call: CallSettings,
-    meter: CallMeter | undefined,
-  ): Promise<{ completion: Completion; meta: ResponseMeta }> {
-    const tags = reasoningSettingsOf(this.#resolvedProfile()).reasoningTags;
-    const structured = body.response_format?.type === "json_schema";
-    return this.#channel.request(this.#channelRequest(body, call, meter), (answer, ctx, attempt) =>
-      readCompletion(answer, ctx, attempt, tags, structured),
-    );
-  }
-
-  /**
-   * A stream, once its first event has arrived, with the response's metadata, the profile's
-   * reasoning tags to read out of it, and the metered attempt that answered it, which whoever
-   * reads the stream settles with its `trace` (`settleStream`).
-   */
-  async #stream(
-    body: ChatRequest,
-    call: CallSettings,
-    meter: CallMeter | undefined,
-    trace: CallTrace | undefined,
-  ): Promise<OpenedChatStream> {
-    const request = this.#channelRequest(body, call, meter, trace);
-    const opened = await this.#channel.stream<Chunk>(request);
-    return {
-      events: opened.events,
-      meta: { requestId: opened.requestId },
-      reasoning: reasoningSettingsOf(this.#resolvedProfile()).reasoningTags,
-      attempt: opened.attempt,
+      channel: this.#channel,
+      model: this.model,
+      tags: reasoningTags,
+      mediaTokens: profile.mediaTokens,
     };
   }
 
@@ -551,39 +531,29 @@ export class ChatInferenceService<
   override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<true>,
-  ): Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }>;
+  ): Runnable<BaseLanguageModelInput, StructuredOutputWithRaw<RunOutput>>;
   /**
-   * Structured output; the default method is `functionCalling` (a forced tool call), which every
-   * tool-capable hosted model supports. Pass `method: "jsonSchema"` or `"jsonMode"` to use
-   * `response_format` instead.
+   * Structured output (see `structured_output.ts`): `method: "jsonSchema"` when the model's profile
+   * says `structuredOutput: true`, else `"functionCalling"` (a forced tool call); an explicit
+   * `method` wins. A `jsonSchema` answer in prose, or a refused `response_format`, is asked once
+   * more as a forced tool call; an answer that still cannot be read is a `StructuredOutputError`.
    */
   override withStructuredOutput<RunOutput extends AnyRecord = AnyRecord>(
     outputSchema: OutputSchema<RunOutput>,
     config?: StructuredOutputMethodOptions<boolean>,
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>
-    | Runnable<BaseLanguageModelInput, { raw: BaseMessage; parsed: RunOutput }> {
-    // The base class binds `ls_structured_output_format` through `this.withConfig`, synchronously
-    // inside this call: the flag lets `withConfig` rename the traced method for this call only.
-    this.#namingStructuredOutput = true;
-    try {
-      return super.withStructuredOutput<RunOutput>(outputSchema, {
-        ...config,
-        method: config?.method ?? "functionCalling",
-      } as StructuredOutputMethodOptions<boolean>);
-    } finally {
-      this.#namingStructuredOutput = false;
-    }
+    | Runnable<BaseLanguageModelInput, StructuredOutputWithRaw<RunOutput>> {
+    return structuredOutput(this, outputSchema, config) as Runnable<
+      BaseLanguageModelInput,
+      RunOutput
+    >;
   }
 
   /**
    * A binding with these call options. Per-call headers in it (`options.headers`) are sent but
    * never serialised or printed: `JSON.stringify` and `console.log` of the binding show
    * `[redacted]`, as for `defaultHeaders`.
-   *
-   * `@langchain/openai` traces the function-calling method as `"function_calling"`; LangChain's
-   * own name for it (the one `withStructuredOutput` takes, and its standard tests check in
-   * `ls_structured_output_format.kwargs.method`) is `"functionCalling"`, which is what is bound.
    */
   override withConfig(
     config: Partial<CallOptions>,
@@ -591,15 +561,7 @@ export class ChatInferenceService<
     return new RedactedBinding<BaseLanguageModelInput, AIMessageChunk, CallOptions>({
       bound: this,
       kwargs: {},
-      config: this.#namingStructuredOutput ? withFunctionCallingTrace(config) : config,
+      config,
     });
   }
-}
-
-/** What one call passes to the channel from its options. */
-interface CallSettings {
-  signal?: AbortSignal | null;
-  maxRetries?: number;
-  /** The openai SDK's request options of the call (`options` of the call options). */
-  options?: OpenAI.RequestOptions;
 }

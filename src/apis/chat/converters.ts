@@ -27,10 +27,9 @@ import {
 } from "../../spend/usage.js";
 import type { Answer } from "../../transport/attempt.js";
 import { abortError } from "../../utils/sleep.js";
-import { checkChatCompletion } from "./answer.js";
+import { checkChatCompletion, checkStructuredFinish } from "./answer.js";
 import { replyText } from "./metering.js";
 import { readCompletionReasoning, StreamReasoning } from "./reasoning/read_reasoning.js";
-import { checkStructuredFinish } from "./structured_output.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;

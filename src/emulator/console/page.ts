@@ -133,7 +133,7 @@ const BODY = `
   <section id="models" class="wide">
     <h3>Hosted models</h3>
     <table>
-      <thead><tr><th>Model ID</th><th>Kind</th><th>Input price</th><th>Output price</th><th>Context window</th></tr></thead>
+      <thead><tr><th>Model ID</th><th>Kind and APIs</th><th>Input price</th><th>Output price</th><th>Context window</th></tr></thead>
       <tbody id="model-rows"></tbody>
     </table>
     <p class="muted">Prices in credit per million tokens.</p>

@@ -33,6 +33,8 @@ export type GatewayFaultKind = keyof typeof GATEWAY_FAULTS;
  * - `redirect-loop`: a 307 back to the same path, for ever;
  * - `shuffle`: an embeddings answer lists its items out of order, each keeping its `index`
  *   (other routes are answered as usual);
+ * - `ignore-response-format`: a chat answer in prose whatever the `response_format`, as from a
+ *   channel that does not read the field;
  * - the gateway's replies of {@link GatewayFaultKind}.
  */
 export type FaultKind =
@@ -49,6 +51,7 @@ export type FaultKind =
   | "no-choices"
   | "redirect-loop"
   | "shuffle"
+  | "ignore-response-format"
   | GatewayFaultKind
   | `latency=${number}`;
 
@@ -74,6 +77,7 @@ export type Fault =
   | { type: "no-choices" }
   | { type: "redirect-loop" }
   | { type: "shuffle" }
+  | { type: "ignore-response-format" }
   | { type: "gateway"; name: GatewayFaultKind };
 
 /** What to do to one request. */
@@ -143,7 +147,8 @@ const OWN_FAULTS: Readonly<Record<string, OwnFault>> = {
   },
   "no-choices": {
     fault: { type: "no-choices" },
-    summary: "200 whose answer has `choices: []`; a stream sends only the usage chunk and `[DONE]`",
+    summary:
+      "200 with no `choices` (no `output` on /responses); a stream sends only its usage or its first and last events",
   },
   "redirect-loop": {
     fault: { type: "redirect-loop" },
@@ -153,6 +158,11 @@ const OWN_FAULTS: Readonly<Record<string, OwnFault>> = {
     fault: { type: "shuffle" },
     summary:
       "An embeddings answer lists its items out of order, each keeping its `index`; other routes answer as usual",
+  },
+  "ignore-response-format": {
+    fault: { type: "ignore-response-format" },
+    summary:
+      "A chat answer ignores `response_format` and comes in prose, a billed 200, as from a channel that does not read the field",
   },
 };
 

@@ -56,6 +56,43 @@ export interface GatewayFault {
    */
   summary: string;
   build: Build;
+  /**
+   * Set for a reply about one part of a request: the body it is sent for. Any other request is
+   * answered as usual (so a client's second try without that part gets its answer).
+   */
+  appliesTo?: (body: string) => boolean;
+}
+
+/**
+ * A model server's 400 to a request with a `json_schema` response format, passed through by the
+ * gateway (its `type`, `param` and code, the gateway's request ID suffix); other requests pass.
+ */
+function refusesJsonSchema(
+  why: string,
+  code: string,
+  message: string,
+  param: string,
+): GatewayFault {
+  return {
+    summary: `400 to a \`json_schema\` \`response_format\`: ${why}; other requests are answered`,
+    appliesTo: asksJsonSchema,
+    build: ({ requestId }) =>
+      gatewayError(400, code, `${message}${suffix(requestId)}`, requestId, {
+        type: "invalid_request_error",
+        param,
+      }),
+  };
+}
+
+/** Whether a request body asks for a `json_schema` response format; never throws. */
+function asksJsonSchema(body: string): boolean {
+  try {
+    const format = (JSON.parse(body) as { response_format?: { type?: unknown } } | null)
+      ?.response_format;
+    return format?.type === "json_schema";
+  } catch {
+    return false;
+  }
 }
 
 /** Every gateway reply the emulator can inject, by fault name. */
@@ -213,6 +250,20 @@ export const GATEWAY_FAULTS = {
         { type: "invalid_request_error", param: "messages" },
       ),
   },
+  // OpenAI's refusal of a schema that breaks its strict rules, passed through with its status.
+  invalid_json_schema: refusesJsonSchema(
+    "OpenAI's strict rules refuse its schema",
+    "invalid_json_schema",
+    "Invalid schema for response_format 'extract': In context=(), 'required' is required to be supplied and to be an array including every key in properties. Missing 'age'.",
+    "response_format",
+  ),
+  // DeepSeek's refusal of the format type, under its code for any refused request.
+  invalid_request_error: refusesJsonSchema(
+    "DeepSeek does not take that type",
+    "invalid_request_error",
+    "This response_format type is unavailable now",
+    "",
+  ),
   "200-error": {
     summary: "A model server's error, passed on with its 200",
     build: ({ requestId }) =>

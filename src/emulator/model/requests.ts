@@ -142,11 +142,17 @@ function parsePromptCache(json: Record<string, unknown>): PromptCacheControls {
     if (!Array.isArray(content)) return;
     for (const block of content) if (isRecord(block)) add(index + 1, block.cache_control);
   });
+  return { ...promptCacheKeyOf(json), breakpoints };
+}
+
+/** OpenAI's prompt-cache controls, which chat completions and the Responses API share. */
+export function promptCacheKeyOf(
+  json: Record<string, unknown>,
+): Omit<PromptCacheControls, "breakpoints"> {
   const { prompt_cache_key: key, prompt_cache_retention: retention } = json;
   return {
     ...(typeof key === "string" && key !== "" ? { key } : {}),
     ...(typeof retention === "string" && retention !== "" ? { retention } : {}),
-    breakpoints,
   };
 }
 

@@ -105,8 +105,13 @@ function finish(events: string[], head: object, usage: Usage, includeUsage: bool
   return events;
 }
 
-/** The text a chat or completions chunk carries: content, reasoning, tool-call arguments, text. */
+/**
+ * The text a chat or completions chunk carries (content, reasoning, tool-call arguments, text),
+ * or a typed event's delta (text, reasoning summary, arguments).
+ */
 function chunkText(chunk: unknown): string {
+  const delta = (chunk as { delta?: unknown } | null)?.delta;
+  if (typeof delta === "string") return delta;
   const choices = (chunk as { choices?: unknown } | null)?.choices;
   if (!Array.isArray(choices)) return "";
   let text = "";
@@ -128,8 +133,10 @@ function chunkText(chunk: unknown): string {
 export function relayedTokens(events: readonly string[]): number {
   let text = "";
   for (const event of events) {
-    if (!event.startsWith("data: {")) continue;
-    text += chunkText(JSON.parse(event.slice("data: ".length)));
+    // A typed event names itself on an `event:` line before its data.
+    const at = event.startsWith("data: {") ? 0 : event.indexOf("\ndata: {") + 1;
+    if (at < 0 || (at === 0 && !event.startsWith("data: {"))) continue;
+    text += chunkText(JSON.parse(event.slice(at + "data: ".length)));
   }
   return countTokens(text);
 }

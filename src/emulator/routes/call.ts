@@ -5,7 +5,12 @@
  */
 
 import { type Fault, type FaultPlan, UnknownFaultError } from "../faults/faults.js";
-import { GATEWAY_FAULTS, modelOfBody, redirectLoop } from "../faults/gateway_faults.js";
+import {
+  GATEWAY_FAULTS,
+  type GatewayFault,
+  modelOfBody,
+  redirectLoop,
+} from "../faults/gateway_faults.js";
 import type { CompletionIdentity } from "../model/completions.js";
 import type { Usage } from "../model/generate.js";
 import { InvalidBodyError } from "../model/requests.js";
@@ -265,8 +270,9 @@ export class Call {
 
 /**
  * The reply of a fault that answers in place of the call (a status, a gateway error, a reset, a
- * redirect loop); undefined for none, or one that damages the answer instead (see {@link damage}).
- * Replay applies faults with it too.
+ * redirect loop); undefined for none, for a gateway error about a part the request does not
+ * have, or for one that damages the answer instead (see {@link damage}) or changes how the model
+ * reads the request (`ignore-response-format`). Replay applies faults with it too.
  */
 export function faultReply(
   context: HandlerContext,
@@ -281,7 +287,9 @@ export function faultReply(
       : upstreamError(requestId, fault.status);
   }
   if (fault?.type === "gateway") {
-    return GATEWAY_FAULTS[fault.name].build({ requestId, model: modelOfBody(request.body) });
+    const reply: GatewayFault = GATEWAY_FAULTS[fault.name];
+    if (reply.appliesTo && !reply.appliesTo(request.body)) return undefined;
+    return reply.build({ requestId, model: modelOfBody(request.body) });
   }
   if (fault?.type === "redirect-loop") return redirectLoop(requestId, request.url);
   return undefined;
@@ -318,10 +326,13 @@ export function damage(
   if (fault?.type === "empty") return { ...reply, body: none(body) };
   if (fault?.type === "no-choices") {
     if (typeof body === "string") {
-      return { ...reply, body: JSON.stringify({ ...JSON.parse(body), choices: [] }) };
+      const answer = JSON.parse(body);
+      // A typed-events API's answer is its `output`; a chat or completions answer its `choices`.
+      const emptied = "output" in answer ? { ...answer, output: [] } : { ...answer, choices: [] };
+      return { ...reply, body: JSON.stringify(emptied) };
     }
-    // The usage chunk (`choices: []`) and [DONE] stay.
-    return { ...reply, body: body.filter((event) => !/"choices":\[\{/.test(event)) };
+    // The usage chunk (`choices: []`) and [DONE] stay; typed events keep their start and end.
+    return { ...reply, body: body.flatMap(withoutAnswer) };
   }
   if (fault?.type === "truncate") {
     // Half the events (never [DONE]) or half the JSON, then the connection dies.
@@ -333,6 +344,25 @@ export function damage(
     return { ...reply, body: [...body.slice(0, 2), error] };
   }
   return reply;
+}
+
+/**
+ * One event of a stream without the answer it carries: a chat chunk with a choice, or a typed
+ * event of an output item, is dropped; the event that ends a typed stream keeps no output.
+ */
+function withoutAnswer(event: string): string[] {
+  if (
+    /"choices":\[\{/.test(event) ||
+    /^event: response\.(output_|content_part|function_call|reasoning)/.test(event)
+  ) {
+    return [];
+  }
+  const terminal = /^event: (response\.(completed|incomplete))\ndata: (.*)\n\n$/s.exec(event);
+  if (!terminal) return [event];
+  const data = JSON.parse(terminal[3]!);
+  return [
+    `event: ${terminal[1]}\ndata: ${JSON.stringify({ ...data, response: { ...data.response, output: [] } })}\n\n`,
+  ];
 }
 
 /** Half a JSON body, or the first half of a stream's events (at least one, never [DONE]). */

@@ -26,8 +26,13 @@ export function hosted(
 ): EmulatorReply {
   const opened = openHosted(context, request, requestId, parseChatRequest, "chat");
   if ("reply" in opened) return opened.reply;
-  const { call, body, model } = opened;
+  const { call, model } = opened;
   const { state } = context;
+  // A channel that does not read `response_format` never shows it to the model: prose comes back.
+  const ignored = model.ignoresResponseFormat || call.fault?.type === "ignore-response-format";
+  const body = ignored
+    ? { ...opened.body, responseFormat: { type: "text" as const } }
+    : opened.body;
   // The model server's own checks, which the gateway relays: the reasoning sent back.
   const reasoning = reasoningFormatFor(model, body);
   const problem = reasoningInputProblem(model, body, reasoning !== undefined);

@@ -15,6 +15,7 @@ import type { HandlerContext } from "./handler_context.js";
 import { listModels } from "./models.js";
 import { createRequestIdGenerator } from "./request_id.js";
 import { rerank } from "./rerank.js";
+import { responses } from "./responses.js";
 
 export type Handler = (request: EmulatorRequest) => EmulatorReply;
 
@@ -24,6 +25,7 @@ const COMPLETIONS_PATH = `${API_PREFIX}/completions`;
 const MODELS_PATH = `${API_PREFIX}/models`;
 const EMBEDDINGS_PATH = `${API_PREFIX}/embeddings`;
 const RERANK_PATH = `${API_PREFIX}/rerank`;
+const RESPONSES_PATH = `${API_PREFIX}/responses`;
 const ADMIN_PREFIX = "/_emulator";
 
 /** The request handler; synchronous, so both transports can call it without extra awaits. */
@@ -60,6 +62,7 @@ function route(
       if (path === COMPLETIONS_PATH) return dedicated(context, request, requestId);
       if (path === EMBEDDINGS_PATH) return embeddings(context, request, requestId);
       if (path === RERANK_PATH) return rerank(context, request, requestId);
+      if (path === RESPONSES_PATH) return responses(context, request, requestId);
     }
     if (request.method === "GET" && path === MODELS_PATH) {
       return listModels(context.state, request, requestId, startedAt);

@@ -72,6 +72,12 @@ const EMULATED_CAPABILITIES = {
   videoOutputs: false,
 } as const;
 
+/**
+ * The APIs the gateway lists `emulator-chat` and `emulator-reasoner` under: Chat Completions and
+ * the Responses API (the other chat models get Chat Completions only).
+ */
+const SERVES_RESPONSES = ["openai", "openai-response"];
+
 /** Starting account credit (Wallet). */
 export const DEFAULT_CREDIT = 10;
 
@@ -113,11 +119,13 @@ export const DEFAULT_STATE: Readonly<Required<EmulatorStateConfig>> = deepFreeze
     {
       id: DEFAULT_MODEL,
       prices: { input: 0.5, output: 1.5 },
+      endpointTypes: SERVES_RESPONSES,
       profile: { ...EMULATED_CAPABILITIES, maxInputTokens: 32_768, maxOutputTokens: 4_096 },
     },
     {
       id: REASONING_MODEL,
       prices: { input: 1, output: 4 },
+      endpointTypes: SERVES_RESPONSES,
       profile: {
         ...EMULATED_CAPABILITIES,
         maxInputTokens: 65_536,

@@ -213,14 +213,20 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
   }
   const embedding =
     config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
-  if (config.rerank !== undefined && typeof config.rerank !== "boolean") {
-    throw new EmulatorConfigError(`${field}.rerank must be true or false`);
+  for (const flag of ["rerank", "ignoresResponseFormat"] as const) {
+    if (config[flag] !== undefined && typeof config[flag] !== "boolean") {
+      throw new EmulatorConfigError(`${field}.${flag} must be true or false`);
+    }
   }
   if (embedding && config.rerank) {
     throw new EmulatorConfigError(
       `${field} cannot be both an embedding model and a rerank model; give embedding or rerank`,
     );
   }
+  const endpointTypes =
+    config.endpointTypes === undefined
+      ? [embedding ? "embeddings" : config.rerank ? "jina-rerank" : "openai"]
+      : requireEndpointTypes(config.endpointTypes, `${field}.endpointTypes`);
   return Object.freeze({
     id,
     prices,
@@ -229,7 +235,19 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     ...(config.promptCache ? { promptCache: config.promptCache } : {}),
     ...(embedding ? { embedding } : {}),
     ...(config.rerank ? { rerank: true as const } : {}),
+    ...(config.ignoresResponseFormat ? { ignoresResponseFormat: true as const } : {}),
+    endpointTypes: Object.freeze(endpointTypes),
   });
+}
+
+/** `endpointTypes`: an array of non-empty strings (new-api's endpoint type names). */
+function requireEndpointTypes(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || !value.every((type) => typeof type === "string" && type !== "")) {
+    throw new EmulatorConfigError(
+      `${field} must be an array of endpoint type names, e.g. ["openai", "openai-response"]`,
+    );
+  }
+  return [...value];
 }
 
 /** A credit within ±{@link MAX_CREDIT}. */

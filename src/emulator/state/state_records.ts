@@ -45,6 +45,10 @@ export interface HostedModel {
   readonly embedding?: Readonly<{ dimensions: number }>;
   /** Set for a rerank model: served at `/rerank`, refused at `/chat/completions`. */
   readonly rerank?: true;
+  /** Set for a chat model that answers in prose whatever the `response_format`. */
+  readonly ignoresResponseFormat?: true;
+  /** The APIs `GET /models` lists it under (`supported_endpoint_types`). */
+  readonly endpointTypes: readonly string[];
 }
 
 /** One call to either inference route, successful or not. */

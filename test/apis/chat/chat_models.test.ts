@@ -150,22 +150,22 @@ describe("ChatInferenceService configuration", () => {
 describe("ChatOpenAI options that would change the API", () => {
   it.each([
     [
-      "useResponsesApi: true",
-      { useResponsesApi: true },
+      'useResponsesApi that is neither a boolean nor "auto"',
+      { useResponsesApi: "yes" },
       "useResponsesApi",
-      /^`useResponsesApi` must be false or left out: the service has no Responses API, and this model calls its Chat Completions API \(…\/chat\/completions\); got true\.$/,
+      /^`useResponsesApi` must be true \(POST …\/responses\), false \(POST …\/chat\/completions\) or "auto"/,
     ],
     [
-      "a reasoning summary",
+      "a reasoning summary without useResponsesApi",
       { reasoning: { effort: "low", summary: "auto" } },
       "reasoning",
-      /^`reasoning` must be an object without `summary`: summaries come from OpenAI's Responses API, which the service does not have/,
+      /^`reasoning.summary` is written only by the Responses API: set `useResponsesApi: true`/,
     ],
     [
       "a reasoning summary by its older name",
       { reasoning: { generate_summary: "concise" } },
       "reasoning",
-      /^`reasoning` must be an object without `summary`/,
+      /^`reasoning.summary` is written only by the Responses API/,
     ],
   ])(
     "refuses %s at construction, saying why, before any request",

@@ -301,6 +301,43 @@ describe.each(TRANSPORTS)("X-Emulator-Fault over the %s", (_name, make) => {
     expect(((await chat.json()) as { choices: unknown[] }).choices).toHaveLength(1);
   });
 
+  it("answers a json_schema or json_object request in prose for ignore-response-format, billed as any answer", async () => {
+    const schema = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+    const formats = [
+      { type: "json_schema", json_schema: { name: "extract", schema } },
+      { type: "json_object" },
+    ];
+    for (const response_format of formats) {
+      const body = chatBody("Ada is 36. Reply in JSON with the key `name`.", { response_format });
+      const honoured = await post(emulator, CHAT, body);
+      const ignored = await post(emulator, CHAT, body, fault("ignore-response-format"));
+      const contentOf = async (response: Response) =>
+        ((await response.json()) as { choices: Array<{ message: { content: string } }> })
+          .choices[0]!.message.content;
+      expect(JSON.parse(await contentOf(honoured))).toHaveProperty("name");
+      const prose = await contentOf(ignored);
+      expect(prose).toMatch(/^Emulated reply to: "/);
+      expect(() => JSON.parse(prose)).toThrow();
+    }
+    const [, ignored] = emulator.state.requests();
+    expect(ignored).toMatchObject({ status: 200, fault: "ignore-response-format" });
+    expect(ignored!.cost).toBeGreaterThan(0);
+  });
+
+  it("answers as configured with ignoresResponseFormat: prose whatever the response_format", async () => {
+    emulator.state.addModel({ id: "prose-model", ignoresResponseFormat: true });
+    const response = await post(
+      emulator,
+      CHAT,
+      chatBody("Ada is 36", { model: "prose-model", response_format: { type: "json_object" } }),
+    );
+    const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(body.choices[0]!.message.content).toBe('Emulated reply to: "Ada is 36"');
+    expect(() =>
+      inProcess({ models: [{ id: "x", ignoresResponseFormat: "yes" as never }] }),
+    ).toThrow("models[0].ignoresResponseFormat must be true or false");
+  });
+
   it("answers 400 for an unknown fault name", async () => {
     const response = await post(emulator, CHAT, chatBody(), fault("teapot"));
     expect(response.status).toBe(400);

@@ -19,6 +19,14 @@ const INJECTABLE = GATEWAY_CODES.filter((row) => Object.hasOwn(GATEWAY_FAULTS, r
 
 const fault = (name: string) => ({ ...bearer(), [FAULT_HEADER]: name });
 
+/** A request with every part a gateway reply may be about (a `json_schema` response format). */
+const FULL_BODY = chatBody("Hello there", {
+  response_format: {
+    type: "json_schema",
+    json_schema: { name: "extract", schema: { type: "object", properties: {} } },
+  },
+});
+
 /** What the emulator sent, and what the row says the gateway sends. */
 async function compare(response: Response, row: GatewayCode, model: string) {
   const requestId = response.headers.get("x-gateway-request-id") ?? "";
@@ -45,9 +53,25 @@ describe.each(TRANSPORTS)("the emulator over the %s, against the table", (_name,
   it.each(INJECTABLE.map((row) => [row.code, row.status[0], row] as const))(
     "X-Emulator-Fault: %s sends the row's status (%i) and sample body",
     async (code, _status, row) => {
-      const response = await post(emulator, CHAT, chatBody(), fault(code));
+      const response = await post(emulator, CHAT, FULL_BODY, fault(code));
       const { sent, row: expected } = await compare(response, row, DEFAULT_MODEL);
       expect(sent).toEqual(expected);
+    },
+  );
+
+  it.each(["invalid_json_schema", "invalid_request_error"])(
+    "X-Emulator-Fault: %s answers a request without a json_schema response format as usual",
+    async (name) => {
+      const refused = await post(emulator, CHAT, FULL_BODY, fault(name));
+      expect(refused.status).toBe(400);
+      for (const body of [
+        chatBody(),
+        chatBody("Hi", { response_format: { type: "json_object" } }),
+      ]) {
+        const response = await post(emulator, CHAT, body, fault(name));
+        expect(response.status).toBe(200);
+        expect(((await response.json()) as { object: string }).object).toBe("chat.completion");
+      }
     },
   );
 

@@ -285,6 +285,7 @@ describe("embedding models in the emulator's configuration", () => {
       id: "tiny",
       prices: { input: 1, output: 1 },
       embedding: { dimensions: 4 },
+      endpointTypes: ["embeddings"],
     });
     expect(() => inProcess({ models: [{ id: "x", embedding: { dimensions: 0 } }] })).toThrow(
       /models\[0\]\.embedding\.dimensions must be a finite number >= 1/,

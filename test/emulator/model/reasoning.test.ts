@@ -228,6 +228,7 @@ describe("configuring a thinking model", () => {
       prices: { input: 1, output: 2, cachedInput: 0.1 },
       reasoning: { format: "tags", input: "refuse" },
       promptCache: true,
+      endpointTypes: ["openai"],
     });
     for (const [model, message] of [
       [

@@ -236,6 +236,7 @@ describe("rerank models in the emulator's configuration", () => {
       id: "ranker",
       prices: { input: 1, output: 1 },
       rerank: true,
+      endpointTypes: ["jina-rerank"],
     });
     expect(() => inProcess({ models: [{ id: "x", rerank: "yes" as never }] })).toThrow(
       "models[0].rerank must be true or false",

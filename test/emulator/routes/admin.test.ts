@@ -100,11 +100,13 @@ describe("the admin API", () => {
           id: "emulator-chat",
           prices: { input: 0.5, output: 1.5 },
           profile: expect.objectContaining({ maxInputTokens: 32_768, maxOutputTokens: 4_096 }),
+          endpointTypes: ["openai", "openai-response"],
         },
         {
           id: "emulator-reasoner",
           prices: { input: 1, output: 4 },
           profile: expect.objectContaining({ maxInputTokens: 65_536, reasoningOutput: true }),
+          endpointTypes: ["openai", "openai-response"],
         },
         ...[
           "emulator-thinker",
@@ -118,12 +120,14 @@ describe("the admin API", () => {
           prices: { input: 0.02, output: 0 },
           profile: { maxInputTokens: 8_192 },
           embedding: { dimensions: 256 },
+          endpointTypes: ["embeddings"],
         },
         {
           id: "emulator-rerank",
           prices: { input: 0.02, output: 0 },
           profile: { maxInputTokens: 8_192 },
           rerank: true,
+          endpointTypes: ["jina-rerank"],
         },
       ],
       requestCount: 0,

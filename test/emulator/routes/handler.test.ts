@@ -263,10 +263,28 @@ describe.each(TRANSPORTS)("GET /inference/v1/models over the %s", (_name, make) 
         object: "model",
         created,
         owned_by: "emulator",
+        supported_endpoint_types:
+          id === "emulator-chat" || id === REASONING_MODEL
+            ? ["openai", "openai-response"]
+            : id === "emulator-embedding"
+              ? ["embeddings"]
+              : id === "emulator-rerank"
+                ? ["jina-rerank"]
+                : ["openai"],
       })),
     });
     // A listing is not an inference call: nothing is logged or debited.
     expect(emulator.state.requests()).toEqual([]);
+  });
+
+  it("says in its description that a model configured with ignoresResponseFormat ignores response_format", async () => {
+    emulator.state.addModel({ id: "prose-model", ignoresResponseFormat: true });
+    const { data } = (await (await list()).json()) as { data: Array<Record<string, unknown>> };
+    expect(data.find((model) => model.id === "prose-model")).toMatchObject({
+      description:
+        "Ignores response_format: answers json_schema and json_object requests in prose.",
+    });
+    expect(data.filter((model) => "description" in model)).toHaveLength(1);
   });
 
   it("checks the key as the hosted surface does: the same 401 when missing, invalid or expired", async () => {

@@ -39,7 +39,9 @@ describe("EmulatorState", () => {
 
   it("replaces only the collections the config gives", () => {
     const state = new EmulatorState({ models: [{ id: "solo" }], credit: 2 });
-    expect(state.listModels()).toEqual([{ id: "solo", prices: { input: 1, output: 1 } }]);
+    expect(state.listModels()).toEqual([
+      { id: "solo", prices: { input: 1, output: 1 }, endpointTypes: ["openai"] },
+    ]);
     expect(state.credit).toBe(2);
     expect(state.listKeys()).toHaveLength(3);
   });
@@ -66,7 +68,11 @@ describe("EmulatorState", () => {
       models: [{ id: "plain" }, { id: "small", profile: { maxInputTokens: 1_000 } }],
     });
     expect(state.modelProfiles()).toEqual({ small: { maxInputTokens: 1_000 } });
-    expect(state.model("plain")).toEqual({ id: "plain", prices: { input: 1, output: 1 } });
+    expect(state.model("plain")).toEqual({
+      id: "plain",
+      prices: { input: 1, output: 1 },
+      endpointTypes: ["openai"],
+    });
   });
 
   it("refuses a key no Authorization header could carry, naming the character's position, not the key", () => {

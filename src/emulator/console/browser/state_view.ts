@@ -105,9 +105,11 @@ function modelRow(model: HostedModel): HTMLTableRowElement {
     : model.rerank
       ? "rerank"
       : "chat";
+  // The APIs the gateway lists it under (`supported_endpoint_types`), e.g. openai-response.
+  const apis = el("div", { className: "muted", text: (model.endpointTypes ?? []).join(", ") });
   return el("tr", {}, [
     el("td", {}, [el("code", { text: model.id })]),
-    el("td", { text: kind }),
+    el("td", {}, [el("div", { text: kind }), apis]),
     el("td", { className: "num", text: String(model.prices.input) }),
     el("td", { className: "num", text: String(model.prices.output) }),
     el("td", { className: "num", text: context ? String(context) : "—" }),

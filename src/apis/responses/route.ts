@@ -1,0 +1,288 @@
+/**
+ * @module `ResponsesRoute`: a chat model's calls through the Responses API (`POST …/responses`),
+ * sent through a channel of its own that shares the chat channel's queue and retries — so every
+ * call is metered, rate limited, traced and typed as on Chat Completions — and, for
+ * `useResponsesApi: "auto"`, the choice of API per call and the fall back to Chat Completions
+ * (docs/responses.md). The chat model only routes its calls here.
+ */
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
+import type { OpenAI } from "openai";
+import { InferenceServiceError } from "../../errors/errors.js";
+import { headerRequestId } from "../../errors/mapper.js";
+import {
+  type MeteredAttempt,
+  type MeteredRun,
+  tokenCountFromWire,
+} from "../../spend/call_meter.js";
+import { estimateTokens } from "../../spend/estimate.js";
+import {
+  type ChannelOptions,
+  type ChannelRequest,
+  type OpenedStream,
+  ServiceChannel,
+  settleStream,
+} from "../../transport/channel.js";
+import { checkResponse, type ResponseEvent, ResponsesWatch } from "./answer.js";
+import { toChatModelEvents, toChatResult, toGenerationChunks } from "./converters.js";
+import { estimateResponsesRequest } from "./estimate.js";
+import { type AutoTarget, autoUsesResponses, rememberFallback } from "./fallbacks.js";
+import { toInputItems } from "./input.js";
+import type { ResponsesMode } from "./options.js";
+import { type ResponsesBody, responsesBody } from "./request.js";
+import { countChunk, countEvent } from "./usage.js";
+
+/** The call options the route reads (the chat model's parsed call options). */
+export interface ResponsesCall {
+  signal?: AbortSignal | null;
+  maxRetries?: number;
+  /** The openai SDK's request options of the call. */
+  options?: OpenAI.RequestOptions;
+  /** Continues a stored response (the caller then keeps state on the service). */
+  previous_response_id?: string;
+  reasoning?: OpenAI.Reasoning;
+  promptIndex?: number;
+}
+
+/** What the route asks of the chat model it serves. */
+export interface ResponsesHost {
+  /** The call's fields as the chat model writes them for Chat Completions (`invocationParams`). */
+  params(call: ResponsesCall, stream: boolean): Record<string, unknown>;
+  /** The model's own `reasoning` option. */
+  reasoning(): OpenAI.Reasoning | undefined;
+  /** Whether the model's profile says it reasons (`reasoningOutput`). */
+  reasons(): boolean;
+  /** Whether `streamUsage` is on, for the stream-events protocol. */
+  streamUsage(): boolean | undefined;
+}
+
+type Fields = Record<string, unknown>;
+
+/** The Responses API side of a chat model. */
+export class ResponsesRoute {
+  readonly #mode: ResponsesMode;
+  readonly #channel: ServiceChannel;
+  readonly #host: ResponsesHost;
+  readonly #target: AutoTarget;
+
+  constructor(
+    mode: Exclude<ResponsesMode, false>,
+    options: ChannelOptions,
+    chat: ServiceChannel,
+    target: { model: string; host: ResponsesHost },
+  ) {
+    const { model, host } = target;
+    this.#mode = mode;
+    this.#host = host;
+    this.#channel = new ServiceChannel("responses", options, { model, caller: chat.caller });
+    const fetch = (options.fetch ?? options.configuration?.fetch) as AutoTarget["fetch"];
+    this.#target = {
+      baseURL: chat.baseURL,
+      apiKey: chat.apiKey,
+      model,
+      ...(fetch ? { fetch } : {}),
+    };
+  }
+
+  /** Whether this call goes to the Responses API: always with `true`; by the model list with "auto". */
+  #uses(): Promise<boolean> | boolean {
+    return this.#mode === true || autoUsesResponses(this.#target);
+  }
+
+  /**
+   * Whether a failure of this call sends it to Chat Completions: only with "auto", only when the
+   * gateway cannot serve the call there (`convert_request_failed`, or a 404), and never a call
+   * that Chat Completions would refuse (function tools with a reasoning effort).
+   */
+  #fallsBack(error: unknown, body: ResponsesBody): boolean {
+    if (this.#mode !== "auto" || !InferenceServiceError.isInstance(error)) return false;
+    const unserved =
+      error.code === "convert_request_failed" ||
+      (error.status === 404 && error.name === "InvalidURLError");
+    if (!unserved) return false;
+    const tools =
+      Array.isArray(body.tools) &&
+      body.tools.some((tool) => (tool as unknown as Fields).type === "function");
+    const effort = (body.reasoning as Fields | undefined)?.effort;
+    if (tools && typeof effort === "string" && effort !== "none") return false;
+    rememberFallback(this.#target);
+    return true;
+  }
+
+  /** One call's body: the chat fields renamed, the messages as input items, stateless unless asked. */
+  #body(messages: BaseMessage[], call: ResponsesCall, stream: boolean): ResponsesBody {
+    const params = this.#host.params(call, stream);
+    const previousResponseId = call.previous_response_id;
+    const stateless = params.store !== true && !previousResponseId;
+    const summary = call.reasoning?.summary ?? this.#host.reasoning()?.summary;
+    return responsesBody(params, {
+      input: toInputItems(messages, this.#target.model, stateless),
+      stream,
+      previousResponseId,
+      summary,
+      reasons: this.#host.reasons(),
+    });
+  }
+
+  #request(body: ResponsesBody, call: ResponsesCall, run?: MeteredRun): ChannelRequest {
+    const model = this.#target.model;
+    return {
+      body,
+      signal: call.signal ?? undefined,
+      maxRetries: call.maxRetries,
+      options: call.options,
+      meter: this.#channel.meter(run),
+      estimate: () => estimateResponsesRequest(body, model),
+    };
+  }
+
+  /**
+   * `invoke` through the Responses API: the response checked, the attempt settled to its usage,
+   * LangChain's result; `chat` answers instead when "auto" sends the call to Chat Completions.
+   */
+  async generate(
+    messages: BaseMessage[],
+    call: ResponsesCall,
+    runManager: CallbackManagerForLLMRun | undefined,
+    chat: () => Promise<ChatResult>,
+  ): Promise<ChatResult> {
+    if (!(await this.#uses())) return chat();
+    const body = this.#body(messages, call, false);
+    try {
+      const structured = isStructured(body);
+      return await this.#channel.request(this.#request(body, call, runManager), (answer, ctx, at) =>
+        read(answer, ctx, at, structured),
+      );
+    } catch (error) {
+      if (this.#fallsBack(error, body)) return chat();
+      throw error;
+    }
+  }
+
+  /** A stream through the Responses API, opened once its first event has arrived. */
+  #open(
+    body: ResponsesBody,
+    call: ResponsesCall,
+    run: MeteredRun | undefined,
+    trace = this.#channel.trace(),
+  ) {
+    const request = { ...this.#request(body, call, run), trace, watch: new ResponsesWatch() };
+    return { request, opened: this.#channel.stream<ResponseEvent>(request) };
+  }
+
+  /**
+   * `stream()` through the Responses API: LangChain chunks, the reasoning item whole on the last
+   * (see `converters.ts`), settled once however the stream ends; `chat` streams instead when
+   * "auto" sends the call to Chat Completions.
+   */
+  async *chunks(
+    messages: BaseMessage[],
+    call: ResponsesCall,
+    runManager: CallbackManagerForLLMRun | undefined,
+    chat: () => AsyncGenerator<ChatGenerationChunk>,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    if (!(await this.#uses())) return yield* chat();
+    const body = this.#body(messages, call, true);
+    const { request, opened } = this.#open(body, call, runManager);
+    let stream: OpenedStream<ResponseEvent>;
+    try {
+      stream = await opened;
+    } catch (error) {
+      if (this.#fallsBack(error, body)) return yield* chat();
+      throw error;
+    }
+    const signal = request.signal;
+    const meta = { requestId: stream.requestId };
+    const how = { promptIndex: call.promptIndex, structured: isStructured(body) };
+    const chunks = toGenerationChunks(stream.events, meta, signal, runManager, how);
+    const { meter, trace } = request;
+    yield* settleStream(chunks, {
+      meter,
+      count: countChunk,
+      attempt: () => stream.attempt,
+      trace,
+      signal,
+    });
+  }
+
+  /** LangChain's chat-model stream events through the Responses API (or `chat`'s, as above). */
+  async *events(
+    messages: BaseMessage[],
+    call: ResponsesCall,
+    run: MeteredRun | undefined,
+    chat: () => AsyncGenerator<ChatModelStreamEvent>,
+  ): AsyncGenerator<ChatModelStreamEvent> {
+    if (!(await this.#uses())) return yield* chat();
+    const body = this.#body(messages, call, true);
+    const { request, opened } = this.#open(body, call, run);
+    let stream: OpenedStream<ResponseEvent>;
+    try {
+      stream = await opened;
+    } catch (error) {
+      if (this.#fallsBack(error, body)) return yield* chat();
+      throw error;
+    }
+    const { meter, trace, signal } = request;
+    const events = settleStream(stream.events, {
+      meter,
+      count: countEvent,
+      attempt: () => stream.attempt,
+      trace,
+      signal,
+    });
+    const meta = { requestId: stream.requestId };
+    yield* toChatModelEvents(events, meta, signal, this.#host.streamUsage());
+  }
+}
+
+/** Whether a body asks for a json_schema answer, which structured output reads as `parsed`. */
+function isStructured(body: ResponsesBody): boolean {
+  return (body.text?.format as Fields | undefined)?.type === "json_schema";
+}
+
+/** Reads a whole response: checked, the attempt settled to its usage (else to an estimate). */
+async function read(
+  { data, response }: { data: unknown; response: Response },
+  ctx: Parameters<typeof checkResponse>[2],
+  attempt: MeteredAttempt | undefined,
+  structured: boolean,
+): Promise<ChatResult> {
+  const checked = checkResponse(data, response.headers, ctx);
+  const text = JSON.stringify(checked.output ?? []);
+  await attempt?.settle(tokenCountFromWire(checked.usage), estimateTokens(text));
+  return toChatResult(checked, { requestId: headerRequestId(response.headers) }, structured);
+}
+
+/** What `routeFor` reads of the chat model it routes (`ChatInferenceService`). */
+export interface RoutedModel {
+  model: string;
+  reasoning?: OpenAI.Reasoning;
+  streamUsage?: boolean;
+  readonly profile: { reasoningOutput?: boolean };
+  invocationParams(options: never, extra: { streaming: boolean }): object;
+}
+
+/**
+ * The Responses API side of a chat model, when its `useResponsesApi` asks for one (`true` or
+ * "auto"); undefined for Chat Completions alone.
+ */
+export function routeFor(
+  options: ChannelOptions & { useResponsesApi?: ResponsesMode },
+  chat: ServiceChannel,
+  model: RoutedModel,
+): ResponsesRoute | undefined {
+  const mode = options.useResponsesApi ?? false;
+  if (mode === false) return undefined;
+  return new ResponsesRoute(mode, options, chat, {
+    model: model.model,
+    host: {
+      params: (call, streaming) =>
+        model.invocationParams(call as never, { streaming }) as Record<string, unknown>,
+      reasoning: () => model.reasoning,
+      reasons: () => model.profile.reasoningOutput === true,
+      streamUsage: () => model.streamUsage,
+    },
+  });
+}
