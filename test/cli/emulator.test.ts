@@ -130,9 +130,11 @@ describe("inference-service emulator", () => {
   });
 
   it("runs the script its --help shows: in the background, --env sourced once written", async () => {
+    // One process, not tsx's launcher: its parent relays a signal to the child and, when the
+    // child's reply is slow (a loaded machine), exits 143 itself.
     const dir = await mkdtemp(join(tmpdir(), "emulator-cli-"));
     const script = `
-      node_modules/.bin/tsx src/cli/bin.ts emulator --env > '${dir}/emulator.env' &
+      '${process.execPath}' --import tsx src/cli/bin.ts emulator --env > '${dir}/emulator.env' &
       pid=$!
       until [ -s '${dir}/emulator.env' ]; do sleep 0.1; done
       . '${dir}/emulator.env'

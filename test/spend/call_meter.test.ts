@@ -100,7 +100,7 @@ describe("CallMeter", () => {
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] }, limiter });
     const attempt = await meter.begin(ESTIMATE);
     await attempt.fail(
-      new RateLimitError({ summary: "429", hint: "wait", surface: "hosted", retryAfterMs: 5 }),
+      new RateLimitError({ summary: "429", hint: "wait", surface: "hosted", retryAfterMs: 60_000 }),
     );
     expect(store.reservations).toBe(0);
     // The limit paused for the Retry-After: the next slot waits for it.
