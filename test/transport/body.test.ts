@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   BaseURLError,
   EndpointNotReadyError,
@@ -74,6 +74,27 @@ async function readAll(out: Response, events = false): Promise<string> {
 const failureOf = (out: Response, events = false): Promise<unknown> =>
   readAll(out, events).catch((e: unknown) => e);
 
+/**
+ * Runs `read` on fake timers (the drip's and the guard's), advancing the clock by `ms`: what it
+ * settled with by then, or "still waiting". Deterministic where a wall clock on a loaded machine
+ * is not.
+ */
+async function settledWithin<T>(ms: number, read: () => Promise<T>): Promise<T | "still waiting"> {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  let outcome: { value: T } | undefined;
+  const done = read().then((value) => {
+    outcome = { value };
+  });
+  await vi.advanceTimersByTimeAsync(ms);
+  if (outcome === undefined) return "still waiting";
+  await done;
+  return outcome.value;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe("readErrorBody", () => {
   it("reads at most 64 KiB of an error body and cancels the rest", async () => {
     const chunk = "x".repeat(16 * 1024);
@@ -99,12 +120,10 @@ describe("readErrorBody", () => {
 describe("readErrorBody, dripped", () => {
   it("gives an error body idleMs in all, however steadily it drips, keeping what came", async () => {
     const body = '{"error":{"code":"upstream_error","message":"slow"}}';
-    const started = Date.now();
-    const text = await readErrorBody(
-      response(dripBody([...body], 10), "application/json", 502),
-      100,
+    const text = await settledWithin(100, () =>
+      readErrorBody(response(dripBody([...body], 10), "application/json", 502), 100),
     );
-    expect(Date.now() - started).toBeLessThan(100 + 1000);
+    expect(text).not.toBe("still waiting");
     expect(body.startsWith(text)).toBe(true);
     expect(text.length).toBeLessThan(body.length);
   });
@@ -181,25 +200,29 @@ describe("guardBody", () => {
   ] as const)(
     "restarts the idle timer on complete events only: %s stalls within idleMs",
     async (_name, chunks, forever) => {
-      const started = Date.now();
-      const error = await failureOf(
-        guardBody(
-          response(dripBody([...chunks], 10, forever), "text/event-stream"),
-          "sse",
-          ctx("hosted", 100),
+      // Failed once 100 ms pass without a complete event: the drip's first byte comes at 10 ms.
+      const error = await settledWithin(110, () =>
+        failureOf(
+          guardBody(
+            response(dripBody([...chunks], 10, forever), "text/event-stream"),
+            "sse",
+            ctx("hosted", 100),
+          ),
         ),
       );
       expect(ServiceTimeoutError.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({ code: "idle_timeout", retryable: true, requestId: RID });
-      expect(Date.now() - started).toBeLessThan(100 + 1000);
     },
   );
 
   it("keeps a stream whose events each arrive within idleMs, however long the whole takes", async () => {
     const event = 'data: {"id":"c"}\n\n';
     const chunks = [...Array(8)].flatMap(() => [event.slice(0, 9), event.slice(9)]);
-    const text = await readAll(
-      guardBody(response(dripBody(chunks, 25), "text/event-stream"), "sse", ctx("hosted", 100)),
+    // 16 pieces 25 ms apart: 400 ms in all, four times idleMs.
+    const text = await settledWithin(16 * 25 + 25, () =>
+      readAll(
+        guardBody(response(dripBody(chunks, 25), "text/event-stream"), "sse", ctx("hosted", 100)),
+      ),
     );
     expect(text).toBe(event.repeat(8));
   });
