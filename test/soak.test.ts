@@ -295,55 +295,72 @@ describe.each([0, 1])(
   },
 );
 
-describe("a run without faults in which one call in seven is a stream stopped after its first chunk", () => {
-  const CALLS = 350;
-  const PRICES = { "emulator-chat": { input: 0.5, output: 1.5 } };
-  const usage = new UsageTracker({ prices: PRICES });
-  let debited = 0;
+describe.each([
+  ["Chat Completions", false],
+  ["the Responses API", true],
+])(
+  "a run without faults in which one call in seven is a stream stopped after its first chunk, on %s",
+  (_api, useResponsesApi) => {
+    const CALLS = 350;
+    const PRICES = { "emulator-chat": { input: 0.5, output: 1.5 } };
+    const usage = new UsageTracker({ prices: PRICES });
+    const paths = new Set<string>();
+    let debited = 0;
 
-  beforeAll(async () => {
-    // Instant streams: a stopped one has gone out whole, and is billed whole, as new-api bills it.
-    const emulator = await startEmulator({ port: 0 });
-    const credit = emulator.state.snapshot().credit;
-    const chat = new ChatInferenceService("emulator-chat", {
-      apiKey: emulator.apiKey,
-      baseURL: emulator.baseURL,
-      maxTokens: 64,
-      callbacks: [usage],
+    beforeAll(async () => {
+      // Instant streams: a stopped one has gone out whole, and is billed whole, as new-api bills it.
+      const emulator = await startEmulator({ port: 0 });
+      const credit = emulator.state.snapshot().credit;
+      const chat = new ChatInferenceService("emulator-chat", {
+        apiKey: emulator.apiKey,
+        baseURL: emulator.baseURL,
+        maxTokens: 64,
+        callbacks: [usage],
+        useResponsesApi,
+        // Which API each call went to.
+        fetch: (url: string | URL | Request, init?: RequestInit) => {
+          paths.add(new URL(url instanceof Request ? url.url : url).pathname);
+          return globalThis.fetch(url, init);
+        },
+      });
+      const one = async (i: number) => {
+        const prompt = `Tell me about call ${i}, then about the weather and the sea.`;
+        if (i % 7 !== 0) {
+          for await (const _ of await chat.stream(prompt)) {
+            // read to the end
+          }
+          return;
+        }
+        const controller = new AbortController();
+        try {
+          for await (const _ of await chat.stream(prompt, { signal: controller.signal })) {
+            controller.abort();
+          }
+        } catch {
+          // the stop button's AbortError
+        }
+      };
+      const queue = Array.from({ length: CALLS }, (_, i) => i);
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = queue.shift(); i !== undefined; i = queue.shift()) await one(i);
+        }),
+      );
+      for (let turn = 0; turn < 500 && usage.inFlight > 0; turn++) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      debited = credit - emulator.state.snapshot().credit;
+      await emulator.close();
+    }, 120_000);
+
+    it("costs no less than the service debited, with nothing in flight", () => {
+      expect(paths).toEqual(
+        new Set([`/inference/v1/${useResponsesApi ? "responses" : "chat/completions"}`]),
+      );
+      expect(usage.inFlight).toBe(0);
+      expect(usage.records).toHaveLength(CALLS);
+      expect(usage.records.filter((r) => r.settlement === "upper-bound")).toHaveLength(CALLS / 7);
+      expect(usage.spent).toBeGreaterThanOrEqual(debited - 1e-9);
     });
-    const one = async (i: number) => {
-      const prompt = `Tell me about call ${i}, then about the weather and the sea.`;
-      if (i % 7 !== 0) {
-        for await (const _ of await chat.stream(prompt)) {
-          // read to the end
-        }
-        return;
-      }
-      const controller = new AbortController();
-      try {
-        for await (const _ of await chat.stream(prompt, { signal: controller.signal })) {
-          controller.abort();
-        }
-      } catch {
-        // the stop button's AbortError
-      }
-    };
-    const queue = Array.from({ length: CALLS }, (_, i) => i);
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let i = queue.shift(); i !== undefined; i = queue.shift()) await one(i);
-      }),
-    );
-    for (let turn = 0; turn < 500 && usage.inFlight > 0; turn++) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    debited = credit - emulator.state.snapshot().credit;
-    await emulator.close();
-  }, 120_000);
-
-  it("costs no less than the service debited, with nothing in flight", () => {
-    expect(usage.inFlight).toBe(0);
-    expect(usage.records).toHaveLength(CALLS);
-    expect(usage.spent).toBeGreaterThanOrEqual(debited - 1e-9);
-  });
-});
+  },
+);

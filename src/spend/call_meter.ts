@@ -5,6 +5,7 @@
  */
 import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { TokenUsage } from "@langchain/core/language_models/base";
+import type { UsageMetadata } from "@langchain/core/messages";
 import { RateLimitError } from "../errors/errors.js";
 import { type RequestEstimate, StreamReading } from "./estimate.js";
 import type { RateLimiter, RatePermit } from "./rate_limiter.js";
@@ -16,7 +17,12 @@ import {
   spendGuardsOf,
   type TokenCount,
 } from "./spend_guard.js";
-import { type PromptCacheCounts, promptCacheFromWire, tokenUsageFromWire } from "./usage.js";
+import {
+  type PromptCacheCounts,
+  type PromptTokenDetails,
+  promptCacheFromWire,
+  tokenUsageFromWire,
+} from "./usage.js";
 import type { Settlement } from "./usage_records.js";
 
 /** The run a call belongs to, as LangChain's run manager shows it. */
@@ -324,6 +330,23 @@ export function tokenCountOfCache({
     ...(read ? { cachedInputTokens: read } : {}),
     ...(written ? { cacheWriteTokens: written } : {}),
     ...(written && writtenForAnHour ? { cacheWrite1hTokens: writtenForAnHour } : {}),
+  };
+}
+
+/**
+ * A message's `usage_metadata` as the counts a reservation settles to, the prompt's cache reads
+ * and writes (and the writes that live an hour) included: what a stream's last chunk reports.
+ */
+export function countUsageMetadata(usage: UsageMetadata): TokenCount {
+  const details = usage.input_token_details as PromptTokenDetails | undefined;
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    ...tokenCountOfCache({
+      read: details?.cache_read,
+      written: details?.cache_creation,
+      writtenForAnHour: details?.ephemeral_1h_input_tokens,
+    }),
   };
 }
 

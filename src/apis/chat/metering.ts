@@ -6,9 +6,8 @@
 import type { AIMessageChunk, MessageContent } from "@langchain/core/messages";
 import type { ChatGenerationChunk } from "@langchain/core/outputs";
 import type { OpenAI } from "openai";
-import { tokenCountFromWire, tokenCountOfCache } from "../../spend/call_meter.js";
+import { countUsageMetadata, tokenCountFromWire } from "../../spend/call_meter.js";
 import type { StreamReading } from "../../spend/estimate.js";
-import type { PromptTokenDetails } from "../../spend/usage.js";
 
 /** Counts what one LangChain chunk adds to the output (content, reasoning, tool-call arguments) and its usage. */
 export function countGenerationChunk(reading: StreamReading, chunk: ChatGenerationChunk): void {
@@ -17,18 +16,8 @@ export function countGenerationChunk(reading: StreamReading, chunk: ChatGenerati
   const reasoning = message.additional_kwargs?.reasoning_content;
   if (typeof reasoning === "string") reading.addText(reasoning);
   for (const call of message.tool_call_chunks ?? []) reading.addText(call.args);
-  const usage = message.usage_metadata;
-  if (usage !== undefined) {
-    const details = usage.input_token_details as PromptTokenDetails | undefined;
-    reading.usage = {
-      inputTokens: usage.input_tokens,
-      outputTokens: usage.output_tokens,
-      ...tokenCountOfCache({
-        read: details?.cache_read,
-        written: details?.cache_creation,
-        writtenForAnHour: details?.ephemeral_1h_input_tokens,
-      }),
-    };
+  if (message.usage_metadata !== undefined) {
+    reading.usage = countUsageMetadata(message.usage_metadata);
   }
 }
 

@@ -200,6 +200,9 @@ function finalChunk(
       ...(response.incomplete_details ? { incomplete_details: response.incomplete_details } : {}),
       output: items,
       model_provider: LS_PROVIDER,
+      // LangChain's merging of chunks keeps only the cache's reads and writes of the usage: the
+      // split of the writes by lifetime is read again from the usage as it came.
+      ...(response.usage ? { usage: response.usage } : {}),
     },
     ...(usage ? { usage_metadata: usage } : {}),
   });

@@ -10,6 +10,7 @@
 import { AIMessage, type BaseMessage, isAIMessage } from "@langchain/core/messages";
 import { convertMessagesToResponsesInput } from "@langchain/openai";
 import type { OpenAI } from "openai";
+import { withoutUndefined } from "../../utils/without_undefined.js";
 
 type Item = OpenAI.Responses.ResponseInputItem;
 type Fields = Record<string, unknown>;
@@ -85,10 +86,33 @@ export function toInputItems(
 
 function convert(message: BaseMessage, model: string, stateless: boolean): Item[] {
   return convertMessagesToResponsesInput({
-    messages: [message],
+    messages: [withInputFiles(message)],
     zdrEnabled: stateless,
     model,
   }) as Item[];
+}
+
+/**
+ * The message with its Chat Completions `file` parts (`{ type: "file", file: { file_data |
+ * file_id, filename } }`) as the Responses API's `input_file` parts: `@langchain/openai`'s
+ * converter drops them, and the model would answer without the file it was given.
+ */
+function withInputFiles(message: BaseMessage): BaseMessage {
+  const { content } = message;
+  if (!Array.isArray(content) || !content.some(isChatFile)) return message;
+  const parts = content.map((part) => {
+    if (!isChatFile(part)) return part;
+    const { file_data, file_id, filename } = part.file as Fields;
+    return withoutUndefined({ type: "input_file", file_data, file_id, filename });
+  });
+  // A copy of the same class with the parts replaced: the caller's message stays as it was.
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(message)), message);
+  copy.content = parts;
+  return copy as BaseMessage;
+}
+
+function isChatFile(part: unknown): part is { type: "file"; file: Fields } {
+  return isFields(part) && part.type === "file" && isFields(part.file);
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   tokenCountFromWire,
 } from "../../spend/call_meter.js";
 import { estimateTokens } from "../../spend/estimate.js";
+import type { MediaRates } from "../../spend/media_tokens.js";
 import {
   type ChannelOptions,
   type ChannelRequest,
@@ -56,6 +57,8 @@ export interface ResponsesHost {
   reasons(): boolean;
   /** Whether `streamUsage` is on, for the stream-events protocol. */
   streamUsage(): boolean | undefined;
+  /** The profile's rates for images and files (`mediaTokens`), which the estimate sizes them by. */
+  mediaTokens(): MediaRates | undefined;
 }
 
 type Fields = Record<string, unknown>;
@@ -134,7 +137,7 @@ export class ResponsesRoute {
       maxRetries: call.maxRetries,
       options: call.options,
       meter: this.#channel.meter(run),
-      estimate: () => estimateResponsesRequest(body, model),
+      estimate: () => estimateResponsesRequest(body, model, this.#host.mediaTokens()),
     };
   }
 
@@ -260,7 +263,7 @@ export interface RoutedModel {
   model: string;
   reasoning?: OpenAI.Reasoning;
   streamUsage?: boolean;
-  readonly profile: { reasoningOutput?: boolean };
+  readonly profile: { reasoningOutput?: boolean; mediaTokens?: MediaRates };
   invocationParams(options: never, extra: { streaming: boolean }): object;
 }
 
@@ -283,6 +286,7 @@ export function routeFor(
       reasoning: () => model.reasoning,
       reasons: () => model.profile.reasoningOutput === true,
       streamUsage: () => model.streamUsage,
+      mediaTokens: () => model.profile.mediaTokens,
     },
   });
 }

@@ -6,32 +6,35 @@
  */
 import type { AIMessageChunk, UsageMetadata } from "@langchain/core/messages";
 import type { ChatGenerationChunk } from "@langchain/core/outputs";
-import { tokenCountFromWire } from "../../spend/call_meter.js";
+import { countUsageMetadata, tokenCountFromWire } from "../../spend/call_meter.js";
 import type { StreamReading } from "../../spend/estimate.js";
 import {
-  cachedTokensFromWire,
+  cacheTokenDetails,
+  promptCacheFromWire,
   reasoningTokensFromWire,
   tokenUsageFromWire,
 } from "../../spend/usage.js";
 import type { ResponseEvent } from "./answer.js";
 
 /**
- * A response's `usage` (`input_tokens`, `output_tokens`, `input_tokens_details.cached_tokens`,
- * `output_tokens_details.reasoning_tokens`) as LangChain's `usage_metadata`; undefined when it
- * holds no count.
+ * A response's `usage` as LangChain's `usage_metadata`: `input_tokens`, `output_tokens`, the
+ * prompt cache's reads (`input_tokens_details.cached_tokens`) and writes (`cache_write_tokens`,
+ * `cached_creation_tokens`, and their split by lifetime when the usage gives one) in
+ * `input_token_details`, as on Chat Completions, and `output_tokens_details.reasoning_tokens`;
+ * undefined when it holds no count.
  */
 export function usageMetadataOf(usage: unknown): UsageMetadata | undefined {
   const counts = tokenUsageFromWire(usage);
   if (counts === undefined) return undefined;
   const input = counts.promptTokens ?? 0;
   const output = counts.completionTokens ?? 0;
-  const cached = cachedTokensFromWire(usage);
+  const cache = cacheTokenDetails(promptCacheFromWire(usage));
   const reasoning = reasoningTokensFromWire(usage);
   return {
     input_tokens: input,
     output_tokens: output,
     total_tokens: counts.totalTokens ?? input + output,
-    ...(cached !== undefined ? { input_token_details: { cache_read: cached } } : {}),
+    ...(Object.keys(cache).length > 0 ? { input_token_details: cache } : {}),
     ...(reasoning !== undefined ? { output_token_details: { reasoning } } : {}),
   };
 }
@@ -64,13 +67,7 @@ export function countChunk(reading: StreamReading, chunk: ChatGenerationChunk): 
     }
   }
   for (const call of message.tool_call_chunks ?? []) reading.addText(call.args);
-  const usage = message.usage_metadata;
-  if (usage !== undefined) {
-    const cached = usage.input_token_details?.cache_read;
-    reading.usage = {
-      inputTokens: usage.input_tokens,
-      outputTokens: usage.output_tokens,
-      ...(cached ? { cachedInputTokens: cached } : {}),
-    };
+  if (message.usage_metadata !== undefined) {
+    reading.usage = countUsageMetadata(message.usage_metadata);
   }
 }

@@ -23,8 +23,9 @@ export function claudeImageTokens(width: number, height: number): number {
 const LARGEST_IMAGE_TOKENS = claudeImageTokens(LONG_EDGE, LONG_EDGE);
 
 /**
- * The tokens billed for the media parts of a message's content (chat completions' `image_url`
- * and `file` parts), and what tells those parts apart for the prompt cache.
+ * The tokens billed for the media parts of a message's content — chat completions' `image_url`
+ * and `file` parts, the Responses API's `input_image` and `input_file` — and what tells those
+ * parts apart for the prompt cache.
  */
 export function mediaOfContent(content: unknown): { tokens: number; key: string } | undefined {
   if (!Array.isArray(content)) return undefined;
@@ -32,19 +33,33 @@ export function mediaOfContent(content: unknown): { tokens: number; key: string 
   const keys: string[] = [];
   for (const part of content) {
     if (!isRecord(part)) continue;
-    const source =
-      part.type === "image_url"
-        ? isRecord(part.image_url)
-          ? part.image_url.url
-          : part.image_url
-        : part.type === "file" && isRecord(part.file)
-          ? (part.file.file_data ?? part.file.file_id)
-          : undefined;
-    if (typeof source !== "string") continue;
-    tokens += part.type === "image_url" ? imageTokens(source) : fileTokens(source);
+    const media = mediaOfPart(part);
+    if (media === undefined) continue;
+    const { source } = media;
+    tokens += media.image ? imageTokens(source) : fileTokens(source);
     keys.push(`${source.length}:${source.slice(0, 48)}:${source.slice(-48)}`);
   }
   return keys.length > 0 ? { tokens, key: keys.join("\u0000") } : undefined;
+}
+
+/** Where a media part's content is (a data URL, a URL or a file ID), and whether it is an image. */
+function mediaOfPart(
+  part: Record<string, unknown>,
+): { source: string; image: boolean } | undefined {
+  let source: unknown;
+  let image = false;
+  if (part.type === "image_url") {
+    source = isRecord(part.image_url) ? part.image_url.url : part.image_url;
+    image = true;
+  } else if (part.type === "input_image") {
+    source = part.image_url ?? part.file_id;
+    image = true;
+  } else if (part.type === "file" && isRecord(part.file)) {
+    source = part.file.file_data ?? part.file.file_id;
+  } else if (part.type === "input_file") {
+    source = part.file_data ?? part.file_url ?? part.file_id;
+  }
+  return typeof source === "string" ? { source, image } : undefined;
 }
 
 function imageTokens(url: string): number {

@@ -10,6 +10,7 @@ import { createHmac } from "node:crypto";
 import { isRecord } from "../validate.js";
 import type { CompletionIdentity } from "./completions.js";
 import type { ChatOutput, Usage } from "./generate.js";
+import { mediaOfContent } from "./media.js";
 import {
   type ChatMessage,
   type ChatRequest,
@@ -102,8 +103,19 @@ function textOfContent(content: unknown): string {
     .join("\n");
 }
 
-/** The input items as chat messages: function calls join the assistant turn they belong to. */
-function messagesOf(input: unknown, reasoningItems: Array<Record<string, unknown>>): ChatMessage[] {
+/** A breakpoint of the prompt cache, by the message it closes (see `PromptCacheControls`). */
+type Breakpoint = { message: number; ttl: "5m" | "1h" };
+
+/**
+ * The input items as chat messages: function calls join the assistant turn they belong to, a
+ * message's images and files are billed as on chat completions (see `mediaOfContent`), and the
+ * `cache_control` of a content part marks a breakpoint at its message in `breakpoints`.
+ */
+function messagesOf(
+  input: unknown,
+  reasoningItems: Array<Record<string, unknown>>,
+  breakpoints: Breakpoint[] = [],
+): ChatMessage[] {
   const items = typeof input === "string" ? [{ role: "user", content: input }] : input;
   if (!Array.isArray(items) || items.length === 0) {
     throw new InvalidBodyError("input must be a string or a non-empty array of items", "input");
@@ -142,8 +154,12 @@ function messagesOf(input: unknown, reasoningItems: Array<Record<string, unknown
       });
     } else if (type === "message" && typeof item.role === "string") {
       const content = textOfContent(item.content);
+      const media = mediaOfContent(item.content);
       if (item.role === "assistant") assistant().content += content;
-      else messages.push({ role: item.role, content, toolCalls: [] });
+      else messages.push({ role: item.role, content, toolCalls: [], ...(media ? { media } : {}) });
+      for (const ttl of cacheControlsOf(item.content)) {
+        breakpoints.push({ message: messages.length - 1, ttl });
+      }
     } else {
       throw new InvalidBodyError(
         `input[${index}] has a type this server does not serve: ${String(type)}`,
@@ -152,6 +168,14 @@ function messagesOf(input: unknown, reasoningItems: Array<Record<string, unknown
     }
   });
   return messages;
+}
+
+/** The lifetimes of the `cache_control` breakpoints on a message's content parts. */
+function cacheControlsOf(content: unknown): Array<"5m" | "1h"> {
+  if (!Array.isArray(content)) return [];
+  return content
+    .filter((part) => isRecord(part) && isRecord(part.cache_control))
+    .map((part) => ((part.cache_control as Record<string, unknown>).ttl === "1h" ? "1h" : "5m"));
 }
 
 function toolsOf(tools: unknown): ToolSpec[] {
@@ -217,10 +241,20 @@ export function parseResponsesRequest(body: string): ChatRequest & { responses: 
     throw new InvalidBodyError("max_output_tokens must be a positive integer", "max_output_tokens");
   }
   const reasoningItems: Array<Record<string, unknown>> = [];
-  const messages = messagesOf(json.input, reasoningItems);
-  if (typeof json.instructions === "string") {
-    messages.unshift({ role: "system", content: json.instructions, toolCalls: [] });
+  const marks: Breakpoint[] = [];
+  const messages = messagesOf(json.input, reasoningItems, marks);
+  const instructions = typeof json.instructions === "string";
+  if (instructions) {
+    messages.unshift({ role: "system", content: json.instructions as string, toolCalls: [] });
   }
+  // Part 0 of the prompt is the tools and format; message i is part i + 1 (see `promptParts`).
+  const first = instructions ? 2 : 1;
+  const breakpoints = [
+    ...cacheControlsOf(json.tools)
+      .map((ttl) => ({ part: 0, ttl }))
+      .slice(-1),
+    ...marks.map(({ message, ttl }) => ({ part: message + first, ttl })),
+  ];
   const tools = toolsOf(json.tools);
   const reasoning = isRecord(json.reasoning) ? json.reasoning : {};
   const include = Array.isArray(json.include) ? json.include : [];
@@ -238,9 +272,9 @@ export function parseResponsesRequest(body: string): ChatRequest & { responses: 
     stop: [],
     stream: json.stream === true,
     includeUsage: true,
-    // Anthropic's cache_control breakpoints are a chat-completions habit; a Responses request
-    // carries OpenAI's controls only.
-    promptCache: { ...promptCacheKeyOf(json), breakpoints: [] },
+    // OpenAI's controls, and the `cache_control` breakpoints of content parts that a Claude
+    // model behind the gateway reads as on chat completions.
+    promptCache: { ...promptCacheKeyOf(json), breakpoints },
     n: 1,
     responses: {
       summary: typeof reasoning.summary === "string",
@@ -251,16 +285,31 @@ export function parseResponsesRequest(body: string): ChatRequest & { responses: 
   };
 }
 
-/** The response's `usage`, in the Responses API's names. */
+/**
+ * The response's `usage`, in the Responses API's names: cache reads in
+ * `input_tokens_details.cached_tokens`, writes in `cache_write_tokens` (OpenAI's name, which the
+ * gateway reads on this API), and a Claude model's split of its writes by lifetime in the same
+ * top-level fields as on chat completions.
+ */
 export function responsesUsage(usage: Usage): Record<string, unknown> {
+  const written = usage.prompt_tokens_details?.cached_creation_tokens;
+  const {
+    claude_cache_creation_5_m_tokens: fiveMinutes,
+    claude_cache_creation_1_h_tokens: anHour,
+  } = usage;
   return {
     input_tokens: usage.prompt_tokens,
-    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    input_tokens_details: {
+      cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+      ...(written ? { cache_write_tokens: written } : {}),
+    },
     output_tokens: usage.completion_tokens,
     output_tokens_details: {
       reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
     },
     total_tokens: usage.total_tokens,
+    ...(fiveMinutes !== undefined ? { claude_cache_creation_5_m_tokens: fiveMinutes } : {}),
+    ...(anHour !== undefined ? { claude_cache_creation_1_h_tokens: anHour } : {}),
   };
 }
 

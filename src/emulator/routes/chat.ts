@@ -5,7 +5,7 @@
 import { chatCompletionBody } from "../model/completions.js";
 import { generateChat, promptParts } from "../model/generate.js";
 import { reasoningFormatFor, reasoningInputProblem } from "../model/reasoning.js";
-import { type PromptCacheControls, parseChatRequest } from "../model/requests.js";
+import { parseChatRequest } from "../model/requests.js";
 import { chatCompletionEvents } from "../model/sse.js";
 import {
   type EmulatorReply,
@@ -17,6 +17,7 @@ import {
 import { openHosted } from "./call.js";
 import { modelServerBadRequest } from "./errors.js";
 import type { HandlerContext } from "./handler_context.js";
+import { promptCacheHeader, promptCacheUse } from "./prompt_cache.js";
 
 /** `POST /chat/completions` (docs/service-contract.md#hosted-models); an embedding or rerank model is refused with 400. */
 export function hosted(
@@ -39,14 +40,8 @@ export function hosted(
   if (problem) return call.finish(modelServerBadRequest(requestId, problem));
   const parts = promptParts(body, model.reasoning?.input === "require");
   const controls = body.promptCache;
-  // OpenAI's `prompt_cache_key` keeps the prompts it names apart from others in the cache.
-  const cacheName = controls.key === undefined ? model.id : `${model.id}\u0000${controls.key}`;
-  const cachedTokens = model.promptCache === true ? state.readPromptCache(cacheName, parts) : 0;
-  const cacheWrites =
-    model.promptCache === "breakpoints"
-      ? state.writePromptCache(model.id, parts, controls.breakpoints)
-      : undefined;
-  const output = generateChat(body, { reasoning, parts, cachedTokens, cacheWrites });
+  const cache = promptCacheUse(state, model, parts, controls);
+  const output = generateChat(body, { reasoning, parts, ...cache });
   const identity = call.identity("chatcmpl", body.model);
   const reply = body.stream
     ? streamReply(chatCompletionEvents(identity, output, body.includeUsage), requestId)
@@ -54,21 +49,4 @@ export function hosted(
   const shown = promptCacheHeader(controls);
   if (shown !== undefined) reply.headers[PROMPT_CACHE_HEADER] = shown;
   return call.deliver(reply, output.usage, model.prices);
-}
-
-/**
- * Says which prompt-cache controls arrived, so a client can see that they passed through: e.g.
- * `key=support-v1; retention=24h; breakpoints=2 (1h, 5m)`. Undefined when none did.
- */
-function promptCacheHeader(controls: PromptCacheControls): string | undefined {
-  const said: string[] = [];
-  if (controls.key !== undefined) said.push(`key=${encodeURIComponent(controls.key)}`);
-  if (controls.retention !== undefined) {
-    said.push(`retention=${encodeURIComponent(controls.retention)}`);
-  }
-  const { breakpoints } = controls;
-  if (breakpoints.length > 0) {
-    said.push(`breakpoints=${breakpoints.length} (${breakpoints.map((b) => b.ttl).join(", ")})`);
-  }
-  return said.length > 0 ? said.join("; ") : undefined;
 }

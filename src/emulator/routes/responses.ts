@@ -12,9 +12,16 @@ import {
   responseBody,
   responseEvents,
 } from "../model/responses.js";
-import { type EmulatorReply, type EmulatorRequest, jsonReply, streamReply } from "../reply.js";
+import {
+  type EmulatorReply,
+  type EmulatorRequest,
+  jsonReply,
+  PROMPT_CACHE_HEADER,
+  streamReply,
+} from "../reply.js";
 import { openHosted } from "./call.js";
 import type { HandlerContext } from "./handler_context.js";
+import { promptCacheHeader, promptCacheUse } from "./prompt_cache.js";
 
 /** The endpoint type a model must list to be served here (new-api's name). */
 const SERVED = "openai-response";
@@ -50,11 +57,16 @@ export function responses(
   const { state } = context;
   const reasoning = reasoningFormatFor(model, body);
   const parts = promptParts(body, true);
-  const cachedTokens = model.promptCache ? state.readPromptCache(model.id, parts) : 0;
-  const output = generateChat(body, { reasoning, parts, cachedTokens });
+  // The prompt cache as on chat completions: reads kept apart by `prompt_cache_key`, a Claude
+  // model's reads and writes at `cache_control` breakpoints.
+  const controls = body.promptCache;
+  const cache = promptCacheUse(state, model, parts, controls);
+  const output = generateChat(body, { reasoning, parts, ...cache });
   const identity = call.identity("resp", body.model);
   const reply = body.stream
     ? streamReply(responseEvents(identity, output, body.responses), requestId)
     : jsonReply(200, responseBody(identity, output, body.responses), requestId);
+  const shown = promptCacheHeader(controls);
+  if (shown !== undefined) reply.headers[PROMPT_CACHE_HEADER] = shown;
   return call.deliver(reply, output.usage, model.prices);
 }

@@ -8,6 +8,7 @@ import {
   AIMessage,
   type AIMessageChunk,
   HumanMessage,
+  SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -24,6 +25,7 @@ import {
   ServiceTimeoutError,
 } from "../../../src/errors/errors.js";
 import { UsageTracker } from "../../../src/spend/usage_tracker.js";
+import { pdf, png } from "../../helpers/media.js";
 
 afterEach(() => resetResponsesAuto());
 
@@ -317,5 +319,58 @@ describe("the emulator's no-choices fault on /responses", () => {
       for await (const _ of await chat.stream("Hello", options)) void _;
     };
     await expect(read()).rejects.toSatisfy((e) => MalformedResponseError.isInstance(e));
+  });
+});
+
+describe("money over the Responses API, end to end", () => {
+  it("costs what the emulator debits for an image, a PDF and cache writes of both lifetimes, streamed and invoked", async () => {
+    const emulator = createEmulator();
+    const prices = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 };
+    emulator.state.addModel({
+      id: "emulator-claude",
+      prices,
+      promptCache: "breakpoints",
+      endpointTypes: ["openai", "openai-response"],
+    });
+    const model = new ChatInferenceService("emulator-claude", {
+      apiKey: emulator.apiKey,
+      baseURL: emulator.baseURL,
+      fetch: emulator.fetch,
+      maxTokens: 64,
+      useResponsesApi: true,
+    });
+    const rules = `Answer from the tide tables. ${"Quote the table, then explain. ".repeat(40)}`;
+    // Breakpoints in the Responses API's own part shape, which the converter keeps.
+    const input = (question: string) => [
+      new SystemMessage({
+        content: [
+          { type: "input_text", text: rules, cache_control: { type: "ephemeral", ttl: "1h" } },
+        ],
+      }),
+      new HumanMessage({
+        content: [
+          { type: "image_url", image_url: { url: png(1500, 1500) } },
+          { type: "file", file: { file_data: pdf(3), filename: "tides.pdf" } },
+          { type: "input_text", text: question, cache_control: { type: "ephemeral" } },
+        ],
+      }),
+    ];
+    const usage = new UsageTracker({ prices: { "emulator-claude": prices }, budget: 1 });
+    const before = emulator.state.credit;
+    for await (const _ of await model.stream(input("When is high tide?"), { callbacks: [usage] })) {
+      // read to the end
+    }
+    const reply = await model.invoke(input("And low tide?"), { callbacks: [usage] });
+    const [streamed, invoked] = usage.records;
+    // Written: the system prompt for an hour, the user's turn (its image and PDF) for five minutes.
+    expect(streamed?.inputTokenDetails?.ephemeral_1h_input_tokens).toBeGreaterThan(200);
+    expect(streamed?.inputTokenDetails?.ephemeral_5m_input_tokens).toBeGreaterThan(3000 + 9000);
+    expect(streamed?.settlement).toBe("reported");
+    // Then the system prompt read, the new turn written.
+    expect(reply.usage_metadata?.input_token_details?.cache_read).toBe(
+      streamed?.inputTokenDetails?.ephemeral_1h_input_tokens,
+    );
+    expect(invoked?.inputTokenDetails?.cache_creation).toBeGreaterThan(3000 + 9000);
+    expect(usage.spent).toBeCloseTo(before - emulator.state.credit, 12);
   });
 });

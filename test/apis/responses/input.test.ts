@@ -90,4 +90,33 @@ describe("toInputItems", () => {
     expect(toInputItems([reply], "m", false)[0]).toMatchObject({ type: "reasoning", id: "rs_9" });
     expect(toInputItems([reply], "m", true).map((item) => item.type)).toEqual(["message"]);
   });
+
+  it("sends a Chat Completions file part as an input_file, which @langchain/openai's converter drops", () => {
+    const content = [
+      {
+        type: "file",
+        file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" },
+      },
+      { type: "file", file: { file_id: "file-1" } },
+      { type: "text", text: "Summarise them." },
+    ];
+    const message = new HumanMessage({ content });
+    expect(toInputItems([message], "m", true)).toEqual([
+      {
+        type: "message",
+        role: "user",
+        content: [
+          {
+            type: "input_file",
+            file_data: "data:application/pdf;base64,JVBERi0=",
+            filename: "a.pdf",
+          },
+          { type: "input_file", file_id: "file-1" },
+          { type: "input_text", text: "Summarise them." },
+        ],
+      },
+    ]);
+    // The caller's message is left as it was.
+    expect(message.content).toEqual(content);
+  });
 });

@@ -16,6 +16,7 @@ import { resetResponsesAuto } from "../../../src/apis/responses/fallbacks.js";
 import {
   AuthenticationError,
   BadRequestError,
+  BudgetExceededError,
   ConfigurationError,
   InsufficientCreditError,
   InvalidURLError,
@@ -26,6 +27,7 @@ import {
 } from "../../../src/errors/errors.js";
 import { RateLimiter } from "../../../src/spend/rate_limiter.js";
 import { UsageTracker } from "../../../src/spend/usage_tracker.js";
+import { pdf, png } from "../../helpers/media.js";
 import { BASE, chatCompletion, intercept, KEY } from "../../helpers/wire.js";
 
 const RESPONSES = "/inference/v1/responses";
@@ -561,4 +563,156 @@ describe('useResponsesApi: "auto"', () => {
     expect(responses).toHaveLength(2);
     expect(chat).toHaveLength(0);
   });
+});
+
+describe("useResponsesApi: true, money", () => {
+  const PRICES = {
+    "gpt-test": { input: 3, cachedInput: 0.3, cacheWrite: 3.75, cacheWrite1h: 6, output: 15 },
+  };
+  /** A Claude model's cache writes as a gateway relays them on this API: reads, writes, the split. */
+  const CACHED = {
+    input_tokens: 1000,
+    input_tokens_details: { cached_tokens: 200, cache_write_tokens: 300 },
+    output_tokens: 10,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 1010,
+    claude_cache_creation_5_m_tokens: 100,
+    claude_cache_creation_1_h_tokens: 200,
+  };
+  const DETAILS = {
+    cache_read: 200,
+    cache_creation: 300,
+    ephemeral_5m_input_tokens: 100,
+    ephemeral_1h_input_tokens: 200,
+  };
+  const COST = (500 * 3 + 200 * 0.3 + 100 * 3.75 + 200 * 6 + 10 * 15) / 1e6;
+
+  it("reads the cache's reads and writes (and their split) into usage_metadata, and prices them, invoked and streamed", async () => {
+    const streamed = events([
+      { type: "response.created", response: response([], { status: "in_progress", usage: null }) },
+      { type: "response.output_text.delta", output_index: 0, item_id: "msg_1", delta: "Hi" },
+      { type: "response.completed", response: response([text("Hi")], { usage: CACHED }) },
+    ]);
+    intercept(
+      RESPONSES,
+      [200, response([text("Hi")], { usage: CACHED }), RID],
+      [200, streamed, EVENTS],
+    );
+    const tracker = new UsageTracker({ prices: PRICES, budget: 1 });
+    const chat = model();
+    const reply = await chat.invoke("Hello", { callbacks: [tracker] });
+    expect(reply.usage_metadata?.input_token_details).toEqual(DETAILS);
+    let last: AIMessageChunk | undefined;
+    for await (const chunk of await chat.stream("Hello", { callbacks: [tracker] })) {
+      last = last ? last.concat(chunk) : chunk;
+    }
+    // LangChain's merging keeps only the reads and the writes; the record has the split all the same.
+    expect(last?.usage_metadata?.input_token_details?.cache_creation).toBe(300);
+    expect(tracker.records.map((r) => [r.inputTokenDetails, r.settlement])).toEqual([
+      [DETAILS, "reported"],
+      [DETAILS, "reported"],
+    ]);
+    expect(tracker.records.map((r) => r.cost)).toEqual([
+      expect.closeTo(COST, 12),
+      expect.closeTo(COST, 12),
+    ]);
+    expect(tracker.totals).toMatchObject({ cacheWriteTokens: 600, cacheWrite1hTokens: 400 });
+  });
+
+  it("reads writes in the gateway's other name (cached_creation_tokens) as 5-minute writes", async () => {
+    const usage = {
+      ...USAGE,
+      input_tokens_details: { cached_tokens: 8, cached_creation_tokens: 16 },
+    };
+    intercept(RESPONSES, [200, response([text("Hi")], { usage }), RID]);
+    const reply = await model().invoke("Hello");
+    expect(reply.usage_metadata?.input_token_details).toEqual({
+      cache_read: 8,
+      cache_creation: 16,
+    });
+  });
+
+  /** The tokens a call reserves, read from the refusal of a budget too small for anything. */
+  async function reserved(chat: ChatInferenceService, content: HumanMessage["content"]) {
+    const seen = intercept(RESPONSES, [200, response([text("Hi")]), RID]);
+    const tracker = new UsageTracker({
+      prices: { "gpt-test": { input: 1, output: 0 } },
+      budget: 1e-9,
+    });
+    const error = await chat
+      .invoke([new HumanMessage({ content })], { callbacks: [tracker] })
+      .catch((e: unknown) => e);
+    expect(BudgetExceededError.isInstance(error)).toBe(true);
+    expect(seen).toHaveLength(0);
+    return Math.round((error as BudgetExceededError).requested! * 1e6);
+  }
+
+  it("reserves input_image and input_file parts at their real size, and by the profile's mediaTokens", async () => {
+    const question = { type: "text" as const, text: "What is in it?" };
+    const base = await reserved(model(), [question]);
+    const image = await reserved(model(), [
+      { type: "image_url", image_url: { url: png(1500, 1500) } },
+      question,
+    ]);
+    expect(image - base).toBe(3000);
+    const pdfs = await reserved(model(), [
+      { type: "file", file: { file_data: pdf(20), filename: "tides.pdf" } },
+      { type: "input_file", file_id: "file-1" },
+      question,
+    ]);
+    expect(pdfs - base).toBe(20 * 3000 + 100 * 3000);
+    const remote = await reserved(model(), [
+      { type: "input_image", image_url: "https://example.com/chart.png" },
+      { type: "input_image", file_id: "file-2" },
+      question,
+    ]);
+    expect(remote - base).toBe(2 * 3279);
+    const profiled = model({
+      profiles: { "gpt-test": { mediaTokens: { image: 85, pdfPage: 1000, file: 5000 } } },
+    });
+    const flat = await reserved(profiled, [
+      { type: "image_url", image_url: { url: png(1500, 1500) } },
+      { type: "file", file: { file_data: pdf(20), filename: "tides.pdf" } },
+      { type: "input_file", file_id: "file-1" },
+      question,
+    ]);
+    expect(flat - base).toBe(85 + 20 * 1000 + 5000);
+  });
+
+  it.each([
+    ["left with a break", false],
+    ["stopped by its signal", true],
+  ])(
+    "charges a stream %s after its first event its worst case, settled upper-bound",
+    async (_how, abort) => {
+      intercept(RESPONSES, [200, toolCallEvents(), EVENTS]);
+      const tracker = new UsageTracker({
+        prices: { "gpt-test": { input: 1, output: 1 } },
+        budget: 1,
+      });
+      const controller = new AbortController();
+      const chat = model({ maxTokens: 100 });
+      const stream = await chat.stream("Hello", {
+        callbacks: [tracker],
+        signal: controller.signal,
+      });
+      try {
+        for await (const _ of stream) {
+          if (abort) controller.abort();
+          else break;
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const [record] = tracker.records;
+      expect(record).toMatchObject({ settlement: "upper-bound", abandoned: true, estimated: true });
+      expect(abort ? record?.aborted : record?.aborted).toBe(abort ? true : undefined);
+      // The worst case: the prompt's estimate and all of max_output_tokens.
+      expect(record?.outputTokens).toBe(100);
+      expect(tracker.spent).toBeGreaterThan(100 / 1e6);
+      expect(tracker.inFlight).toBe(0);
+      expect((await tracker.budgetStatus()).reserved).toBe(0);
+    },
+  );
 });

@@ -21,6 +21,11 @@ describe("what the emulated model bills for images and files", () => {
     expect(parts({ type: "file", file: { file_data: png(1500, 1500) } })).toBe(3000);
     expect(parts({ type: "file", file: { file_data: compressedPdf() } })).toBe(300_000);
     expect(parts({ type: "file", file: { file_id: "file-1" } })).toBe(300_000);
+    // The Responses API's parts, billed alike.
+    expect(parts({ type: "input_image", image_url: png(1500, 1500) })).toBe(3000);
+    expect(parts({ type: "input_image", file_id: "file-2" })).toBe(3279);
+    expect(parts({ type: "input_file", file_data: pdf(20) })).toBe(60_000);
+    expect(parts({ type: "input_file", file_url: "https://example.com/a.pdf" })).toBe(300_000);
     expect(parts({ type: "text", text: "hi" }, "not a part")).toBeUndefined();
     expect(mediaOfContent("text")).toBeUndefined();
   });
