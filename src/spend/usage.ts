@@ -83,15 +83,6 @@ export function promptUsageFromWire(usage: unknown): TokenUsage | undefined {
   return { promptTokens, completionTokens: 0, totalTokens: promptTokens };
 }
 
-/**
- * The cached part of the prompt in the `usage` of a response body or stream chunk
- * (`prompt_tokens_details.cached_tokens`, where OpenAI-style servers write it; the Responses
- * API's `input_tokens_details.cached_tokens`); undefined when the usage does not say.
- */
-export function cachedTokensFromWire(usage: unknown): number | undefined {
-  return promptCacheFromWire(usage).read;
-}
-
 /** What the prompt cache did for one request, as the service's `usage` reports it. */
 export interface PromptCacheCounts {
   /** Prompt tokens read from the cache. */

@@ -3,7 +3,6 @@ import { AIMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { describe, expect, it } from "vitest";
 import {
-  cachedTokensFromWire,
   cacheTokenDetails,
   modelOfRun,
   promptCacheFromWire,
@@ -213,9 +212,9 @@ describe("reading counts that may be missing or malformed", () => {
 
   it("reads nothing from a usage or details that are null", () => {
     expect(promptUsageFromWire(null)).toBeUndefined();
-    expect(cachedTokensFromWire(null)).toBeUndefined();
-    expect(cachedTokensFromWire({ prompt_tokens_details: null })).toBeUndefined();
-    expect(cachedTokensFromWire({ prompt_tokens_details: { cached_tokens: 4 } })).toBe(4);
+    expect(promptCacheFromWire(null).read).toBeUndefined();
+    expect(promptCacheFromWire({ prompt_tokens_details: null }).read).toBeUndefined();
+    expect(promptCacheFromWire({ prompt_tokens_details: { cached_tokens: 4 } }).read).toBe(4);
   });
 
   it("reads a model from constructor arguments only, and names none it cannot find", () => {
@@ -403,7 +402,7 @@ describe("the usage readers, in the Responses API's names", () => {
   });
 
   it("read the cached and the reasoning tokens from their details", () => {
-    expect(cachedTokensFromWire(usage)).toBe(8);
+    expect(promptCacheFromWire(usage).read).toBe(8);
     expect(reasoningTokensFromWire(usage)).toBe(5);
     expect(reasoningTokensFromWire({ completion_tokens_details: { reasoning_tokens: 3 } })).toBe(3);
     expect(reasoningTokensFromWire({ output_tokens: 1 })).toBeUndefined();
