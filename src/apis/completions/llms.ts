@@ -231,10 +231,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     };
   }
 
-  override get callKeys(): string[] {
-    return [...super.callKeys, "serviceName", "maxRetries"];
-  }
-
   constructor(fields: DedicatedEndpointLLMFields = {}) {
     const options = validateDedicatedEndpointOptions(fields);
     checkLangChainFields(fields);
