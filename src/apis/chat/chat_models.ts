@@ -44,12 +44,7 @@ import {
   checkLangChainFields,
   checkMessageContent,
 } from "../call_options.js";
-import {
-  type ChatInferenceServiceOptions,
-  chatModelId,
-  constructorFields,
-  validateChatOptions,
-} from "../options.js";
+import { constructorFields } from "../options.js";
 import { type ResponsesRoute, routeFor } from "../responses/route.js";
 import { startedRun, startedStream } from "../run_start.js";
 import { keepRun, runOf } from "./base_class.js";
@@ -62,6 +57,7 @@ import {
   toGenerationChunks,
 } from "./converters.js";
 import { contentText, countChunk, countGenerationChunk } from "./metering.js";
+import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "./options.js";
 import { readStreamReasoning } from "./reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
