@@ -236,8 +236,16 @@ export function serialisedValues<T extends object>(
   ) as Partial<T>;
 }
 
-/** The options every model takes, as a caller writes them: their JSDoc, as declared once. */
+/**
+ * The options every model takes, as a caller writes them. Each model's options type extends it
+ * (or {@link SharedModelOptions}), so that the JSDoc declared once in {@link modelOptions} shows on
+ * every model's type, in the sources and in the published declarations alike (a schema's type
+ * inferred across modules would print these fields without their JSDoc).
+ */
 export interface ModelOptions extends z.input<z.ZodObject<typeof modelOptions>> {}
+
+/** {@link ModelOptions} of a model whose answer is one JSON body (embeddings, rerank): no `idleTimeout`, and a `maxConcurrency` of its own. */
+export interface SharedModelOptions extends Omit<ModelOptions, "idleTimeout" | "maxConcurrency"> {}
 
 // An embeddings or rerank answer is one JSON body: no stream, so no `idleTimeout`; and each its own concurrency default.
 const { idleTimeout: _idle, maxConcurrency: _concurrency, ...sharedOptions } = modelOptions;

@@ -8,7 +8,13 @@ import { z } from "zod";
 import { checkedOnResolve, optionsSchema, parseOptions } from "../../config/options.js";
 import { profilesSchema } from "../../config/profiles.js";
 import { ConfigurationError } from "../../errors/errors.js";
-import { modelOptions, serialised, serialisedKeys, unserialised } from "../options.js";
+import {
+  type ModelOptions,
+  modelOptions,
+  serialised,
+  serialisedKeys,
+  unserialised,
+} from "../options.js";
 import { checkReasoningSummary, useResponsesApiSchema } from "../responses/options.js";
 
 /** `configuration` of `ChatInferenceService`: the openai SDK's client options, as `ChatOpenAI` takes them. */
@@ -84,7 +90,9 @@ function isEffort(effort: unknown): boolean {
 }
 
 /** The options of `ChatInferenceService` that this package owns, as a caller writes them. */
-export interface ChatInferenceServiceOptions extends z.input<typeof chatInferenceServiceOptions> {}
+export interface ChatInferenceServiceOptions
+  extends ModelOptions,
+    Omit<z.input<typeof chatInferenceServiceOptions>, keyof ModelOptions> {}
 
 const CHAT_SPEC = { owner: "ChatInferenceService", schema: chatInferenceServiceOptions };
 

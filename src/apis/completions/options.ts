@@ -8,6 +8,7 @@ import { profilesSchema } from "../../config/profiles.js";
 import { ConfigurationError } from "../../errors/errors.js";
 import {
   connectionOnly,
+  type ModelOptions,
   modelOptions,
   type SerialisedOptions,
   serialised,
@@ -81,7 +82,9 @@ const dedicatedEndpointLLMShape = {
 export const dedicatedEndpointLLMOptions = optionsSchema(dedicatedEndpointLLMShape);
 
 /** The options of `DedicatedEndpointLLM`, as a caller writes them. */
-export interface DedicatedEndpointLLMOptions extends z.input<typeof dedicatedEndpointLLMOptions> {}
+export interface DedicatedEndpointLLMOptions
+  extends ModelOptions,
+    Omit<z.input<typeof dedicatedEndpointLLMOptions>, keyof ModelOptions> {}
 
 /** What `DedicatedEndpointLLM` keeps of its options, checked and with their defaults: those it serialises. */
 export type DedicatedEndpointLLMSettings = SerialisedOptions<typeof dedicatedEndpointLLMShape>;

@@ -4,7 +4,13 @@
  */
 import { z } from "zod";
 import { callbacks, checkedOnResolve, optionsSchema, parseOptions } from "../../config/options.js";
-import { connectionOnly, countOrInfinity, sharedModelOptions, unserialised } from "../options.js";
+import {
+  connectionOnly,
+  countOrInfinity,
+  type SharedModelOptions,
+  sharedModelOptions,
+  unserialised,
+} from "../options.js";
 
 /** The options of `InferenceServiceEmbeddings` (it serialises nothing: LangChain's embeddings are not serialisable). */
 export const inferenceServiceEmbeddingsOptions = optionsSchema({
@@ -51,7 +57,8 @@ export const inferenceServiceEmbeddingsOptions = optionsSchema({
 
 /** The options of `InferenceServiceEmbeddings`, as a caller writes them. */
 export interface InferenceServiceEmbeddingsOptions
-  extends z.input<typeof inferenceServiceEmbeddingsOptions> {}
+  extends SharedModelOptions,
+    Omit<z.input<typeof inferenceServiceEmbeddingsOptions>, keyof SharedModelOptions> {}
 
 const EMBEDDINGS_SPEC = {
   owner: "InferenceServiceEmbeddings",

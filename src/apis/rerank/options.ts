@@ -4,7 +4,13 @@
  */
 import type { z } from "zod";
 import { callbacks, checkedOnResolve, optionsSchema, parseOptions } from "../../config/options.js";
-import { connectionOnly, countOrInfinity, sharedModelOptions, unserialised } from "../options.js";
+import {
+  connectionOnly,
+  countOrInfinity,
+  type SharedModelOptions,
+  sharedModelOptions,
+  unserialised,
+} from "../options.js";
 
 /** The options of `InferenceServiceRerank` (it serialises nothing: LangChain's document compressors are not serialisable). */
 export const inferenceServiceRerankOptions = optionsSchema({
@@ -40,7 +46,8 @@ export const inferenceServiceRerankOptions = optionsSchema({
 
 /** The options of `InferenceServiceRerank`, as a caller writes them. */
 export interface InferenceServiceRerankOptions
-  extends z.input<typeof inferenceServiceRerankOptions> {}
+  extends SharedModelOptions,
+    Omit<z.input<typeof inferenceServiceRerankOptions>, keyof SharedModelOptions> {}
 
 const RERANK_SPEC = {
   owner: "InferenceServiceRerank",
