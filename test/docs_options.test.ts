@@ -7,12 +7,10 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import {
-  chatInferenceServiceOptions,
-  dedicatedEndpointLLMOptions,
-  inferenceServiceEmbeddingsOptions,
-  inferenceServiceRerankOptions,
-} from "../src/apis/options.js";
+import { chatInferenceServiceOptions } from "../src/apis/chat/options.js";
+import { dedicatedEndpointLLMOptions } from "../src/apis/completions/options.js";
+import { inferenceServiceEmbeddingsOptions } from "../src/apis/embeddings/options.js";
+import { inferenceServiceRerankOptions } from "../src/apis/rerank/options.js";
 import { unwrapField } from "../src/config/options.js";
 import { diagnoseOptions } from "../src/diagnose/diagnose.js";
 import { budgetMiddlewareOptions } from "../src/middleware/budget.js";

@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
+import { chatInferenceServiceOptions, validateChatOptions } from "../../src/apis/chat/options.js";
 import { DedicatedEndpointLLM } from "../../src/apis/completions/llms.js";
 import {
-  chatInferenceServiceOptions,
   dedicatedEndpointLLMOptions,
-  isSerialised,
-  validateChatOptions,
   validateDedicatedEndpointOptions,
-} from "../../src/apis/options.js";
+} from "../../src/apis/completions/options.js";
+import { inferenceServiceEmbeddingsOptions } from "../../src/apis/embeddings/options.js";
+import { isSerialised } from "../../src/apis/options.js";
+import { inferenceServiceRerankOptions } from "../../src/apis/rerank/options.js";
 import { diagnose } from "../../src/diagnose/diagnose.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 import { configurationProblem } from "../helpers/errors.js";
+import { optionDocs } from "../helpers/option_docs.js";
 
 describe("the models' options", () => {
   it("apply the defaults once checked (docs/service-contract.md#limits-and-retries: two retries)", () => {
@@ -181,4 +183,34 @@ describe("the models' serialised options", () => {
     expect(JSON.parse(json).kwargs).toMatchObject({ idle_timeout: 5, retry: {} });
     expect(json).not.toContain(connection.apiKey);
   });
+});
+
+describe("each model's options type, declared beside the model", () => {
+  /** The shared options' own type, as declared once. */
+  const modelsShared = "ModelOptions";
+  const models = [
+    ["chat", "ChatInferenceServiceOptions", chatInferenceServiceOptions],
+    ["completions", "DedicatedEndpointLLMOptions", dedicatedEndpointLLMOptions],
+    ["embeddings", "InferenceServiceEmbeddingsOptions", inferenceServiceEmbeddingsOptions],
+    ["rerank", "InferenceServiceRerankOptions", inferenceServiceRerankOptions],
+  ] as const;
+
+  it("shows every option's JSDoc and @default, the shared ones included", () => {
+    const docs = optionDocs({
+      ...Object.fromEntries(models.map(([api, type]) => [`../src/apis/${api}/options.ts`, [type]])),
+      "../src/apis/options.ts": [modelsShared],
+    });
+    for (const [, type, schema] of models) {
+      const documented = docs.get(type)!;
+      expect([...documented.keys()].sort(), type).toEqual(Object.keys(schema.shape).sort());
+      for (const [name, doc] of documented) {
+        expect(doc.text, `${type}.${name}`).not.toBe("");
+        expect(doc.default, `${type}.${name}`).toBeDefined();
+      }
+      // The options every model shares read the same on each model's type as where they are declared.
+      for (const name of ["apiKey", "baseURL", "maxRetries", "timeout", "rateLimiter"]) {
+        expect(documented.get(name), `${type}.${name}`).toEqual(docs.get(modelsShared)!.get(name));
+      }
+    }
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 /**
  * @module Where `ChatInferenceService` leans on its base classes, every reliance in one list, and
- * the one piece of state that must cross them. CI runs the suite against the lowest and newest
+ * the one workaround core forces on it (item 8). CI runs the suite against the lowest and newest
  * `@langchain/core` and `@langchain/openai` the ranges allow (`.ci/compat`), so a release that
  * changes one of these shows at once.
  *
@@ -22,22 +22,24 @@
  * And on `@langchain/core`'s `BaseChatModel` for:
  * 7. calling `_generate` and `_streamResponseChunks` with the call's run manager;
  * 8. calling `_streamChatModelEvents` from `_generateUncached` WITHOUT it, when a handler prefers
- *    chat-model stream events (LangGraph's messages streaming): the run rides in the call options
- *    under {@link RUN}, the one carrier key, set by the model's `_generateUncached`.
+ *    chat-model stream events (LangGraph's messages streaming), but with the very call options
+ *    object `_generateUncached` was given. This is the one workaround core forces on the model:
+ *    the model's `_generateUncached` keeps the run by that object ({@link keepRun}), and
+ *    `_streamChatModelEvents` looks it up ({@link runOf}), so the request is still reserved with
+ *    the run's trackers before it is sent. Nothing rides inside the options: a `WeakMap` holds the
+ *    run for as long as core holds the options, and no longer.
  */
 import type { MeteredRun } from "../../spend/call_meter.js";
 
-/** The call options key that carries the run from `_generateUncached` to `_streamChatModelEvents`. */
-const RUN = Symbol("inference-service.run");
+/** Each call's run, by the call options object core hands on (see item 8). */
+const runs = new WeakMap<object, MeteredRun>();
 
-type RunCarrier = { [RUN]?: MeteredRun };
-
-/** The call options with `run` in them, for core to hand on to `_streamChatModelEvents`. */
-export function withRun<T extends object>(options: T, run: MeteredRun): T {
-  return { ...options, [RUN]: run };
+/** Keeps `run` for the call whose options are `options`, for `_streamChatModelEvents`. */
+export function keepRun(options: object, run: MeteredRun | undefined): void {
+  if (run !== undefined) runs.set(options, run);
 }
 
-/** The run `_generateUncached` put in the call options, if any. */
+/** The run `_generateUncached` kept for these call options, if any. */
 export function runOf(options: object): MeteredRun | undefined {
-  return (options as RunCarrier)[RUN];
+  return runs.get(options);
 }

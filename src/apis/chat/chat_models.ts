@@ -44,15 +44,10 @@ import {
   checkLangChainFields,
   checkMessageContent,
 } from "../call_options.js";
-import {
-  type ChatInferenceServiceOptions,
-  chatModelId,
-  constructorFields,
-  validateChatOptions,
-} from "../options.js";
+import { constructorFields } from "../options.js";
 import { type ResponsesRoute, routeFor } from "../responses/route.js";
 import { startedRun, startedStream } from "../run_start.js";
-import { runOf, withRun } from "./base_class.js";
+import { keepRun, runOf } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
   type StreamState,
@@ -62,6 +57,7 @@ import {
   toGenerationChunks,
 } from "./converters.js";
 import { contentText, countChunk, countGenerationChunk } from "./metering.js";
+import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } from "./options.js";
 import { readStreamReasoning } from "./reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
@@ -200,6 +196,10 @@ export class ChatInferenceService<
       configuration: { baseURL, organization: null, project: null },
     } as BaseChatOpenAIFields);
     hideApiKey(this, channel.apiKey);
+    // The base class's identifying params (cache keys, traces, `inspect`) spread its client
+    // config; this model has no client of the base class's, so it is the URL alone (never the
+    // placeholder key, the organization or a header).
+    this.clientConfig = { baseURL };
     this.organization = undefined;
     this.baseURL = baseURL;
     this.profiles = options.profiles;
@@ -259,10 +259,6 @@ export class ChatInferenceService<
     return this.#profile.profile;
   }
 
-  protected override get streamEventProvider(): string {
-    return LS_PROVIDER;
-  }
-
   override getLsParams(options: this["ParsedCallOptions"]) {
     return { ...super.getLsParams(options), ls_provider: LS_PROVIDER };
   }
@@ -289,11 +285,6 @@ export class ChatInferenceService<
       ...(effort != null ? { reasoning_effort: effort } : {}),
       ...perCall,
     } as typeof params;
-  }
-
-  /** @ignore Identifying params feed cache keys and traces: never the client config (key, headers). */
-  override _identifyingParams() {
-    return { model_name: this.model, ...this.invocationParams(), baseURL: this.baseURL };
   }
 
   /**
@@ -387,9 +378,9 @@ export class ChatInferenceService<
   }
 
   /**
-   * Core's chat-model stream-events path calls the stream without its run manager; when a handler
-   * may send the call down that path, the run (its ID fixed here) rides in the options so the
-   * request is still reserved before it is sent (see `base_class.ts`).
+   * Core's chat-model stream-events path calls the stream without its run manager: when a handler
+   * may send the call down that path, the run (its ID fixed here) is kept for the stream (the
+   * workaround named in `base_class.ts`).
    */
   override async _generateUncached(
     messages: BaseMessageLike[][],
@@ -400,16 +391,14 @@ export class ChatInferenceService<
     checkChatCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
     const started = startedRunManagers?.[0];
     if (started) {
-      const run = streamEventsRun(started.handlers, undefined, started.runId);
-      const options = run ? withRun(parsedOptions, run) : parsedOptions;
-      return super._generateUncached(messages, options, handledOptions, startedRunManagers);
+      keepRun(parsedOptions, streamEventsRun(started.handlers, undefined, started.runId));
+      return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
     }
     // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
     const callbacks = [handledOptions.callbacks, this.callbacks];
     return startedRun(handledOptions.runId, callbacks, (runId) => {
-      const run = streamEventsRun(handledOptions.callbacks, this.callbacks, runId);
-      const options = run ? withRun(parsedOptions, run) : parsedOptions;
-      return super._generateUncached(messages, options, { ...handledOptions, runId });
+      keepRun(parsedOptions, streamEventsRun(handledOptions.callbacks, this.callbacks, runId));
+      return super._generateUncached(messages, parsedOptions, { ...handledOptions, runId });
     });
   }
 

@@ -5,7 +5,7 @@
  */
 import type { Serialized } from "@langchain/core/load/serializable";
 import { ENV } from "../../constants.js";
-import { CHAT_OPTIONS } from "../options.js";
+import { CHAT_OPTIONS } from "./options.js";
 
 /**
  * Keeps the key where `ChatOpenAI` users read it (`model.apiKey`) but out of what is shown: not in

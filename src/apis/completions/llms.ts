@@ -39,16 +39,16 @@ import { abortError } from "../../utils/sleep.js";
 import { withoutUndefined } from "../../utils/without_undefined.js";
 import { VERSION } from "../../version.js";
 import { checkLangChainFields, checkLLMCallOptions } from "../call_options.js";
+import { serialisedValues } from "../options.js";
+import { startedRun, startedStream } from "../run_start.js";
+import { parseCompletion } from "./answer.js";
 import {
   checkStreamedChoices,
   DEDICATED_SERIALISED,
   type DedicatedEndpointLLMOptions,
   type DedicatedEndpointLLMSettings,
-  serialisedValues,
   validateDedicatedEndpointOptions,
-} from "../options.js";
-import { startedRun, startedStream } from "../run_start.js";
-import { parseCompletion } from "./answer.js";
+} from "./options.js";
 
 /** Call options of {@link DedicatedEndpointLLM}: LangChain's (`stop`, `signal`, `timeout`, callbacks, …) plus these. */
 export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
@@ -229,10 +229,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       ...json,
       kwargs: { api_key: { lc: 1, type: "secret", id: [ENV.apiKey] }, ...json.kwargs },
     };
-  }
-
-  override get callKeys(): string[] {
-    return [...super.callKeys, "serviceName", "maxRetries"];
   }
 
   constructor(fields: DedicatedEndpointLLMFields = {}) {

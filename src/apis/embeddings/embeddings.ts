@@ -13,14 +13,10 @@ import type { RateLimiter } from "../../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../../spend/usage.js";
 import { ServiceChannel } from "../../transport/channel.js";
 import { checkEmbedDocuments, checkEmbedQuery } from "../call_options.js";
-import {
-  constructorFields,
-  type InferenceServiceEmbeddingsOptions,
-  modelIdFrom,
-  validateEmbeddingsOptions,
-} from "../options.js";
+import { constructorFields, modelIdFrom } from "../options.js";
 import { startCallRun } from "../run_start.js";
 import { readEmbeddings, type VectorLength } from "./answer.js";
+import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
 
 /** Options of {@link InferenceServiceEmbeddings}, each documented where its schema declares it. */
 export type InferenceServiceEmbeddingsFields = InferenceServiceEmbeddingsOptions;

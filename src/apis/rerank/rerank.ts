@@ -12,15 +12,10 @@ import type { RateLimiter } from "../../spend/rate_limiter.js";
 import { promptUsageFromWire } from "../../spend/usage.js";
 import { ServiceChannel } from "../../transport/channel.js";
 import { checkCompressArguments, checkRerankArguments } from "../call_options.js";
-import {
-  constructorFields,
-  countOrInfinity,
-  type InferenceServiceRerankOptions,
-  modelIdFrom,
-  validateRerankOptions,
-} from "../options.js";
+import { constructorFields, countOrInfinity, modelIdFrom } from "../options.js";
 import { startCallRun } from "../run_start.js";
 import { type RerankResult, readRerank } from "./answer.js";
+import { type InferenceServiceRerankOptions, validateRerankOptions } from "./options.js";
 
 /** Options of {@link InferenceServiceRerank}, each documented where its schema declares it. */
 export type InferenceServiceRerankFields = InferenceServiceRerankOptions;
