@@ -1,5 +1,5 @@
 /**
- * The console's script is written in src/emulator/console/browser/ and bundled into a generated
+ * The console's script is written in src/emulator/browser/ and bundled into a generated
  * module that every build of the emulator (sources, dist/, tsx) inlines: it must match the sources.
  */
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 /** @module The console's view of the state: tenant, Wallet, keys, endpoints, models and fault switches. */
 
-import type { FaultsView, StateView } from "../../routes/admin.js";
-import type { Endpoint, HostedModel, KeyDescription } from "../../state/state_records.js";
+import type { FaultsView, StateView } from "../routes/admin.js";
+import type { Endpoint, HostedModel, KeyDescription } from "../state/state_records.js";
 import { api } from "./api.js";
 import { byId, el, replaceChildren, replaceRows, withCode } from "./dom.js";
 import { money } from "./format.js";
