@@ -44,7 +44,7 @@ export function embeddings(
     return body.encodingFormat === "base64" ? toBase64(vector) : vector;
   });
   const count = body.inputs.length;
-  const order = call.fault?.type === "shuffle" ? shuffledOrder(count) : [...vectors.keys()];
+  const order = call.fault === "shuffle" ? shuffledOrder(count) : [...vectors.keys()];
   const promptTokens = tokens.reduce((sum, n) => sum + n, 0);
   const reply = jsonReply(
     200,
