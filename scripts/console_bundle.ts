@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const ENTRY = "src/emulator/browser/main.ts";
 const GENERATED = "src/emulator/console/script.generated.ts";
 
