@@ -24,7 +24,15 @@ import {
 } from "../reply.js";
 import { INFERENCE_SERVICE_PERMISSION } from "../state/defaults.js";
 import type { EmulatorState } from "../state/state.js";
-import type { ApiKey, HostedModel, RequestLogEntry, Surface } from "../state/state_records.js";
+import {
+  type ApiKey,
+  type HostedModel,
+  kindOf,
+  MODEL_KINDS,
+  type ModelKindName,
+  type RequestLogEntry,
+  type Surface,
+} from "../state/state_records.js";
 import {
   badRequest,
   inputTooLong,
@@ -33,9 +41,6 @@ import {
   modelNotFound,
 } from "./errors.js";
 import type { HandlerContext } from "./handler_context.js";
-
-/** What a hosted route serves: chat models, embedding models or rerank models. */
-type ModelKind = "chat" | "embedding" | "rerank";
 
 /**
  * Hosted surface (docs/service-contract.md#hosted-models). Order: key (401) → faults → body (400) → model (503) → credit (403)
@@ -49,7 +54,7 @@ export function openHosted<T extends { model: string; stream?: boolean }>(
   request: EmulatorRequest,
   requestId: string,
   parser: (body: string) => T,
-  kind: ModelKind,
+  kind: ModelKindName,
 ): { call: Call; body: T; model: HostedModel } | { reply: EmulatorReply } {
   const { state } = context;
   const call = new Call(context, request, requestId, "hosted");
@@ -71,14 +76,12 @@ export function openHosted<T extends { model: string; stream?: boolean }>(
 }
 
 /** Why `model` cannot serve a route for `kind` models, or undefined when it can. */
-function kindProblem(model: HostedModel, kind: ModelKind): string | undefined {
-  const own: ModelKind = model.embedding ? "embedding" : model.rerank ? "rerank" : "chat";
+function kindProblem(model: HostedModel, kind: ModelKindName): string | undefined {
+  const own = kindOf(model);
   if (own === kind) return undefined;
-  if (kind === "embedding") return `model ${model.id} does not support embeddings`;
-  if (kind === "rerank") return `model ${model.id} does not support rerank`;
-  return own === "embedding"
-    ? `model ${model.id} is an embedding model; call /embeddings`
-    : `model ${model.id} is a rerank model; call /rerank`;
+  if (kind !== "chat") return `model ${model.id} does not support ${MODEL_KINDS[kind].serves}`;
+  const { noun, path } = MODEL_KINDS[own as Exclude<ModelKindName, "chat">];
+  return `model ${model.id} is ${noun}; call ${path}`;
 }
 
 /**

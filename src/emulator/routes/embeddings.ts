@@ -6,10 +6,10 @@ import {
   embed,
   embeddingListBody,
   inputTokens,
+  parseEmbeddingRequest,
   shuffledOrder,
   toBase64,
 } from "../model/embeddings.js";
-import { parseEmbeddingRequest } from "../model/requests.js";
 import { type EmulatorReply, type EmulatorRequest, jsonReply } from "../reply.js";
 import { deliverPromptOnly, openHosted, overInputLimit } from "./call.js";
 import { badRequest } from "./errors.js";
