@@ -1,7 +1,8 @@
 /**
  * The house rules of src/, as docs/architecture.md draws them: each folder is a layer and imports
  * only from the layers below it, so a feature never reaches up into the code that uses it. The
- * emulator stands beside the client (it plays the service) and shares only the profile schema.
+ * emulator stands beside the client (it plays the service) and shares only the profile schema and
+ * the table of gateway codes (whose sample bodies it sends).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -24,8 +25,17 @@ const LAYERS = [
   "testing",
   "cli",
 ] as const;
-/** What the emulator, which stands in for the service, may take from the client (and the cassettes it replays). */
-const EMULATOR_MAY_IMPORT = new Set([".", "utils", "cassette", "config/profiles.ts"]);
+/**
+ * What the emulator, which stands in for the service, may take from the client (and the cassettes
+ * it replays): the profile schema, and the table of gateway codes whose samples it sends.
+ */
+const EMULATOR_MAY_IMPORT = new Set([
+  ".",
+  "utils",
+  "cassette",
+  "config/profiles.ts",
+  "errors/gateway_codes.ts",
+]);
 /** The Node-only layers that run the emulator: the command, and the test helper (its replay and recording proxy). */
 const EMULATOR_USERS = new Set(["cli", "testing"]);
 /** The package's entries, which import anything they export. */

@@ -5,7 +5,6 @@
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FAULT_KINDS, FAULT_SUMMARIES } from "../src/emulator/faults/faults.js";
 import {
   EMULATOR_DOC,
   faultTables,
@@ -13,7 +12,8 @@ import {
   REGENERATE_FAULTS,
   raisedByEachGatewayFault,
   shownFaultTable,
-} from "./helpers/faults_doc.js";
+} from "../scripts/faults_doc.js";
+import { FAULT_KINDS, FAULT_SUMMARIES } from "../src/emulator/faults/faults.js";
 
 let raised: Raised;
 

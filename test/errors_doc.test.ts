@@ -4,9 +4,6 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { FAILURE_ROWS } from "../src/errors/failure_rows.js";
-import { GATEWAY_CODES } from "../src/errors/gateway_codes.js";
-import { STATUS_ROWS } from "../src/errors/status_rows.js";
 import {
   ERRORS_DOC,
   failureTable,
@@ -16,7 +13,10 @@ import {
   statusTable,
   TABLES,
   withTable,
-} from "./helpers/errors_doc.js";
+} from "../scripts/errors_doc.js";
+import { FAILURE_ROWS } from "../src/errors/failure_rows.js";
+import { GATEWAY_CODES } from "../src/errors/gateway_codes.js";
+import { STATUS_ROWS } from "../src/errors/status_rows.js";
 
 describe("docs/errors.md's generated tables", () => {
   it.each(TABLES.map((table) => [table.name, table] as const))(

@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GATEWAY_FAULTS } from "../../src/emulator/faults/gateway_faults.js";
+import type { EmulatorResponse } from "../../src/emulator/reply.js";
 
 export const FIXED_MODEL = "bench-model";
 const REQUEST_ID = "20250101000000000123456700000001";
@@ -100,8 +101,16 @@ const ERRORS: Record<string, { status: number; body: string }> = {
 /** The gateway's replies, precomputed once with this server's request ID and model. */
 const GATEWAY: Record<string, { status: number; headers: Record<string, string>; body: string }> =
   Object.fromEntries(
-    Object.entries(GATEWAY_FAULTS).map(([name, { build }]) => {
-      const reply = build({ requestId: REQUEST_ID, model: FIXED_MODEL });
+    Object.entries(GATEWAY_FAULTS).map(([name, { answer }]) => {
+      // A request with every part a reply may be about (a `json_schema` response format).
+      const request = { model: FIXED_MODEL, response_format: { type: "json_schema" } };
+      const context = {
+        requestId: REQUEST_ID,
+        body: JSON.stringify(request),
+        url: "/",
+        retryAfterSeconds: 1,
+      };
+      const reply = answer!(context) as EmulatorResponse;
       const body = typeof reply.body === "string" ? reply.body : reply.body.join("");
       return [`g-${name}`, { status: reply.status, headers: reply.headers, body }];
     }),

@@ -12,6 +12,7 @@ import {
   startEmulator,
 } from "../emulator/index.js";
 import { unusedNote } from "../emulator/server/replay.js";
+import { kindOf, MODEL_KINDS } from "../emulator/state/state_records.js";
 import {
   type CommandIO,
   type CommandLine,
@@ -213,7 +214,7 @@ function banner(emulator: RunningEmulator): string {
   });
   const all = state.listModels();
   const models = all
-    .filter((model) => !model.embedding && !model.rerank)
+    .filter((model) => kindOf(model) === "chat")
     .map((model) => {
       const { input, output, cachedInput } = model.prices;
       const cached = cachedInput === undefined ? "" : ` (${cachedInput} cached)`;
@@ -221,26 +222,18 @@ function banner(emulator: RunningEmulator): string {
         model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens}-token context` : ""
       }${thinkingNote(model)}`;
     });
-  const embeddingModels = all.flatMap(({ id, prices, profile, embedding }) =>
-    embedding
-      ? [
-          `  ${id.padEnd(24)} ${prices.input} in per million tokens, ${embedding.dimensions} dimensions${
-            profile?.maxInputTokens ? `, ${profile.maxInputTokens} tokens per input` : ""
+  // Each kind served beside chat (embeddings, rerank) in a section of its own, when it has models.
+  const otherKinds = Object.entries(MODEL_KINDS).flatMap(([name, kind]) => {
+    const lines = all
+      .filter((model) => kindOf(model) === name)
+      .map(
+        (model) =>
+          `  ${model.id.padEnd(24)} ${model.prices.input} in per million tokens${kind.details(model)}${
+            model.profile?.maxInputTokens ? `, ${model.profile.maxInputTokens} ${kind.limit}` : ""
           }`,
-        ]
-      : [],
-  );
-  const rerankModels = all.flatMap(({ id, prices, profile, rerank }) =>
-    rerank
-      ? [
-          `  ${id.padEnd(24)} ${prices.input} in per million tokens${
-            profile?.maxInputTokens
-              ? `, ${profile.maxInputTokens} tokens per document and query`
-              : ""
-          }`,
-        ]
-      : [],
-  );
+      );
+    return lines.length > 0 ? [kind.heading, ...lines, ""] : [];
+  });
   return [
     "Inference service emulator running (an emulator: replies come from fixed rules, not a model).",
     "",
@@ -255,10 +248,7 @@ function banner(emulator: RunningEmulator): string {
     "Hosted models:",
     ...models,
     "",
-    ...(embeddingModels.length > 0
-      ? ["Embedding models (/embeddings):", ...embeddingModels, ""]
-      : []),
-    ...(rerankModels.length > 0 ? ["Rerank models (/rerank):", ...rerankModels, ""] : []),
+    ...otherKinds,
     "Dedicated endpoints (Service-Name):",
     ...endpoints,
     "",

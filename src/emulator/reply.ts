@@ -91,6 +91,11 @@ export function dropReply(reset: boolean): EmulatorDrop {
   return { kind: "drop", reset, delayMs: 0 };
 }
 
+/** One server-sent event of a stream body: `data: <json>` and a blank line. */
+export function sseEvent(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
+
 /** First value of a header, by lower-case name. */
 export function headerValue(request: EmulatorRequest, name: string): string | undefined {
   const value = request.headers[name];

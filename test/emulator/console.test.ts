@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { money } from "../../src/emulator/console/browser/format.js";
+import { money } from "../../src/emulator/browser/format.js";
 import { consolePage } from "../../src/emulator/console/index.js";
 import { FAULT_KINDS, FAULT_SUMMARIES } from "../../src/emulator/faults/faults.js";
 import {

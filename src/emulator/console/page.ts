@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { type EmulatorResponse, REQUEST_ID_HEADER } from "../reply.js";
-// Bundled from browser/ by `npm run build:console` (see test/emulator/console_bundle.ts): one
+// Bundled from browser/ by `npm run build:console` (see scripts/console_bundle.ts): one
 // committed module, so vitest, tsx and tsup all inline the same script.
 import { CONSOLE_SCRIPT } from "./script.generated.js";
 import { CONSOLE_STYLE } from "./style.js";

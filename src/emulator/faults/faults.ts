@@ -1,6 +1,7 @@
 /** @module Fault injection: per request with `X-Emulator-Fault`, or at random from a seeded generator. */
 
 import { MAX_TIMER_MS } from "../../utils/sleep.js";
+import type { EmulatorReply, EmulatorResponse } from "../reply.js";
 import {
   EmulatorConfigError,
   optionalArray,
@@ -8,16 +9,24 @@ import {
   requireRecord,
   requireString,
 } from "../validate.js";
-import { GATEWAY_FAULTS } from "./gateway_faults.js";
+import type { FaultContext, FaultDefinition } from "./fault.js";
+import { GATEWAY_FAULTS, type GatewayFaultKind } from "./gateway_faults.js";
+import { OWN_FAULTS } from "./own_faults.js";
+
+export type { GatewayFaultKind } from "./gateway_faults.js";
 
 /** Request header that injects faults into one request, e.g. `X-Emulator-Fault: 503` or `latency=200, truncate`. */
 export const FAULT_HEADER = "X-Emulator-Fault";
 
 /**
- * The gateway's error replies beyond docs/service-contract.md#errors (see `gateway_faults.ts` and docs/emulator.md), named
- * after the gateway's code where there is one.
+ * Every fault, by the name the header takes, in the order of docs/emulator.md's tables: the
+ * emulator's own (own_faults.ts), then the gateway's replies (gateway_faults.ts). The fault kinds,
+ * the names the header accepts, the console's switches and the docs' tables all come from it.
  */
-export type GatewayFaultKind = keyof typeof GATEWAY_FAULTS;
+const FAULTS = { ...OWN_FAULTS, ...GATEWAY_FAULTS } as const;
+
+/** A fault's name, as `X-Emulator-Fault` and `faults.kinds` take it (`latency=<ms>` aside). */
+export type FaultName = keyof typeof FAULTS;
 
 /**
  * - `429`: rate limited, with `Retry-After`;
@@ -37,23 +46,7 @@ export type GatewayFaultKind = keyof typeof GATEWAY_FAULTS;
  *   channel that does not read the field;
  * - the gateway's replies of {@link GatewayFaultKind}.
  */
-export type FaultKind =
-  | "429"
-  | "500"
-  | "502"
-  | "503"
-  | "reset"
-  | "truncate"
-  | "stream-error"
-  | "stall"
-  | "stall-mid"
-  | "empty"
-  | "no-choices"
-  | "redirect-loop"
-  | "shuffle"
-  | "ignore-response-format"
-  | GatewayFaultKind
-  | `latency=${number}`;
+export type FaultKind = FaultName | `latency=${number}`;
 
 /** Random faults; with `rate` 0 (the default) only the header injects any. */
 export interface FaultOptions {
@@ -67,22 +60,9 @@ export interface FaultOptions {
   retryAfterSeconds?: number;
 }
 
-export type Fault =
-  | { type: "status"; status: 429 | 500 | 502 | 503 }
-  | { type: "reset" }
-  | { type: "truncate" }
-  | { type: "stream-error" }
-  | { type: "stall"; mid: boolean }
-  | { type: "empty" }
-  | { type: "no-choices" }
-  | { type: "redirect-loop" }
-  | { type: "shuffle" }
-  | { type: "ignore-response-format" }
-  | { type: "gateway"; name: GatewayFaultKind };
-
 /** What to do to one request. */
 export interface FaultPlan {
-  fault: Fault | undefined;
+  fault: FaultName | undefined;
   latencyMs: number;
   /** The fault as written (`"503"`, `"latency=200,truncate"`), for the request log. */
   label: string | undefined;
@@ -91,110 +71,50 @@ export interface FaultPlan {
 const NO_FAULT: FaultPlan = Object.freeze({ fault: undefined, latencyMs: 0, label: undefined });
 const DEFAULT_KINDS: readonly FaultKind[] = ["429", "502", "503", "reset", "truncate"];
 
-/** A fault of the emulator's own: what it does to a call, and that in a line for people. */
-interface OwnFault {
-  fault: Fault;
-  /**
-   * One line that says what a client gets: the console shows it beside the fault's switch, and
-   * docs/emulator.md's table is generated from it (`code` in backticks).
-   */
-  summary: string;
-}
-
-const status = (code: 429 | 500 | 502 | 503, summary: string): OwnFault => ({
-  fault: { type: "status", status: code },
-  summary,
-});
-
-/** The faults of the emulator's own, by the name `X-Emulator-Fault` takes. */
-const OWN_FAULTS: Readonly<Record<string, OwnFault>> = {
-  "429": status(
-    429,
-    "429 `rate_limit_exceeded` with `Retry-After: <retryAfterSeconds>`: a rate limit, to retry after the wait",
-  ),
-  "500": status(500, "500 `upstream_error`: a transient server error, which clients may retry"),
-  "502": status(502, "502 `upstream_error`: a transient server error, which clients may retry"),
-  "503": status(
-    503,
-    "503 `upstream_error` (never `model_not_found`): a transient server error, which clients may retry",
-  ),
-  reset: {
-    fault: { type: "reset" },
-    summary:
-      'The connection is reset with no response (in-process: `TypeError("fetch failed")`, cause `ECONNRESET`)',
-  },
-  truncate: {
-    fault: { type: "truncate" },
-    summary:
-      "The reply stops halfway and the connection dies: half a stream's events (no `[DONE]`), or half a JSON body",
-  },
-  "stream-error": {
-    fault: { type: "stream-error" },
-    summary:
-      "A stream sends two chunks, then an SSE `error` event, and ends without `[DONE]`; a call not streamed gets 500 `upstream_error`",
-  },
-  stall: {
-    fault: { type: "stall", mid: false },
-    summary: "The status and headers, then nothing, never ending: only a client's timeout ends it",
-  },
-  "stall-mid": {
-    fault: { type: "stall", mid: true },
-    summary: "Half the events (or half the JSON), then nothing, never ending",
-  },
-  empty: {
-    fault: { type: "empty" },
-    summary: "200 with no body at all: a stream with no event, not even `[DONE]`",
-  },
-  "no-choices": {
-    fault: { type: "no-choices" },
-    summary:
-      "200 with no `choices` (no `output` on /responses); a stream sends only its usage or its first and last events",
-  },
-  "redirect-loop": {
-    fault: { type: "redirect-loop" },
-    summary: "307 with `Location` set to the request's own path, for ever",
-  },
-  shuffle: {
-    fault: { type: "shuffle" },
-    summary:
-      "An embeddings answer lists its items out of order, each keeping its `index`; other routes answer as usual",
-  },
-  "ignore-response-format": {
-    fault: { type: "ignore-response-format" },
-    summary:
-      "A chat answer ignores `response_format` and comes in prose, a billed 200, as from a channel that does not read the field",
-  },
-};
+/** The table, each row read as a fault (the literal rows vary in which of its parts they set). */
+const TABLE: Readonly<Record<FaultName, FaultDefinition>> = FAULTS;
 
 /** What `latency=<ms>` does, in the words of the fault table (it is a value, not a fault kind). */
 export const LATENCY_SUMMARY =
   "The reply, whatever it is, is sent that much later; combines with the others";
 
-const FIXED: Readonly<Record<string, Fault>> = {
-  ...Object.fromEntries(Object.entries(OWN_FAULTS).map(([name, { fault }]) => [name, fault])),
-  ...Object.fromEntries(
-    Object.keys(GATEWAY_FAULTS).map((name) => [
-      name,
-      { type: "gateway", name: name as GatewayFaultKind },
-    ]),
-  ),
-};
-
 /** Every fault name the header takes, `latency=<ms>` aside. */
-export const FAULT_KINDS: readonly string[] = Object.keys(FIXED);
+export const FAULT_KINDS: readonly string[] = Object.keys(FAULTS);
+
+const summaries = (table: Readonly<Record<string, FaultDefinition>>) =>
+  Object.fromEntries(Object.entries(table).map(([name, { summary }]) => [name, summary]));
 
 /** The emulator's own faults, in the order of their table, each with its one-line summary. */
-export const OWN_FAULT_SUMMARIES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(OWN_FAULTS).map(([name, { summary }]) => [name, summary]),
-);
+export const OWN_FAULT_SUMMARIES: Readonly<Record<string, string>> = summaries(OWN_FAULTS);
 
 /** What each fault of {@link FAULT_KINDS} does, in a line: what the console shows beside its switch. */
-export const FAULT_SUMMARIES: Readonly<Record<string, string>> = {
-  ...OWN_FAULT_SUMMARIES,
-  ...Object.fromEntries(
-    Object.entries(GATEWAY_FAULTS).map(([name, { summary }]) => [name, summary]),
-  ),
-};
+export const FAULT_SUMMARIES: Readonly<Record<string, string>> = summaries(FAULTS);
+
+/**
+ * The reply of a fault that answers in place of the call (a status, a gateway error, a reset, a
+ * redirect loop); undefined for none, for a gateway error about a part the request does not
+ * have, or for one that damages the answer instead (see {@link damage}) or changes how a route
+ * reads the request. Replay applies faults with it too.
+ */
+export function faultReply(
+  fault: FaultName | undefined,
+  context: FaultContext,
+): EmulatorReply | undefined {
+  return fault === undefined ? undefined : TABLE[fault].answer?.(context);
+}
+
+/**
+ * The reply as a fault that damages answers leaves it (`truncate`, `stream-error`, `stall`,
+ * `empty`, `no-choices`): the same object when untouched. Replay damages recorded answers with it too.
+ */
+export function damage(
+  reply: EmulatorResponse,
+  fault: FaultName | undefined,
+  requestId: string,
+): EmulatorResponse {
+  const harm = fault === undefined ? undefined : TABLE[fault].damage;
+  return harm ? harm(reply, requestId) : reply;
+}
 
 /** Thrown for an `X-Emulator-Fault` value the emulator does not know (answered with 400). */
 export class UnknownFaultError extends Error {
@@ -235,7 +155,7 @@ export class FaultInjector {
 }
 
 function parseHeader(header: string): FaultPlan {
-  let fault: Fault | undefined;
+  let fault: FaultName | undefined;
   let latencyMs = 0;
   for (const item of header.split(",")) {
     const parsed = parseFault(item.trim());
@@ -252,10 +172,10 @@ function parseHeader(header: string): FaultPlan {
 }
 
 /** A fault, a latency in milliseconds, or undefined for an unknown name. */
-function parseFault(name: string): Fault | number | undefined {
+function parseFault(name: string): FaultName | number | undefined {
   const latency = /^latency=(\d+(?:\.\d+)?)$/.exec(name);
   if (latency) return Number(latency[1]);
-  return FIXED[name];
+  return Object.hasOwn(FAULTS, name) ? (name as FaultName) : undefined;
 }
 
 /** Small, fast, seedable PRNG (public domain); `Math.random` cannot be seeded. */

@@ -5,6 +5,7 @@
  */
 
 import { mulberry32 } from "../faults/faults.js";
+import { InvalidBodyError, parseObject, stringOrStrings } from "./requests.js";
 import { keywords } from "./terms.js";
 import { countTokens } from "./tokens.js";
 
@@ -162,5 +163,48 @@ export function embeddingListBody(
     data: order.map((index) => ({ object: "embedding", index, embedding: vectors[index] })),
     model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
+/** A `POST /embeddings` body (OpenAI's shape; the service contract does not show this route). */
+export interface EmbeddingRequest {
+  model: string;
+  /** `input` as a list: the API accepts one string or several. */
+  inputs: string[];
+  encodingFormat: "float" | "base64";
+  /** Vector length asked for, if any. */
+  dimensions: number | undefined;
+}
+
+/**
+ * Texts one embeddings request may hold, as OpenAI's API allows: the work of a call (texts ×
+ * dimensions) stays bounded, whatever the body limit lets through.
+ */
+export const MAX_EMBEDDING_INPUTS = 2048;
+
+/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of at most 2048 strings. */
+export function parseEmbeddingRequest(body: string): EmbeddingRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  const inputs = stringOrStrings(json.input, "input");
+  if (inputs.length > MAX_EMBEDDING_INPUTS) {
+    throw new InvalidBodyError(
+      `input must hold at most ${MAX_EMBEDDING_INPUTS} texts; send the others in further requests`,
+      "input",
+    );
+  }
+  const format = json.encoding_format ?? "float";
+  if (format !== "float" && format !== "base64") {
+    throw new InvalidBodyError('encoding_format must be "float" or "base64"');
+  }
+  const { dimensions } = json;
+  if (dimensions != null && !(Number.isInteger(dimensions) && (dimensions as number) >= 1)) {
+    throw new InvalidBodyError("dimensions must be a positive integer");
+  }
+  return {
+    model: json.model,
+    inputs,
+    encodingFormat: format,
+    dimensions: dimensions == null ? undefined : (dimensions as number),
   };
 }

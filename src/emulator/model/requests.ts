@@ -96,7 +96,7 @@ export interface CompletionRequest extends GenerationOptions {
   prompts: string[];
 }
 
-function parseObject(body: string): Record<string, unknown> {
+export function parseObject(body: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -170,7 +170,7 @@ function parseThinking(json: Record<string, unknown>): boolean | undefined {
 }
 
 /** A field the API takes as one string or a non-empty array of strings, as a list; else a 400. */
-function stringOrStrings(value: unknown, field: string): string[] {
+export function stringOrStrings(value: unknown, field: string): string[] {
   const list = typeof value === "string" ? [value] : value;
   if (!Array.isArray(list) || list.length === 0 || !list.every((v) => typeof v === "string")) {
     throw new InvalidBodyError(`${field} must be a string or a non-empty array of strings`);
@@ -293,97 +293,4 @@ function parseResponseFormat(value: unknown): ResponseFormat {
     return { type: "json_schema", schema: spec.schema ?? { type: "object", properties: {} } };
   }
   return { type: "text" };
-}
-
-/** A `POST /embeddings` body (OpenAI's shape; the service contract does not show this route). */
-export interface EmbeddingRequest {
-  model: string;
-  /** `input` as a list: the API accepts one string or several. */
-  inputs: string[];
-  encodingFormat: "float" | "base64";
-  /** Vector length asked for, if any. */
-  dimensions: number | undefined;
-}
-
-/**
- * Texts one embeddings request may hold, as OpenAI's API allows: the work of a call (texts ×
- * dimensions) stays bounded, whatever the body limit lets through.
- */
-export const MAX_EMBEDDING_INPUTS = 2048;
-
-/** Reads a `POST /embeddings` body: `input` is a string or a non-empty array of at most 2048 strings. */
-export function parseEmbeddingRequest(body: string): EmbeddingRequest {
-  const json = parseObject(body);
-  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
-  const inputs = stringOrStrings(json.input, "input");
-  if (inputs.length > MAX_EMBEDDING_INPUTS) {
-    throw new InvalidBodyError(
-      `input must hold at most ${MAX_EMBEDDING_INPUTS} texts; send the others in further requests`,
-      "input",
-    );
-  }
-  const format = json.encoding_format ?? "float";
-  if (format !== "float" && format !== "base64") {
-    throw new InvalidBodyError('encoding_format must be "float" or "base64"');
-  }
-  const { dimensions } = json;
-  if (dimensions != null && !(Number.isInteger(dimensions) && (dimensions as number) >= 1)) {
-    throw new InvalidBodyError("dimensions must be a positive integer");
-  }
-  return {
-    model: json.model,
-    inputs,
-    encodingFormat: format,
-    dimensions: dimensions == null ? undefined : (dimensions as number),
-  };
-}
-
-/** A `POST /rerank` body (the Jina and Cohere shape the gateway relays). */
-export interface RerankRequest {
-  model: string;
-  query: string;
-  /** The documents' texts, in the order sent (given as strings or `{ text }` objects). */
-  documents: string[];
-  /** `top_n`: how many results to answer with, the best first; undefined for all of them. */
-  topN: number | undefined;
-  /** `return_documents`: whether each result carries its document's text. Default false. */
-  returnDocuments: boolean;
-}
-
-/**
- * Reads a `POST /rerank` body: `query` a non-empty string, `documents` a non-empty array of
- * strings or `{ text }` objects, `top_n` a whole number ≥ 1, `return_documents` a boolean.
- */
-export function parseRerankRequest(body: string): RerankRequest {
-  const json = parseObject(body);
-  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
-  if (typeof json.query !== "string" || json.query === "") {
-    throw new InvalidBodyError("query must be a non-empty string", "query");
-  }
-  if (!Array.isArray(json.documents) || json.documents.length === 0) {
-    throw new InvalidBodyError("documents must be a non-empty array", "documents");
-  }
-  const documents = json.documents.map((document: unknown, i) => {
-    if (typeof document === "string") return document;
-    if (isRecord(document) && typeof document.text === "string") return document.text;
-    throw new InvalidBodyError(
-      `documents[${i}] must be a string or an object with a string "text"`,
-      "documents",
-    );
-  });
-  const topN = json.top_n ?? undefined;
-  if (topN !== undefined && !(Number.isInteger(topN) && (topN as number) >= 1)) {
-    throw new InvalidBodyError("top_n must be a whole number ≥ 1", "top_n");
-  }
-  const returnDocuments = json.return_documents ?? false;
-  if (typeof returnDocuments !== "boolean") {
-    throw new InvalidBodyError("return_documents must be true or false", "return_documents");
-  }
-  return {
-    model: json.model,
-    query: json.query,
-    documents,
-    topN: topN as number | undefined,
-    returnDocuments,
-  };
 }

@@ -4,6 +4,8 @@
  * plain question comes first, and the answer's shape and usage as rerank servers send them.
  */
 
+import { isRecord } from "../validate.js";
+import { InvalidBodyError, parseObject } from "./requests.js";
 import { terms } from "./terms.js";
 import { countTokens } from "./tokens.js";
 
@@ -100,4 +102,54 @@ export function rerankBody(
   promptTokens: number,
 ): object {
   return { id, model, results, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } };
+}
+
+/** A `POST /rerank` body (the Jina and Cohere shape the gateway relays). */
+export interface RerankRequest {
+  model: string;
+  query: string;
+  /** The documents' texts, in the order sent (given as strings or `{ text }` objects). */
+  documents: string[];
+  /** `top_n`: how many results to answer with, the best first; undefined for all of them. */
+  topN: number | undefined;
+  /** `return_documents`: whether each result carries its document's text. Default false. */
+  returnDocuments: boolean;
+}
+
+/**
+ * Reads a `POST /rerank` body: `query` a non-empty string, `documents` a non-empty array of
+ * strings or `{ text }` objects, `top_n` a whole number ≥ 1, `return_documents` a boolean.
+ */
+export function parseRerankRequest(body: string): RerankRequest {
+  const json = parseObject(body);
+  if (typeof json.model !== "string") throw new InvalidBodyError("model must be a string");
+  if (typeof json.query !== "string" || json.query === "") {
+    throw new InvalidBodyError("query must be a non-empty string", "query");
+  }
+  if (!Array.isArray(json.documents) || json.documents.length === 0) {
+    throw new InvalidBodyError("documents must be a non-empty array", "documents");
+  }
+  const documents = json.documents.map((document: unknown, i) => {
+    if (typeof document === "string") return document;
+    if (isRecord(document) && typeof document.text === "string") return document.text;
+    throw new InvalidBodyError(
+      `documents[${i}] must be a string or an object with a string "text"`,
+      "documents",
+    );
+  });
+  const topN = json.top_n ?? undefined;
+  if (topN !== undefined && !(Number.isInteger(topN) && (topN as number) >= 1)) {
+    throw new InvalidBodyError("top_n must be a whole number ≥ 1", "top_n");
+  }
+  const returnDocuments = json.return_documents ?? false;
+  if (typeof returnDocuments !== "boolean") {
+    throw new InvalidBodyError("return_documents must be true or false", "return_documents");
+  }
+  return {
+    model: json.model,
+    query: json.query,
+    documents,
+    topN: topN as number | undefined,
+    returnDocuments,
+  };
 }

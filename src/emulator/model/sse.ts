@@ -1,15 +1,12 @@
 /** @module Server-sent events of streamed calls: one `data: {chunk}` per token, a usage chunk, `data: [DONE]`. */
 
+import { sseEvent } from "../reply.js";
 import type { CompletionIdentity } from "./completions.js";
 import type { ChatOutput, CompletionOutput, Usage } from "./generate.js";
 import { placeReasoning } from "./reasoning.js";
 import { countTokens, tokenPieces } from "./tokens.js";
 
 export const SSE_DONE = "data: [DONE]\n\n";
-
-export function sseEvent(data: unknown): string {
-  return `data: ${JSON.stringify(data)}\n\n`;
-}
 
 /**
  * `chat.completion.chunk` events: for each choice the role, reasoning pieces (in their field, or

@@ -1,13 +1,12 @@
 /** @module Token counting and splitting with js-tiktoken's bundled o200k_base ranks (nothing downloaded). */
 
-import { Tiktoken } from "js-tiktoken/lite";
-import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { O200kEncoder } from "./o200k.js";
 
-let encoder: Tiktoken | undefined;
+let encoder: O200kEncoder | undefined;
 
-/** Builds the encoder once; it takes most of a second, so it is done on first use, not at import. */
-function getEncoder(): Tiktoken {
-  encoder ??= new Tiktoken(o200kBase);
+/** Builds the encoder once; it takes a few tenths of a second, so it is done on first use, not at import. */
+function getEncoder(): O200kEncoder {
+  encoder ??= new O200kEncoder();
   return encoder;
 }
 
@@ -18,7 +17,7 @@ export function warmUpTokenizer(): void {
 
 function encode(text: string): number[] {
   // Special-token text such as "<|endoftext|>" is ordinary user text here: never throw on it.
-  return getEncoder().encode(text, [], []);
+  return getEncoder().encode(text);
 }
 
 // Prompts repeat (system prompts, few-shot examples, benchmarks): counting is the costliest step

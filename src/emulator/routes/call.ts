@@ -4,20 +4,19 @@
  * damaged by a fault, or metered and debited — and the call logged.
  */
 
-import { type Fault, type FaultPlan, UnknownFaultError } from "../faults/faults.js";
 import {
-  GATEWAY_FAULTS,
-  type GatewayFault,
-  modelOfBody,
-  redirectLoop,
-} from "../faults/gateway_faults.js";
+  damage,
+  type FaultName,
+  type FaultPlan,
+  faultReply,
+  UnknownFaultError,
+} from "../faults/faults.js";
 import type { CompletionIdentity } from "../model/completions.js";
 import type { Usage } from "../model/generate.js";
 import { InvalidBodyError } from "../model/requests.js";
-import { relayedTokens, sseEvent } from "../model/sse.js";
+import { relayedTokens } from "../model/sse.js";
 import type { ModelPrices } from "../options.js";
 import {
-  dropReply,
   type EmulatorReply,
   type EmulatorRequest,
   type EmulatorResponse,
@@ -25,21 +24,23 @@ import {
 } from "../reply.js";
 import { INFERENCE_SERVICE_PERMISSION } from "../state/defaults.js";
 import type { EmulatorState } from "../state/state.js";
-import type { ApiKey, HostedModel, RequestLogEntry, Surface } from "../state/state_records.js";
+import {
+  type ApiKey,
+  type HostedModel,
+  kindOf,
+  MODEL_KINDS,
+  type ModelKindName,
+  type RequestLogEntry,
+  type Surface,
+} from "../state/state_records.js";
 import {
   badRequest,
   inputTooLong,
   insufficientQuota,
   invalidToken,
   modelNotFound,
-  rateLimited,
-  upstreamError,
-  upstreamErrorBody,
 } from "./errors.js";
 import type { HandlerContext } from "./handler_context.js";
-
-/** What a hosted route serves: chat models, embedding models or rerank models. */
-type ModelKind = "chat" | "embedding" | "rerank";
 
 /**
  * Hosted surface (docs/service-contract.md#hosted-models). Order: key (401) → faults → body (400) → model (503) → credit (403)
@@ -53,7 +54,7 @@ export function openHosted<T extends { model: string; stream?: boolean }>(
   request: EmulatorRequest,
   requestId: string,
   parser: (body: string) => T,
-  kind: ModelKind,
+  kind: ModelKindName,
 ): { call: Call; body: T; model: HostedModel } | { reply: EmulatorReply } {
   const { state } = context;
   const call = new Call(context, request, requestId, "hosted");
@@ -75,14 +76,12 @@ export function openHosted<T extends { model: string; stream?: boolean }>(
 }
 
 /** Why `model` cannot serve a route for `kind` models, or undefined when it can. */
-function kindProblem(model: HostedModel, kind: ModelKind): string | undefined {
-  const own: ModelKind = model.embedding ? "embedding" : model.rerank ? "rerank" : "chat";
+function kindProblem(model: HostedModel, kind: ModelKindName): string | undefined {
+  const own = kindOf(model);
   if (own === kind) return undefined;
-  if (kind === "embedding") return `model ${model.id} does not support embeddings`;
-  if (kind === "rerank") return `model ${model.id} does not support rerank`;
-  return own === "embedding"
-    ? `model ${model.id} is an embedding model; call /embeddings`
-    : `model ${model.id} is a rerank model; call /rerank`;
+  if (kind !== "chat") return `model ${model.id} does not support ${MODEL_KINDS[kind].serves}`;
+  const { noun, path } = MODEL_KINDS[own as Exclude<ModelKindName, "chat">];
+  return `model ${model.id} is ${noun}; call ${path}`;
 }
 
 /**
@@ -210,12 +209,17 @@ export class Call {
     }
     this.#plan = plan;
     if (plan.label !== undefined) this.entry.fault = plan.label;
-    const reply = faultReply(this.#context, this.#request, this.#requestId, plan.fault);
+    const reply = faultReply(plan.fault, {
+      requestId: this.#requestId,
+      body: this.#request.body,
+      url: this.#request.url,
+      retryAfterSeconds: this.#context.faults.retryAfterSeconds,
+    });
     return reply && this.finish(reply);
   }
 
   /** The fault applied to this call, once `admit` has run. */
-  get fault(): Fault | undefined {
+  get fault(): FaultName | undefined {
     return this.#plan?.fault;
   }
 
@@ -269,33 +273,6 @@ export class Call {
 }
 
 /**
- * The reply of a fault that answers in place of the call (a status, a gateway error, a reset, a
- * redirect loop); undefined for none, for a gateway error about a part the request does not
- * have, or for one that damages the answer instead (see {@link damage}) or changes how the model
- * reads the request (`ignore-response-format`). Replay applies faults with it too.
- */
-export function faultReply(
-  context: HandlerContext,
-  request: EmulatorRequest,
-  requestId: string,
-  fault: Fault | undefined,
-): EmulatorReply | undefined {
-  if (fault?.type === "reset") return dropReply(true);
-  if (fault?.type === "status") {
-    return fault.status === 429
-      ? rateLimited(requestId, context.faults.retryAfterSeconds)
-      : upstreamError(requestId, fault.status);
-  }
-  if (fault?.type === "gateway") {
-    const reply: GatewayFault = GATEWAY_FAULTS[fault.name];
-    if (reply.appliesTo && !reply.appliesTo(request.body)) return undefined;
-    return reply.build({ requestId, model: modelOfBody(request.body) });
-  }
-  if (fault?.type === "redirect-loop") return redirectLoop(requestId, request.url);
-  return undefined;
-}
-
-/**
  * The usage of a stream the client left after `items` of its events: the whole prompt, and the
  * tokens of the output those events carried.
  */
@@ -307,72 +284,4 @@ function relayedUsage(usage: Usage, events: readonly string[], items: number): U
     completion_tokens: completion,
     total_tokens: usage.prompt_tokens + completion,
   };
-}
-
-/**
- * The reply as a `truncate`, `stream-error`, `stall`, `empty` or `no-choices` fault leaves it (the
- * same object when untouched); replay damages recorded answers with it too.
- */
-export function damage(
-  reply: EmulatorResponse,
-  fault: Fault | undefined,
-  requestId: string,
-): EmulatorResponse {
-  const { body } = reply;
-  if (fault?.type === "stall") {
-    // The headers, then (stall-mid) half the answer, then nothing until the client gives up.
-    return { ...reply, body: fault.mid ? half(body) : none(body), stall: true };
-  }
-  if (fault?.type === "empty") return { ...reply, body: none(body) };
-  if (fault?.type === "no-choices") {
-    if (typeof body === "string") {
-      const answer = JSON.parse(body);
-      // A typed-events API's answer is its `output`; a chat or completions answer its `choices`.
-      const emptied = "output" in answer ? { ...answer, output: [] } : { ...answer, choices: [] };
-      return { ...reply, body: JSON.stringify(emptied) };
-    }
-    // The usage chunk (`choices: []`) and [DONE] stay; typed events keep their start and end.
-    return { ...reply, body: body.flatMap(withoutAnswer) };
-  }
-  if (fault?.type === "truncate") {
-    // Half the events (never [DONE]) or half the JSON, then the connection dies.
-    return { ...reply, body: half(body), abort: true };
-  }
-  if (fault?.type === "stream-error") {
-    if (typeof body === "string") return upstreamError(requestId, 500);
-    const error = sseEvent(upstreamErrorBody(requestId, "Upstream stream interrupted"));
-    return { ...reply, body: [...body.slice(0, 2), error] };
-  }
-  return reply;
-}
-
-/**
- * One event of a stream without the answer it carries: a chat chunk with a choice, or a typed
- * event of an output item, is dropped; the event that ends a typed stream keeps no output.
- */
-function withoutAnswer(event: string): string[] {
-  if (
-    /"choices":\[\{/.test(event) ||
-    /^event: response\.(output_|content_part|function_call|reasoning)/.test(event)
-  ) {
-    return [];
-  }
-  const terminal = /^event: (response\.(completed|incomplete))\ndata: (.*)\n\n$/s.exec(event);
-  if (!terminal) return [event];
-  const data = JSON.parse(terminal[3]!);
-  return [
-    `event: ${terminal[1]}\ndata: ${JSON.stringify({ ...data, response: { ...data.response, output: [] } })}\n\n`,
-  ];
-}
-
-/** Half a JSON body, or the first half of a stream's events (at least one, never [DONE]). */
-function half(body: EmulatorResponse["body"]): EmulatorResponse["body"] {
-  return typeof body === "string"
-    ? body.slice(0, body.length >> 1)
-    : body.slice(0, Math.max(1, body.length >> 1));
-}
-
-/** No body at all: an empty JSON body, or a stream without events. */
-function none(body: EmulatorResponse["body"]): EmulatorResponse["body"] {
-  return typeof body === "string" ? "" : [];
 }

@@ -30,7 +30,7 @@ export function hosted(
   const { call, model } = opened;
   const { state } = context;
   // A channel that does not read `response_format` never shows it to the model: prose comes back.
-  const ignored = model.ignoresResponseFormat || call.fault?.type === "ignore-response-format";
+  const ignored = model.ignoresResponseFormat || call.fault === "ignore-response-format";
   const body = ignored
     ? { ...opened.body, responseFormat: { type: "text" as const } }
     : opened.body;

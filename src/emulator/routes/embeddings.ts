@@ -6,10 +6,10 @@ import {
   embed,
   embeddingListBody,
   inputTokens,
+  parseEmbeddingRequest,
   shuffledOrder,
   toBase64,
 } from "../model/embeddings.js";
-import { parseEmbeddingRequest } from "../model/requests.js";
 import { type EmulatorReply, type EmulatorRequest, jsonReply } from "../reply.js";
 import { deliverPromptOnly, openHosted, overInputLimit } from "./call.js";
 import { badRequest } from "./errors.js";
@@ -44,7 +44,7 @@ export function embeddings(
     return body.encodingFormat === "base64" ? toBase64(vector) : vector;
   });
   const count = body.inputs.length;
-  const order = call.fault?.type === "shuffle" ? shuffledOrder(count) : [...vectors.keys()];
+  const order = call.fault === "shuffle" ? shuffledOrder(count) : [...vectors.keys()];
   const promptTokens = tokens.reduce((sum, n) => sum + n, 0);
   const reply = jsonReply(
     200,

@@ -1,5 +1,6 @@
 /** @module The error bodies of service contract docs/service-contract.md#errors, byte for byte, plus the emulator's own. */
 
+import { gatewayReply } from "../faults/gateway_faults.js";
 import { type EmulatorResponse, jsonReply } from "../reply.js";
 
 // docs/service-contract.md#errors: {"error": {"code", "message", "type", "param" (403 and 404 only)}}. Key order follows the
@@ -54,59 +55,7 @@ export function invalidUrl(requestId: string, method: string, path: string): Emu
 
 /** 503 for an unknown hosted model (docs/service-contract.md#hosted-models, rule 4): the service is not down, so retrying never helps. */
 export function modelNotFound(requestId: string, model: string): EmulatorResponse {
-  return jsonReply(
-    503,
-    {
-      error: {
-        code: "model_not_found",
-        message: `No available channel for model ${model} under group default (request id: ${requestId})`,
-        type: "new_api_error",
-      },
-    },
-    requestId,
-  );
-}
-
-/** Injected 429 (docs/service-contract.md#errors, rule 9 leaves open whether the service sends one; users' retry code needs it). */
-export function rateLimited(requestId: string, retryAfterSeconds: number): EmulatorResponse {
-  return jsonReply(
-    429,
-    {
-      error: {
-        code: "rate_limit_exceeded",
-        message: `Rate limit exceeded, please retry later (request id: ${requestId})`,
-        type: "new_api_error",
-      },
-    },
-    requestId,
-    { "Retry-After": String(retryAfterSeconds) },
-  );
-}
-
-const UPSTREAM_MESSAGES: Readonly<Record<number, string>> = {
-  500: "Internal server error",
-  502: "Bad gateway: the upstream model server did not answer",
-  503: "Service temporarily unavailable",
-};
-
-/** Injected 500/502/503: transient, so never `model_not_found` (that 503 must not be retried). */
-export function upstreamError(requestId: string, status: 500 | 502 | 503): EmulatorResponse {
-  return jsonReply(
-    status,
-    upstreamErrorBody(requestId, UPSTREAM_MESSAGES[status] ?? "Upstream error"),
-    requestId,
-  );
-}
-
-/** The body of an upstream failure, also sent as an SSE event by the `stream-error` fault. */
-export function upstreamErrorBody(requestId: string, message: string): object {
-  return {
-    error: {
-      code: "upstream_error",
-      message: `${message} (request id: ${requestId})`,
-      type: "new_api_error",
-    },
-  };
+  return gatewayReply("model_not_found", requestId, model);
 }
 
 /**

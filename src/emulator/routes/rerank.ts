@@ -3,8 +3,13 @@
  * relays it): the documents ranked by a rerank model, prompt tokens only.
  */
 
-import { parseRerankRequest } from "../model/requests.js";
-import { pairTokens, rankedResults, relevanceScores, rerankBody } from "../model/rerank.js";
+import {
+  pairTokens,
+  parseRerankRequest,
+  rankedResults,
+  relevanceScores,
+  rerankBody,
+} from "../model/rerank.js";
 import { type EmulatorReply, type EmulatorRequest, jsonReply } from "../reply.js";
 import { deliverPromptOnly, openHosted, overInputLimit } from "./call.js";
 import type { HandlerContext } from "./handler_context.js";

@@ -6,6 +6,7 @@ import { IN_PROCESS_ORIGIN } from "../state/defaults.js";
 import type { EmulatorState } from "../state/state.js";
 import { createCore } from "./core.js";
 import type { ReplaySession } from "./replay.js";
+import { wirePlan } from "./wire.js";
 
 /** An emulator living in this process. */
 export interface InProcessEmulator {
@@ -100,47 +101,41 @@ async function readBody(request: Request, limit: number): Promise<string | undef
 }
 
 function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSignal): Response {
-  const { body, abort, stall, status, headers } = reply;
+  const plan = wirePlan(reply, delayMs);
+  const { status, headers, pieces, waits, ending } = plan;
   // A Response of these statuses may have no body at all (the constructor throws otherwise).
   if (status === 204 || status === 205 || status === 304) {
     return new Response(null, { status, headers });
   }
-  if (typeof body === "string" && !abort && !stall) {
+  if (plan.whole !== undefined) {
     // No body at all, as on the wire: `new Response("")` would add a text/plain content type.
-    return new Response(body === "" ? null : body, { status, headers });
+    return new Response(plan.whole === "" ? null : plan.whole, { status, headers });
   }
-  // Empty items are nothing on the wire: a stalled reply with no body sends no chunk at all.
-  const chunks = (typeof body === "string" ? [body] : body).filter((chunk) => chunk !== "");
   const encoder = new TextEncoder();
   let next = 0;
-  // Billed by what was relayed before the reader left, as a gateway bills a stream: an instant
-  // stream (no delay between events) went out whole at once, so a reader that cancels it is
-  // billed the whole answer; a paced one, the events taken.
-  const delivered = (items: number) => reply.delivered?.(items);
-  const instant = delayMs === 0 && reply.chunkDelaysMs === undefined;
-  // Pull-driven, one chunk per read: an error raised after the last chunk must not discard
-  // chunks the reader has not taken yet, as erroring a stream with a queue would.
+  // Pull-driven, one piece per read: an error raised after the last piece must not discard
+  // pieces the reader has not taken yet, as erroring a stream with a queue would.
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const chunk = chunks[next];
-        if (chunk !== undefined) {
-          const wait = reply.chunkDelaysMs?.[next] ?? (next > 0 ? delayMs : 0);
+        const piece = pieces[next];
+        if (piece !== undefined) {
+          const wait = waits[next]!;
           if (wait > 0) {
             try {
               await sleep(wait, signal);
             } catch (error) {
-              delivered(next);
+              plan.relayed(next);
               throw error;
             }
           }
           next++;
-          controller.enqueue(encoder.encode(chunk));
-          if (next === chunks.length && !abort && !stall) delivered(chunks.length);
-        } else if (abort) {
+          controller.enqueue(encoder.encode(piece));
+          if (next === pieces.length && ending === "end") plan.relayed(pieces.length);
+        } else if (ending === "cut") {
           // A cut connection surfaces in the body, as undici reports it: TypeError("terminated").
           controller.error(new TypeError("terminated", { cause: connectionReset() }));
-        } else if (stall) {
+        } else if (ending === "hold") {
           // Nothing more, ever: the read waits until the client cancels the body or aborts.
           await new Promise<never>((_resolve, reject) => {
             signal.addEventListener("abort", () => reject(signal.reason), { once: true });
@@ -150,7 +145,7 @@ function toResponse(reply: EmulatorResponse, delayMs: number, signal: AbortSigna
         }
       },
       cancel() {
-        delivered(instant ? chunks.length : next);
+        plan.relayed(plan.instant ? pieces.length : next);
       },
       // Nothing is handed out before the reader asks: a paced stream relays what it took.
     },

@@ -8,6 +8,7 @@ import type { EmulatorReply, EmulatorResponse } from "../reply.js";
 import type { EmulatorState } from "../state/state.js";
 import { createCore, type EmulatorCore } from "./core.js";
 import type { ReplaySession } from "./replay.js";
+import { wirePlan } from "./wire.js";
 
 /** A running emulator server. */
 export interface RunningEmulator {
@@ -193,59 +194,56 @@ export function writeReply(
   later: (ms: number, run: () => void) => void,
 ): void {
   if (response.destroyed) return;
-  const { status, headers, body, abort, stall } = reply;
+  const plan = wirePlan(reply, delayMs);
   try {
-    response.writeHead(status, headers);
+    response.writeHead(plan.status, plan.headers);
   } catch (error) {
     // A status or header Node refuses (a hand-edited cassette's) throws here, from a callback no
     // caller could catch: answer that instead of ending the process hosting the server.
     unsendable(response, error as Error);
     return;
   }
-  if (typeof body === "string" && !abort && !stall) {
-    response.end(body);
+  if (plan.whole !== undefined) {
+    response.end(plan.whole);
     return;
   }
-  if (stall) {
+  const { pieces, waits, ending } = plan;
+  if (ending === "hold") {
     // The headers (and any partial body) go out now; then nothing until the client hangs up.
     response.flushHeaders();
-    for (const chunk of typeof body === "string" ? [body] : body) {
-      if (chunk !== "") response.write(chunk);
-    }
+    for (const piece of pieces) response.write(piece);
     return;
   }
-  const chunks = typeof body === "string" ? [body] : body;
-  if (chunks.length === 0) {
+  if (pieces.length === 0) {
     // A stream of no events (the `empty` fault): the headers, then the end.
     response.end();
     return;
   }
   const write = (index: number) => {
-    const chunk = chunks[index]!;
+    const last = index === pieces.length - 1;
     // Kill the socket only once the partial body has reached it, so the client sees the cut.
-    if (abort && index === chunks.length - 1) response.write(chunk, () => response.destroy());
-    else response.write(chunk);
-    if (!abort && index === chunks.length - 1) response.end();
+    if (ending === "cut" && last) response.write(pieces[index]!, () => response.destroy());
+    else response.write(pieces[index]!);
+    if (ending === "end" && last) response.end();
   };
   // Billed by what was written: all of it at the end, as far as it went when the client left.
   let written = 0;
-  response.once("close", () => reply.delivered?.(written));
-  const delays = reply.chunkDelaysMs;
-  if (delayMs === 0 && delays === undefined) {
+  response.once("close", () => plan.relayed(written));
+  if (plan.instant) {
     response.socket?.cork();
-    for (; written < chunks.length; written++) write(written);
+    for (; written < pieces.length; written++) write(written);
     response.socket?.uncork();
     return;
   }
   const writeNext = () => {
     if (response.destroyed) return;
     write(written++);
-    if (written < chunks.length) later(delays?.[written] ?? delayMs, writeNext);
+    if (written < pieces.length) later(waits[written]!, writeNext);
   };
-  if ((delays?.[0] ?? 0) > 0) {
+  if (waits[0]! > 0) {
     // Replay with recorded timing: the headers now, the first event when it came.
     response.flushHeaders();
-    later(delays![0]!, writeNext);
+    later(waits[0]!, writeNext);
   } else writeNext();
 }
 

@@ -20,7 +20,7 @@ import {
 } from "../../cassette/replayer.js";
 import { API_PREFIX } from "../../constants.js";
 import { MAX_TIMER_MS } from "../../utils/sleep.js";
-import { type FaultPlan, UnknownFaultError } from "../faults/faults.js";
+import { damage, type FaultPlan, faultReply, UnknownFaultError } from "../faults/faults.js";
 import {
   dropReply,
   type EmulatorReply,
@@ -30,7 +30,6 @@ import {
   jsonReply,
   REQUEST_ID_HEADER,
 } from "../reply.js";
-import { damage, faultReply } from "../routes/call.js";
 import { badRequest, emulatorFailure } from "../routes/errors.js";
 import type { Handler } from "../routes/handler.js";
 import type { HandlerContext } from "../routes/handler_context.js";
@@ -141,7 +140,12 @@ function replay(
     return served(context, request, replayer.answer(shape), nextRequestId);
   }
   // A fault that answers in place of the service leaves the recording for the next call (a retry).
-  const instead = faultReply(context, request, nextRequestId(), plan.fault);
+  const instead = faultReply(plan.fault, {
+    requestId: nextRequestId(),
+    body: request.body,
+    url: request.url,
+    retryAfterSeconds: context.faults.retryAfterSeconds,
+  });
   if (instead) {
     instead.delayMs = plan.latencyMs;
     log(context, request, instead, plan.label);

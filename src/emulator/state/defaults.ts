@@ -1,6 +1,7 @@
 /** @module The emulator's demo configuration: keys, tenant, endpoints, models and credit it starts with. */
 
 import type { EmulatorStateConfig, ModelConfig } from "../options.js";
+import { DEFAULT_EMBEDDING_DIMENSIONS } from "./state_records.js";
 
 /** The permission a key needs on the dedicated endpoint surface (docs/service-contract.md#resources, docs/service-contract.md#authentication, rule 3). */
 export const INFERENCE_SERVICE_PERMISSION = "Inference Service";
@@ -44,8 +45,9 @@ export const OPENED_THINK_TAGS_MODEL = "emulator-think-open";
  * share words lie near each other (see `embeddings.ts`), so retrieval over a few documents works.
  */
 export const DEFAULT_EMBEDDING_MODEL = "emulator-embedding";
-/** Length of `emulator-embedding`'s vectors, unless a request asks for fewer (`dimensions`). */
-export const DEFAULT_EMBEDDING_DIMENSIONS = 256;
+// Length of `emulator-embedding`'s vectors: beside the check of an embedding model's settings,
+// which defaults to it (state_records.ts, which the console's browser script also reads).
+export { DEFAULT_EMBEDDING_DIMENSIONS } from "./state_records.js";
 /**
  * Hosted rerank model, served at `/rerank`: scores each document's relevance to a query by the
  * topic words they share (BM25 over stemmed words, see `rerank.ts`), so the document that answers

@@ -30,12 +30,8 @@ import {
   requireString,
   requireStringArray,
 } from "../validate.js";
-import {
-  DEFAULT_EMBEDDING_DIMENSIONS,
-  DEFAULT_STATE,
-  INFERENCE_SERVICE_PERMISSION,
-} from "./defaults.js";
-import type { HostedModel, Tenant } from "./state_records.js";
+import { DEFAULT_STATE, INFERENCE_SERVICE_PERMISSION } from "./defaults.js";
+import { type HostedModel, MODEL_KINDS, type ModelKind, type Tenant } from "./state_records.js";
 
 /**
  * The most (and, negated, the least) a Wallet holds: far beyond any test, and small enough that
@@ -192,7 +188,7 @@ function requireServiceNamePart(value: unknown, field: string): string {
   return part;
 }
 
-/** A hosted model as configured, checked and frozen: a chat model, or an embedding model. */
+/** A hosted model as configured, checked and frozen: a chat model, or one of another kind. */
 export function checkModel(input: ModelConfig, field: string): HostedModel {
   const config = requireRecord(input, field);
   const id = requireString(config.id, `${field}.id`);
@@ -211,21 +207,29 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
   ) {
     throw new EmulatorConfigError(`${field}.promptCache must be true, false or "breakpoints"`);
   }
-  const embedding =
-    config.embedding === undefined ? undefined : requireEmbedding(config.embedding, field);
-  for (const flag of ["rerank", "ignoresResponseFormat"] as const) {
-    if (config[flag] !== undefined && typeof config[flag] !== "boolean") {
-      throw new EmulatorConfigError(`${field}.${flag} must be true or false`);
-    }
+  // The option that makes a model of another kind than chat (embedding, rerank), read in the
+  // kinds' order: at most one may be given.
+  const kinds = Object.values(MODEL_KINDS as Readonly<Record<string, ModelKind>>).flatMap(
+    (kind) => {
+      const fields = kind.read(config, field);
+      return fields ? [{ kind, fields }] : [];
+    },
+  );
+  if (
+    config.ignoresResponseFormat !== undefined &&
+    typeof config.ignoresResponseFormat !== "boolean"
+  ) {
+    throw new EmulatorConfigError(`${field}.ignoresResponseFormat must be true or false`);
   }
-  if (embedding && config.rerank) {
+  const [first, second] = kinds;
+  if (first && second) {
     throw new EmulatorConfigError(
-      `${field} cannot be both an embedding model and a rerank model; give embedding or rerank`,
+      `${field} cannot be both ${first.kind.noun} and ${second.kind.noun}; give ${first.kind.option} or ${second.kind.option}`,
     );
   }
   const endpointTypes =
     config.endpointTypes === undefined
-      ? [embedding ? "embeddings" : config.rerank ? "jina-rerank" : "openai"]
+      ? [first?.kind.endpointType ?? "openai"]
       : requireEndpointTypes(config.endpointTypes, `${field}.endpointTypes`);
   return Object.freeze({
     id,
@@ -233,8 +237,7 @@ export function checkModel(input: ModelConfig, field: string): HostedModel {
     ...(profile ? { profile } : {}),
     ...(reasoning ? { reasoning } : {}),
     ...(config.promptCache ? { promptCache: config.promptCache } : {}),
-    ...(embedding ? { embedding } : {}),
-    ...(config.rerank ? { rerank: true as const } : {}),
+    ...first?.fields,
     ...(config.ignoresResponseFormat ? { ignoresResponseFormat: true as const } : {}),
     endpointTypes: Object.freeze(endpointTypes),
   });
@@ -314,24 +317,4 @@ function requireProfile(value: unknown, field: string): Readonly<InferenceModelP
   }
   const name = String(issue.path[0]);
   throw new EmulatorConfigError(`${field}.${name} must be ${expectedOfProfileField(name)}`);
-}
-
-/**
- * The longest vectors an emulated embedding model returns: beyond the largest real models
- * (3,072 to 4,096), and small enough that every call stays quick.
- */
-export const MAX_EMBEDDING_DIMENSIONS = 8192;
-
-/** An embedding model's settings, with the default vector length. */
-function requireEmbedding(value: unknown, field: string): Readonly<{ dimensions: number }> {
-  const config = requireRecord(value, `${field}.embedding`);
-  const dimensions =
-    optionalNumber(config.dimensions, `${field}.embedding.dimensions`, 1) ??
-    DEFAULT_EMBEDDING_DIMENSIONS;
-  if (!Number.isInteger(dimensions) || dimensions > MAX_EMBEDDING_DIMENSIONS) {
-    throw new EmulatorConfigError(
-      `${field}.embedding.dimensions must be a whole number from 1 to ${MAX_EMBEDDING_DIMENSIONS}`,
-    );
-  }
-  return Object.freeze({ dimensions });
 }

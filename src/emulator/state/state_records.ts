@@ -2,6 +2,7 @@
 
 import type { InferenceModelProfile } from "../../config/profiles.js";
 import type { EndpointState, ModelPrices, ModelReasoningConfig } from "../options.js";
+import { EmulatorConfigError, optionalNumber, requireRecord } from "../validate.js";
 
 /** The two call surfaces of docs/service-contract.md#the-two-surfaces. */
 export type Surface = "hosted" | "dedicated";
@@ -49,6 +50,103 @@ export interface HostedModel {
   readonly ignoresResponseFormat?: true;
   /** The APIs `GET /models` lists it under (`supported_endpoint_types`). */
   readonly endpointTypes: readonly string[];
+}
+
+/** A kind of hosted model served beside chat models, at a route of its own. */
+export interface ModelKind {
+  /** The model option that makes a model of the kind. */
+  option: string;
+  /**
+   * Reads and checks that option of a model's config (`field` names the model): what the model's
+   * record keeps of it, or undefined when the model is not of the kind.
+   */
+  read: (config: Readonly<Record<string, unknown>>, field: string) => object | undefined;
+  /** The endpoint type `GET /models` lists its models under unless configured (new-api's name). */
+  endpointType: string;
+  /** The route that serves models of the kind. */
+  path: string;
+  /** A model of the kind, as a refusal at another route names it. */
+  noun: string;
+  /** What the route does, as it refuses a model of another kind ("does not support …"). */
+  serves: string;
+  /** The heading of the kind's models in the command's banner. */
+  heading: string;
+  /** What its models' lines in the banner add after the price. */
+  details: (model: HostedModel) => string;
+  /** What `profile.maxInputTokens` bounds, in the banner. */
+  limit: string;
+  /** The kind as the console's model table shows it. */
+  label: (model: HostedModel) => string;
+}
+
+/**
+ * The kinds of hosted model served beside chat models: the one place the emulator's refusals,
+ * banner and console read a kind's route and wording from.
+ */
+export const MODEL_KINDS = {
+  embedding: {
+    option: "embedding",
+    read: (config, field) =>
+      config.embedding === undefined
+        ? undefined
+        : { embedding: requireEmbedding(config.embedding, field) },
+    endpointType: "embeddings",
+    path: "/embeddings",
+    noun: "an embedding model",
+    serves: "embeddings",
+    heading: "Embedding models (/embeddings):",
+    details: (model) => `, ${model.embedding?.dimensions} dimensions`,
+    limit: "tokens per input",
+    label: (model) => `embeddings, ${model.embedding?.dimensions} dimensions`,
+  },
+  rerank: {
+    option: "rerank",
+    read: (config, field) => {
+      if (config.rerank !== undefined && typeof config.rerank !== "boolean") {
+        throw new EmulatorConfigError(`${field}.rerank must be true or false`);
+      }
+      return config.rerank ? { rerank: true as const } : undefined;
+    },
+    endpointType: "jina-rerank",
+    path: "/rerank",
+    noun: "a rerank model",
+    serves: "rerank",
+    heading: "Rerank models (/rerank):",
+    details: () => "",
+    limit: "tokens per document and query",
+    label: () => "rerank",
+  },
+} as const satisfies Readonly<Record<string, ModelKind>>;
+
+/** Length of `emulator-embedding`'s vectors, unless a request asks for fewer (`dimensions`). */
+export const DEFAULT_EMBEDDING_DIMENSIONS = 256;
+
+/**
+ * The longest vectors an emulated embedding model returns: beyond the largest real models
+ * (3,072 to 4,096), and small enough that every call stays quick.
+ */
+export const MAX_EMBEDDING_DIMENSIONS = 8192;
+
+/** An embedding model's settings, with the default vector length. */
+function requireEmbedding(value: unknown, field: string): Readonly<{ dimensions: number }> {
+  const config = requireRecord(value, `${field}.embedding`);
+  const dimensions =
+    optionalNumber(config.dimensions, `${field}.embedding.dimensions`, 1) ??
+    DEFAULT_EMBEDDING_DIMENSIONS;
+  if (!Number.isInteger(dimensions) || dimensions > MAX_EMBEDDING_DIMENSIONS) {
+    throw new EmulatorConfigError(
+      `${field}.embedding.dimensions must be a whole number from 1 to ${MAX_EMBEDDING_DIMENSIONS}`,
+    );
+  }
+  return Object.freeze({ dimensions });
+}
+
+/** What a hosted model is: a chat model, or one of {@link MODEL_KINDS}. */
+export type ModelKindName = "chat" | keyof typeof MODEL_KINDS;
+
+/** The kind of `model`, from the option that made it (`embedding`, `rerank`; none: chat). */
+export function kindOf(model: HostedModel): ModelKindName {
+  return model.embedding ? "embedding" : model.rerank ? "rerank" : "chat";
 }
 
 /** One call to either inference route, successful or not. */

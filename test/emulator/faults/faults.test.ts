@@ -338,13 +338,16 @@ describe.each(TRANSPORTS)("X-Emulator-Fault over the %s", (_name, make) => {
     ).toThrow("models[0].ignoresResponseFormat must be true or false");
   });
 
-  it("answers 400 for an unknown fault name", async () => {
-    const response = await post(emulator, CHAT, chatBody(), fault("teapot"));
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
-      '"teapot"',
-    );
-  });
+  it.each(["teapot", "toString", "constructor"])(
+    "answers 400 for an unknown fault name (%s)",
+    async (name) => {
+      const response = await post(emulator, CHAT, chatBody(), fault(name));
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+        `"${name}"`,
+      );
+    },
+  );
 });
 
 describe("latency faults", () => {
@@ -439,6 +442,7 @@ describe("random faults", () => {
   it.each([
     [{ rate: 2 }, "faults.rate must be between 0 and 1"],
     [{ rate: 0.1, kinds: ["boom"] }, 'faults.kinds[0] "boom" is not a fault kind'],
+    [{ rate: 0.1, kinds: ["toString"] }, 'faults.kinds[0] "toString" is not a fault kind'],
     [{ rate: 0.1, kinds: [] }, "faults.kinds must not be empty"],
   ])("rejects the options %j", (options, message) => {
     expect(() => new FaultInjector(options as never)).toThrow(new EmulatorConfigError(message));

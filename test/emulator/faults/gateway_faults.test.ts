@@ -1,8 +1,8 @@
 /**
  * The emulator's gateway replies, checked against the client's table of gateway codes: the
- * emulator stands in for the service, so it keeps its own replies (it imports nothing of the
- * client's errors), and this test holds the two together — for every row the emulator can
- * inject, the status it comes with and its body to the byte.
+ * emulator sends the table's samples for the replies named after a code, and this test checks,
+ * on the wire of both transports, that every row the emulator can inject arrives with the status
+ * it comes with and its body to the byte.
  */
 import { describe, expect, it } from "vitest";
 import { GATEWAY_FAULTS } from "../../../src/emulator/faults/gateway_faults.js";

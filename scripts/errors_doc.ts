@@ -8,15 +8,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as errors from "../../src/errors/errors.js";
-import { FAILURE_ROWS, type FailureRow } from "../../src/errors/failure_rows.js";
+import * as errors from "../src/errors/errors.js";
+import { FAILURE_ROWS, type FailureRow } from "../src/errors/failure_rows.js";
 import {
   type ErrorClass,
   fill,
   GATEWAY_CODES,
   type GatewayCode,
-} from "../../src/errors/gateway_codes.js";
-import { STATUS_ROWS, type StatusRow } from "../../src/errors/status_rows.js";
+} from "../src/errors/gateway_codes.js";
+import { STATUS_ROWS, type StatusRow } from "../src/errors/status_rows.js";
 import {
   cell,
   type GeneratedPage,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { characters, duration, money } from "../../../../src/emulator/console/browser/format.js";
+import { characters, duration, money } from "../../../src/emulator/browser/format.js";
 
 describe("money", () => {
   it.each([

@@ -1,11 +1,11 @@
 /**
  * @module The console page's script: reads and changes the emulator through its admin API (same
  * origin, JSON), polling once a second. The entry of the bundle that `npm run build:console`
- * writes into `../script.generated.ts`, which the page inlines.
+ * writes into `../console/script.generated.ts`, which the page inlines.
  */
 
-import type { RequestsView, StateView } from "../../routes/admin.js";
-import type { KeyDescription, RequestLogEntry } from "../../state/state_records.js";
+import type { RequestsView, StateView } from "../routes/admin.js";
+import type { KeyDescription, RequestLogEntry } from "../state/state_records.js";
 import { api } from "./api.js";
 import { drawChart } from "./chart.js";
 import { byId } from "./dom.js";

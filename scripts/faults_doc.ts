@@ -1,6 +1,6 @@
 /**
  * @module The two fault tables of docs/emulator.md, generated from the emulator's tables — "Fault
- * injection" from its own faults (`OWN_FAULT_SUMMARIES`, faults.ts), "The gateway's other
+ * injection" from its own faults (`OWN_FAULTS`, own_faults.ts), "The gateway's other
  * replies" from `GATEWAY_FAULTS` (gateway_faults.ts) — so the page says what the console says
  * beside each switch. A gateway reply's status, `code`, `type` and message are read from the reply
  * the emulator builds, and the class the package raises from a call that gets it. Run `npm run
@@ -9,11 +9,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LATENCY_SUMMARY, OWN_FAULT_SUMMARIES } from "../../src/emulator/faults/faults.js";
-import { GATEWAY_FAULTS } from "../../src/emulator/faults/gateway_faults.js";
-import { createEmulator, FAULT_HEADER } from "../../src/emulator/index.js";
-import type { ErrorClass } from "../../src/errors/gateway_codes.js";
-import { ChatInferenceService } from "../../src/index.js";
+import { LATENCY_SUMMARY, OWN_FAULT_SUMMARIES } from "../src/emulator/faults/faults.js";
+import { GATEWAY_FAULTS } from "../src/emulator/faults/gateway_faults.js";
+import { createEmulator, FAULT_HEADER } from "../src/emulator/index.js";
+import type { EmulatorResponse } from "../src/emulator/reply.js";
+import type { ErrorClass } from "../src/errors/gateway_codes.js";
+import { ChatInferenceService } from "../src/index.js";
 import { classCell } from "./errors_doc.js";
 import {
   cell,
@@ -45,8 +46,16 @@ export function ownFaultsTable(): string {
   ].join("\n");
 }
 
-/** How the request ID and the model read in a sample reply. */
-const SAMPLE = { requestId: "<ID>", model: "<model>" };
+/**
+ * The call a sample reply answers: the request ID and the model as the table shows them, with
+ * every part a reply may be about (a `json_schema` response format).
+ */
+const SAMPLE = {
+  requestId: "<ID>",
+  body: JSON.stringify({ model: "<model>", response_format: { type: "json_schema" } }),
+  url: "/inference/v1/chat/completions",
+  retryAfterSeconds: 1,
+};
 
 /** The longest message shown whole; a longer one ends with "…". */
 const MESSAGE_LIMIT = 60;
@@ -88,8 +97,8 @@ function messageCell(error: ReturnType<typeof errorOf>): string {
 
 /** The table of the gateway's replies: what the emulator sends for each, and what the package makes of it. */
 export function gatewayFaultsTable(raised: Raised): string {
-  const rows = Object.entries(GATEWAY_FAULTS).map(([name, { summary, build }]) => {
-    const reply = build(SAMPLE);
+  const rows = Object.entries(GATEWAY_FAULTS).map(([name, { summary, answer }]) => {
+    const reply = answer!(SAMPLE) as EmulatorResponse;
     const body = typeof reply.body === "string" ? reply.body : reply.body.join("");
     const error = errorOf(body);
     return `| ${[
@@ -145,7 +154,7 @@ export async function raisedByEachGatewayFault(): Promise<Raised> {
 /** The generated tables of docs/emulator.md, in the order the page shows them. */
 export function faultTables(raised: Raised): GeneratedTable[] {
   return [
-    { name: "OWN_FAULT_SUMMARIES", file: "src/emulator/faults/faults.ts", render: ownFaultsTable },
+    { name: "OWN_FAULTS", file: "src/emulator/faults/own_faults.ts", render: ownFaultsTable },
     {
       name: "GATEWAY_FAULTS",
       file: "src/emulator/faults/gateway_faults.ts",

@@ -4,8 +4,8 @@
  * `GET /_emulator/requests/<request ID>` (the emulator keeps them for its newest calls).
  */
 
-import type { RequestDetail } from "../../state/request_details.js";
-import type { RequestLogEntry } from "../../state/state_records.js";
+import type { RequestDetail } from "../state/request_details.js";
+import type { RequestLogEntry } from "../state/state_records.js";
 import { api } from "./api.js";
 import { drawChart } from "./chart.js";
 import { byId, el, replaceRows } from "./dom.js";

@@ -1,7 +1,13 @@
 /** @module The console's view of the state: tenant, Wallet, keys, endpoints, models and fault switches. */
 
-import type { FaultsView, StateView } from "../../routes/admin.js";
-import type { Endpoint, HostedModel, KeyDescription } from "../../state/state_records.js";
+import type { FaultsView, StateView } from "../routes/admin.js";
+import {
+  type Endpoint,
+  type HostedModel,
+  type KeyDescription,
+  kindOf,
+  MODEL_KINDS,
+} from "../state/state_records.js";
 import { api } from "./api.js";
 import { byId, el, replaceChildren, replaceRows, withCode } from "./dom.js";
 import { money } from "./format.js";
@@ -100,11 +106,8 @@ function endpointRow(endpoint: Endpoint, act: Act): HTMLTableRowElement {
 
 function modelRow(model: HostedModel): HTMLTableRowElement {
   const context = model.profile?.maxInputTokens;
-  const kind = model.embedding
-    ? `embeddings, ${model.embedding.dimensions} dimensions`
-    : model.rerank
-      ? "rerank"
-      : "chat";
+  const own = kindOf(model);
+  const kind = own === "chat" ? own : MODEL_KINDS[own].label(model);
   // The APIs the gateway lists it under (`supported_endpoint_types`), e.g. openai-response.
   const apis = el("div", { className: "muted", text: (model.endpointTypes ?? []).join(", ") });
   return el("tr", {}, [

@@ -1,6 +1,6 @@
 /** @module The console's chart: tokens per time slice as bars, cumulative cost as a line. */
 
-import type { RequestLogEntry } from "../../state/state_records.js";
+import type { RequestLogEntry } from "../state/state_records.js";
 import { byId } from "./dom.js";
 import { money, shortTime } from "./format.js";
 

@@ -1,5 +1,5 @@
 /**
- * @module Bundles the console's browser script (src/emulator/console/browser/, real TypeScript that
+ * @module Bundles the console's browser script (src/emulator/browser/, real TypeScript that
  * tsc and biome check) into src/emulator/console/script.generated.ts, the string the page inlines.
  *
  * Why a generated module, committed: the emulator runs from three builds — the sources under vitest
@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const ENTRY = "src/emulator/console/browser/main.ts";
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const ENTRY = "src/emulator/browser/main.ts";
 const GENERATED = "src/emulator/console/script.generated.ts";
 
 /** The browser script as one IIFE: readable (not minified), ASCII only, the same on every machine. */
