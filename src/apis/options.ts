@@ -26,8 +26,8 @@ declare const SERIALISED: unique symbol;
 export type Serialised<T> = T & { readonly [SERIALISED]: true };
 
 /**
- * Marks an option the model writes into its serialised form (`lc_serializable_keys`) and keeps
- * as a field of the instance, where `toJSON` reads it.
+ * Marks an option the model writes into its serialised form (the keys its constructor keeps in
+ * `lc_kwargs`) and keeps as a field of the instance, where `toJSON` reads it.
  */
 export function serialised<T extends z.ZodType>(schema: T): Serialised<T> {
   return schema.meta({ serialised: true }) as Serialised<T>;
@@ -225,6 +225,11 @@ export const connectionOnly = z
   )
   .nullable()
   .optional();
+
+/** A secret as a model serialises it: a reference to the env variable `load()` reads it from. */
+export function secretReference(variable: string) {
+  return { lc: 1, type: "secret", id: [variable] } as const;
+}
 
 /** The values of `options` a model serialises, for its fields. */
 export function serialisedValues<T extends object>(

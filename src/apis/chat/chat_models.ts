@@ -44,7 +44,7 @@ import {
   checkLangChainFields,
   checkMessageContent,
 } from "../call_options.js";
-import { constructorFields } from "../options.js";
+import { constructorFields, serialisedValues } from "../options.js";
 import { type ResponsesRoute, routeFor } from "../responses/route.js";
 import { startedRun, startedStream } from "../run_start.js";
 import { keepRun, runOf } from "./base_class.js";
@@ -157,10 +157,6 @@ export class ChatInferenceService<
     return { baseURL: "base_url" };
   }
 
-  override get lc_serializable_keys(): string[] {
-    return serialisableKeys(super.lc_serializable_keys);
-  }
-
   constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
   constructor(fields?: ChatInferenceServiceFields);
   constructor(
@@ -187,14 +183,18 @@ export class ChatInferenceService<
     } = fields;
     const { baseURL } = channel;
     // The base class gets a placeholder key: it would keep the real one on public fields.
-    super({
+    const given = {
       ...rest,
       model,
       apiKey: REDACTED,
       baseURL,
       maxRetries: options.maxRetries,
       configuration: { baseURL, organization: null, project: null },
-    } as BaseChatOpenAIFields);
+    };
+    super(given as BaseChatOpenAIFields);
+    // What LangChain prints and serialises: `ChatOpenAI`'s keys with this package's own in place of
+    // those it owns (see serialisableKeys).
+    this.lc_kwargs = serialisedValues(given, serialisableKeys(this.lc_serializable_keys));
     hideApiKey(this, channel.apiKey);
     // The base class's identifying params (cache keys, traces, `inspect`) spread its client
     // config; this model has no client of the base class's, so it is the URL alone (never the

@@ -5,6 +5,7 @@
  */
 import type { Serialized } from "@langchain/core/load/serializable";
 import { ENV } from "../../constants.js";
+import { secretReference } from "../options.js";
 import { CHAT_OPTIONS } from "./options.js";
 
 /**
@@ -25,7 +26,7 @@ export function withOwnSecret(json: Serialized): Serialized {
   if (json.type !== "constructor") return json;
   const { openai_api_key: _, ...kwargs } = json.kwargs as Record<string, unknown>;
   // `lc_kwargs` never holds the key (see hideApiKey): it is written as a reference only.
-  return { ...json, kwargs: { ...kwargs, api_key: { lc: 1, type: "secret", id: [ENV.apiKey] } } };
+  return { ...json, kwargs: { ...kwargs, api_key: secretReference(ENV.apiKey) } };
 }
 
 /**

@@ -39,7 +39,7 @@ import { abortError } from "../../utils/sleep.js";
 import { withoutUndefined } from "../../utils/without_undefined.js";
 import { VERSION } from "../../version.js";
 import { checkLangChainFields, checkLLMCallOptions } from "../call_options.js";
-import { serialisedValues } from "../options.js";
+import { secretReference, serialisedValues } from "../options.js";
 import { startedRun, startedStream } from "../run_start.js";
 import { parseCompletion } from "./answer.js";
 import {
@@ -199,35 +199,28 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   override lc_namespace = [LC_NAMESPACE, "llms"];
 
-  /**
-   * Serialised as references to env variables, never as values: the key, and the two parts of
-   * the Service-Name header (loading reads them from the secrets map or the environment).
-   */
-  override get lc_secrets(): Record<string, string> {
-    return { apiKey: ENV.apiKey, tenantId: ENV.tenantId, jobAlias: ENV.jobAlias };
-  }
-
   /** `base_url` would load back as `baseUrl`; the alias maps it to `baseURL` both ways. */
   override get lc_aliases(): Record<string, string> {
     return { baseURL: "base_url" };
   }
 
-  override get lc_serializable_keys(): string[] {
-    // The schema's: not `apiKey` (see toJSON), `serviceName` (a header value, carried by
-    // tenantId/jobAlias), `fetch`, `profiles`, `rateLimiter`, `configuration`.
-    return [...DEDICATED_SERIALISED];
-  }
-
   /**
-   * The key is kept out of `lc_kwargs` (so `console.log(llm)` cannot show it) and serialised only
-   * as a reference to INFERENCE_SERVICE_API_KEY, resolved again by `load` from its secrets map or the env.
+   * The schema's serialised options (see the constructor), with the key and the two parts of the
+   * Service-Name header as references to their env variables, never as values: `load()` resolves
+   * them again from its secrets map or the environment. Done here rather than through
+   * `lc_secrets`, so that one member holds the whole duty.
    */
   override toJSON() {
     const json = super.toJSON();
     if (json.type !== "constructor") return json;
     return {
       ...json,
-      kwargs: { api_key: { lc: 1, type: "secret", id: [ENV.apiKey] }, ...json.kwargs },
+      kwargs: {
+        api_key: secretReference(ENV.apiKey),
+        ...json.kwargs,
+        tenant_id: secretReference(ENV.tenantId),
+        job_alias: secretReference(ENV.jobAlias),
+      },
     };
   }
 
@@ -239,6 +232,10 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     const channel = new ServiceChannel("completions", options, { serviceName, waitForReady });
     const { openAIApiKey: _alias, configuration: _configuration, ...rest } = fields;
     super({ ...rest, maxRetries: options.maxRetries });
+    // What LangChain prints and serialises: the schema's serialised options only — not `apiKey`
+    // (see toJSON), `serviceName` (a header value, carried by tenantId/jobAlias), `fetch`,
+    // `profiles`, `rateLimiter`, `configuration`.
+    this.lc_kwargs = serialisedValues(this.lc_kwargs, DEDICATED_SERIALISED);
     Object.assign(this, serialisedValues(options, DEDICATED_SERIALISED));
     // Serialised too, but as resolved (from the env, normalised), not as given.
     this.serviceName = serviceName;
