@@ -67,12 +67,14 @@ async function post(
         ...(target.apiKey ? {} : { headers: { Authorization: null } }),
         ...(availableModels ? { context: { availableModels } } : {}),
       },
-      ({ data, response }, ctx): Outcome => ({
-        ok: true,
-        data,
-        response,
-        ctx,
-        requestId: headerRequestId(response.headers),
+      ({ data, response }, ctx) => ({
+        result: {
+          ok: true,
+          data,
+          response,
+          ctx,
+          requestId: headerRequestId(response.headers),
+        } satisfies Outcome,
       }),
     );
   } catch (error) {
