@@ -14,12 +14,7 @@ import { type ConnectionFields, resolveConnection } from "../config/connection.j
 import { checkHeaders } from "../config/headers.js";
 import { SERVICE_NAME_HEADER } from "../constants.js";
 import { EndpointNotReadyError } from "../errors/errors.js";
-import {
-  asServiceError,
-  type FailureContext,
-  headerRequestId,
-  toServiceError,
-} from "../errors/mapper.js";
+import { type FailureContext, headerRequestId, toServiceError } from "../errors/mapper.js";
 import {
   type CallMeter,
   createCallMeter,
@@ -193,6 +188,7 @@ export class ServiceChannel {
     this.#ctx = {
       surface: row.surface,
       ...(row.api ? { api: row.api } : {}),
+      ...(row.inputWording ? { inputWording: row.inputWording } : {}),
       ...(target.model !== undefined ? { model: target.model } : {}),
       ...(target.serviceName !== undefined ? { serviceName: target.serviceName } : {}),
       secrets: [apiKey, ...secretHeaderValues(extra.defaultHeaders)],
@@ -215,7 +211,6 @@ export class ServiceChannel {
         maxConcurrency: options.maxConcurrency,
         onFailedAttempt: options.onFailedAttempt,
         ...options.retry,
-        normalize: (error) => asServiceError(error, this.#ctx),
         deadline: this.#pendingDeadline(target.waitForReady ?? 0),
       });
     this.#telemetry = new Telemetry({

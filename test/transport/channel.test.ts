@@ -14,6 +14,7 @@ import {
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 import type { CallTrace } from "../../src/telemetry/call_trace.js";
 import { Telemetry } from "../../src/telemetry/telemetry.js";
+import { APIS } from "../../src/transport/apis.js";
 import { ServiceChannel } from "../../src/transport/channel.js";
 import type { Fetch } from "../../src/transport/fetch.js";
 import { ServiceCaller } from "../../src/transport/retry.js";
@@ -207,11 +208,12 @@ describe("ServiceChannel options", () => {
 });
 
 describe("ServiceChannel's context", () => {
-  it("types failures with the surface, the API, the model given and the key as a secret, nothing more", () => {
+  it("types failures with the surface, the API and its wording, the model given and the key as a secret, nothing more", () => {
     const rerank = new ServiceChannel("rerank", { apiKey: KEY, baseURL: BASE }, { model: "r" });
     expect(rerank.context).toStrictEqual({
       surface: "hosted",
       api: "rerank",
+      inputWording: APIS.rerank.inputWording,
       model: "r",
       secrets: [KEY],
     });
