@@ -120,10 +120,11 @@ export interface ChannelRequest {
 export interface Reading<R> {
   /** The call's result; a getter is read once the answer is paid for (its throw then fails the call). */
   readonly result: R;
-  /** The usage the answer reports; undefined settles to the prompt's estimate plus `outputTokens`. */
-  usage?: TokenCount;
-  /** The estimated tokens of the answer's output, for an answer that reports no usage. @default 0 */
-  outputTokens?: number;
+  /**
+   * What the answer cost, asked only when the call is metered: the usage it reports (undefined
+   * settles to the prompt's estimate plus `outputTokens`, the estimated tokens of the output).
+   */
+  cost?: () => { usage?: TokenCount; outputTokens?: number };
   /**
    * A check that comes after the answer is paid for (a json_schema answer cut short): its throw
    * fails the call, the attempt settled to what the service charged.
@@ -246,7 +247,10 @@ export class ServiceChannel {
     const meter = this.#meter(request.run);
     const sent = this.#send(request, ctx, false, meter, trace, async (answer, attempt) => {
       const reading = await read(answer, ctx);
-      await attempt?.settle(reading.usage, reading.outputTokens ?? 0);
+      if (attempt !== undefined) {
+        const { usage, outputTokens = 0 } = reading.cost?.() ?? {};
+        await attempt.settle(usage, outputTokens);
+      }
       reading.check?.();
       const { result } = reading;
       trace?.answered(answer.data);

@@ -353,8 +353,10 @@ export function readCompletion(
   const model = typeof completion.model === "string" ? completion.model : undefined;
   return {
     result: { completion, meta: { requestId: headerRequestId(response.headers), model } },
-    usage: tokenCountFromWire(completion.usage),
-    outputTokens: estimateTokens(replyText(completion)),
+    cost: () => ({
+      usage: tokenCountFromWire(completion.usage),
+      outputTokens: estimateTokens(replyText(completion)),
+    }),
     ...(structured ? { check: () => checkStructuredFinish(completion) } : {}),
   };
 }

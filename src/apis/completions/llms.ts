@@ -423,8 +423,10 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
       const generations = parseCompletion(data, response, ctx);
       return {
         result: generations,
-        usage: tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
-        outputTokens: estimateTokens(generations.map((g) => g.text).join("")),
+        cost: () => ({
+          usage: tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
+          outputTokens: estimateTokens(generations.map((g) => g.text).join("")),
+        }),
       };
     });
   }

@@ -278,7 +278,7 @@ export class InferenceServiceEmbeddings extends Embeddings {
         const usage = tokenUsageFromWire((data as { usage?: unknown }).usage);
         const result = { vectors, usage, requestId: headerRequestId(response.headers) };
         // An embedding model writes nothing: the prompt is the whole cost.
-        return { result, usage: tokenCountOf(usage) };
+        return { result, cost: () => ({ usage: tokenCountOf(usage) }) };
       });
     } catch (error) {
       if (texts.length > 1 && ContextLengthExceededError.isInstance(error)) {

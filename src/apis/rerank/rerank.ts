@@ -206,7 +206,7 @@ export class InferenceServiceRerank extends BaseDocumentCompressor {
           const usage = promptUsageFromWire((data as { usage?: unknown }).usage);
           const result = { results, usage, requestId: headerRequestId(response.headers) };
           // A reranker writes nothing: the prompt is the whole cost.
-          return { result, usage: tokenCountOf(usage) };
+          return { result, cost: () => ({ usage: tokenCountOf(usage) }) };
         },
       );
       await run?.handleLLMEnd({

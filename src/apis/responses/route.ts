@@ -232,10 +232,11 @@ function read(
   structured: boolean,
 ): Reading<ChatResult> {
   const checked = checkResponse(data, response.headers, ctx);
-  const text = JSON.stringify(checked.output ?? []);
   return {
-    usage: tokenCountFromWire(checked.usage),
-    outputTokens: estimateTokens(text),
+    cost: () => ({
+      usage: tokenCountFromWire(checked.usage),
+      outputTokens: estimateTokens(JSON.stringify(checked.output ?? [])),
+    }),
     // Made once the answer is paid for: a json_schema answer it cannot parse fails after.
     get result() {
       return toChatResult(checked, { requestId: headerRequestId(response.headers) }, structured);
