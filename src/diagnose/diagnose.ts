@@ -21,20 +21,12 @@ import {
   skipped,
   type Verdict,
 } from "./check.js";
-import { checkEmbeddings } from "./embeddings.js";
+import { checkEmbeddings, postEmbeddings } from "./embeddings.js";
 import { checkEndpoint } from "./endpoint.js";
 import { checkModelAndCredit } from "./model.js";
-import {
-  NO_SUCH_MODEL,
-  type Outcome,
-  postChat,
-  postCompletion,
-  postEmbeddings,
-  postRerank,
-  type Target,
-} from "./probe.js";
+import { NO_SUCH_MODEL, type Outcome, postChat, postCompletion, type Target } from "./probe.js";
 import { checkReachable } from "./reachable.js";
-import { checkRerank } from "./rerank.js";
+import { checkRerank, postRerank } from "./rerank.js";
 import { checkServiceName, readServiceName } from "./service_name.js";
 
 export { type Diagnosis, type DiagnosisCheck, errorSummary } from "./check.js";

@@ -13,7 +13,7 @@ import type { Fetch } from "../transport/fetch.js";
 /** Sent by the key check: no service can know it, so the key is judged without any cost. */
 export const NO_SUCH_MODEL = "inference-service-doctor-no-such-model";
 /** The one-word prompt of every request (docs/service-contract.md#dedicated-endpoints, docs/service-contract.md#hosted-models), with `max_tokens: 1`. */
-const PROMPT = "ping";
+export const PROMPT = "ping";
 
 /** Where the requests go, and with what. */
 export interface Target {
@@ -29,7 +29,7 @@ export type Outcome =
   | { ok: false; error: InferenceServiceError };
 
 /** Whom a request is for, and the model IDs its `ModelNotFoundError` may name. */
-interface Addressee {
+export interface Addressee {
   model?: string;
   serviceName?: string;
   availableModels?: string[];
@@ -40,7 +40,7 @@ interface Addressee {
  * checked by the models' own checks (see {@link answerError}). `diagnose` lists the models
  * itself, once, so the channel does not look them up on an unknown model.
  */
-async function post(
+export async function post(
   target: Target,
   api: Api,
   body: Record<string, unknown>,
@@ -67,12 +67,14 @@ async function post(
         ...(target.apiKey ? {} : { headers: { Authorization: null } }),
         ...(availableModels ? { context: { availableModels } } : {}),
       },
-      ({ data, response }, ctx): Outcome => ({
-        ok: true,
-        data,
-        response,
-        ctx,
-        requestId: headerRequestId(response.headers),
+      ({ data, response }, ctx) => ({
+        result: {
+          ok: true,
+          data,
+          response,
+          ctx,
+          requestId: headerRequestId(response.headers),
+        } satisfies Outcome,
       }),
     );
   } catch (error) {
@@ -85,18 +87,6 @@ async function post(
 export function postChat(target: Target, model: string, availableModels?: string[]) {
   const body = { model, messages: [{ role: "user", content: PROMPT }], max_tokens: 1 };
   return post(target, "chat", body, { model, availableModels });
-}
-
-/** One embedding of one word from `model`. */
-export function postEmbeddings(target: Target, model: string, availableModels?: string[]) {
-  const body = { model, input: [PROMPT], encoding_format: "float" };
-  return post(target, "embeddings", body, { model, availableModels });
-}
-
-/** One rerank of one document against a one-word query, by `model`. */
-export function postRerank(target: Target, model: string, availableModels?: string[]) {
-  const body = { model, query: PROMPT, documents: [PROMPT], top_n: 1, return_documents: false };
-  return post(target, "rerank", body, { model, availableModels });
 }
 
 /** One completion of `max_tokens: 1` from the dedicated endpoint `serviceName`. */

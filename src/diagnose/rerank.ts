@@ -2,7 +2,7 @@
 import { readRerank } from "../apis/rerank/answer.js";
 import type { Verdict } from "./check.js";
 import { checkModelCall } from "./model_call.js";
-import { type Outcome, tokensUsed } from "./probe.js";
+import { type Outcome, PROMPT, post, type Target, tokensUsed } from "./probe.js";
 
 export function checkRerank(outcome: Outcome, model: string): Verdict {
   return checkModelCall(outcome, {
@@ -15,4 +15,10 @@ export function checkRerank(outcome: Outcome, model: string): Verdict {
       return `"${model}" ranked one document, relevance score ${score}${tokensUsed(answer)}; this check may cost a token or two.`;
     },
   });
+}
+
+/** One rerank of one document against a one-word query, by `model`. */
+export function postRerank(target: Target, model: string, availableModels?: string[]) {
+  const body = { model, query: PROMPT, documents: [PROMPT], top_n: 1, return_documents: false };
+  return post(target, "rerank", body, { model, availableModels });
 }

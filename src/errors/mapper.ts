@@ -8,9 +8,12 @@ import { availableModelsText } from "./available_models.js";
 import * as errors from "./errors.js";
 import { failureRow } from "./failure_rows.js";
 import { type ErrorRow, rowForCode } from "./gateway_codes.js";
+import { aboutInputs, type InputWording } from "./input_wording.js";
 import { isNotReady, type NetworkCause, networkCause } from "./network_cause.js";
 import { bareMessage, quoted, REQUEST_ID_SUFFIX } from "./service_message.js";
 import { fillParts, type HostedApi, type StatusRow, statusRow } from "./status_rows.js";
+
+export type { InputWording };
 
 /** What the caller knew when the call failed; used only for messages and redaction. */
 export interface FailureContext {
@@ -38,6 +41,11 @@ export interface FailureContext {
   inputs?: { first: number; count: number };
   /** The URL the request was sent to, when the layer that sent it knows it: messages name it. */
   url?: string;
+  /**
+   * How the API words a refusal of its request's inputs (an API's row, `transport/apis.ts`):
+   * chat's wording about messages when undefined.
+   */
+  inputWording?: InputWording;
 }
 
 /**
@@ -363,59 +371,6 @@ function redirectTarget(headers: Headers | undefined, base: string | undefined):
   }
 }
 
-/** The classes that are about the inputs of a request, not its parameters. */
-const INPUT_REFUSALS: ReadonlySet<ErrorRow["cls"]> = new Set([
-  errors.ContextLengthExceededError,
-  errors.ContentFilterError,
-]);
-
-/**
- * Embeddings: a refusal of the request's inputs themselves — too long, or blocked for their
- * content — names the inputs it carried, and the position of the one input when there was one;
- * an input too long for the model is told to be split, not the chat model's advice about messages.
- * Rerank: a document too long for the model, likewise.
- */
-function aboutInputs(
-  row: Row,
-  ctx: FailureContext,
-  message: string | undefined,
-): Row & { inputIndex?: number } {
-  if (ctx.api === "rerank" && row.cls === errors.ContextLengthExceededError) {
-    // A reranker reads each document with the query: the chat model's advice (messages, maxTokens) does not apply.
-    return {
-      ...row,
-      summary: `A document, read with the query, is longer than the rerank model takes${message ? `: ${message.replace(/\.$/, "")}` : ""}.`,
-      hint: "Split the documents into smaller pieces (a smaller `chunkSize` in your text splitter) or shorten the query; retrying the same documents will not help.",
-    };
-  }
-  const { inputs } = ctx;
-  if (ctx.api !== "embeddings" || inputs === undefined || !INPUT_REFUSALS.has(row.cls)) return row;
-  const one = inputs.count === 1;
-  const which = one
-    ? `the input at position ${inputs.first}`
-    : `the inputs at positions ${inputs.first}–${inputs.first + inputs.count - 1}`;
-  const inputIndex = one ? inputs.first : undefined;
-  if (row.cls === errors.ContextLengthExceededError) {
-    const Which = which[0]!.toUpperCase() + which.slice(1);
-    return {
-      ...row,
-      summary: `${one ? `${Which} is` : `${Which} include one`} longer than the embedding model takes${message ? `: ${message.replace(/\.$/, "")}` : ""}.`,
-      hint: one
-        ? "Split the text into smaller pieces (a smaller `chunkSize` in your text splitter); retrying the same input will not help."
-        : "Split the longest texts into smaller pieces (a smaller `chunkSize` in your text splitter); if none is too long alone, the limit is on a request's total: lower `batchSize`.",
-      inputIndex,
-    };
-  }
-  return { ...row, summary: `${row.summary.replace(/\.$/, "")} (${which}).`, inputIndex };
-}
-
-/** Every error the mapper built, with the failure it came from, so a later context can type it again. */
-const failureOf = new WeakMap<object, Failure>();
-/** The errors built knowing the inputs of their request (embeddings). */
-const withInputs = new WeakSet<object>();
-/** The errors built knowing the model IDs the service lists. */
-const withModels = new WeakSet<object>();
-
 function statusOf(failure: Failure, body: ErrorBody): number | undefined {
   switch (failure.kind) {
     case "http":
@@ -482,15 +437,66 @@ export function toServiceError(
           ? failure.last
           : undefined,
   });
-  failureOf.set(error, failure);
-  if (ctx.inputs !== undefined) withInputs.add(error);
-  if (ctx.availableModels !== undefined) withModels.add(error);
   return error;
 }
 
 /**
+ * A failure seen below the attempt that sent the request — in the fetch layer, or in a body's
+ * guard — with what that layer knows of it. Not an error a user sees: the attempt (or the
+ * stream's reader) types it, once, in its whole context ({@link asServiceError}), which adds
+ * what the layer below does not know (the request's inputs, the model IDs looked up by a caller,
+ * the output already streamed).
+ */
+export class UntypedFailure extends Error {
+  override readonly name = "UntypedFailure";
+  readonly failure: Failure;
+  readonly ctx: FailureContext;
+
+  constructor(failure: Failure, ctx: FailureContext) {
+    // No detail here: its message could carry what its context keeps secret.
+    super(`a ${failure.kind} failure, typed by the attempt that sent the request`);
+    this.failure = failure;
+    this.ctx = ctx;
+  }
+}
+
+/**
+ * The class a failure would be typed as in `ctx` (the fetch layer asks whether an unknown model's
+ * error is worth a lookup of the listed models), without building the error.
+ */
+export function failureClass(failure: Failure, ctx: FailureContext): ErrorRow["cls"] {
+  const rawBody =
+    failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : "";
+  return rowForFailure(failure, ctx, parseErrorBody(rawBody)).cls;
+}
+
+/**
+ * The context a failure seen below is typed in: what the layer below knew of the request on the
+ * wire (its URL, its Service-Name, its header values as secrets, the models it looked up), with
+ * what the typing layer adds (the request's inputs, the output streamed).
+ */
+function contextOf(below: FailureContext, ctx: FailureContext): FailureContext {
+  const secrets = [...(below.secrets ?? []), ...(ctx.secrets ?? [])];
+  return {
+    ...ctx,
+    ...below,
+    ...(ctx.inputs !== undefined ? { inputs: ctx.inputs } : {}),
+    ...(ctx.midStream !== undefined ? { midStream: ctx.midStream } : {}),
+    ...(ctx.partialOutput !== undefined ? { partialOutput: ctx.partialOutput } : {}),
+    ...(below.availableModels === undefined && ctx.availableModels !== undefined
+      ? { availableModels: ctx.availableModels }
+      : {}),
+    ...(below.responseHeaders === undefined && ctx.responseHeaders !== undefined
+      ? { responseHeaders: ctx.responseHeaders }
+      : {}),
+    secrets,
+  };
+}
+
+/**
  * Normalises anything a call threw: our errors pass through (also when the SDK wrapped them as a
- * `cause`), SDK status and stream errors go through `toServiceError`, aborts stay aborts.
+ * `cause`), a failure seen below ({@link UntypedFailure}) and SDK status and stream errors go
+ * through `toServiceError` in `ctx`, aborts stay aborts.
  */
 export function asServiceError(error: unknown, ctx: FailureContext): unknown {
   try {
@@ -521,7 +527,10 @@ function withoutSecrets(error: unknown, secrets: readonly string[] | undefined):
 function classify(error: unknown, ctx: FailureContext): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
-    if (errors.InferenceServiceError.isInstance(current)) return retyped(current, ctx);
+    if (errors.InferenceServiceError.isInstance(current)) return current;
+    if (current instanceof UntypedFailure) {
+      return toServiceError(current.failure, contextOf(current.ctx, ctx));
+    }
     current = (current as { cause?: unknown }).cause;
   }
   if (typeof error !== "object" || error === null || isAbortError(error)) return error;
@@ -558,28 +567,4 @@ function classify(error: unknown, ctx: FailureContext): unknown {
     return toServiceError({ kind: "network", cause: error, afterResponse }, ctx);
   }
   return error;
-}
-
-/**
- * One of our errors, typed again when it reaches a context it was typed without: a stream's (a
- * body that stalled or was cut is typed in the fetch layer, which does not know the output
- * already streamed), an embeddings request's (the fetch layer does not know which inputs the
- * request carried), or one that knows the model IDs the service lists (`diagnose` lists them
- * itself, for the hint of an unknown model).
- */
-function retyped(error: errors.InferenceServiceError, ctx: FailureContext) {
-  const failure = failureOf.get(error);
-  if (!failure) return error;
-  const stream = ctx.midStream === true && !error.midStream;
-  // Only a refusal of the inputs themselves says which they were (see aboutInputs).
-  const inputs =
-    ctx.inputs !== undefined &&
-    !withInputs.has(error) &&
-    (errors.ContextLengthExceededError.isInstance(error) ||
-      errors.ContentFilterError.isInstance(error));
-  const models =
-    ctx.availableModels !== undefined &&
-    !withModels.has(error) &&
-    errors.ModelNotFoundError.isInstance(error);
-  return stream || inputs || models ? toServiceError(failure, ctx) : error;
 }

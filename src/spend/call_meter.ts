@@ -7,7 +7,7 @@ import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { TokenUsage } from "@langchain/core/language_models/base";
 import type { UsageMetadata } from "@langchain/core/messages";
 import { RateLimitError } from "../errors/errors.js";
-import { type RequestEstimate, StreamReading } from "./estimate.js";
+import type { RequestEstimate, StreamReading } from "./estimate.js";
 import type { RateLimiter, RatePermit } from "./rate_limiter.js";
 import {
   holdersOf,
@@ -131,51 +131,14 @@ export class CallMeter {
   }
 
   /**
-   * Passes a stream through, reading each item with `read`, and settles the attempt that
-   * answered it once, however the stream ends: to its usage chunk if it came; else, for a
-   * stream read to its end or failed, to the prompt estimate plus the output streamed; for a
-   * stream left early (`break`, `return`) or stopped by `signal`, to the worst case it reserved
-   * — the service bills what it relayed before it noticed the client gone, which may be the
-   * whole answer. A stop by `signal` settles at once, even when nobody reads the stream again.
-   * A stream left or stopped also ends its run with the trackers.
-   * `attempt` is asked for at the end: a stream that opens as it is first read knows it later.
+   * Settles the attempt that answered a stream once the stream has ended as `how` says: to its
+   * usage chunk if it came; else, for a stream read to its end or failed, to the prompt estimate
+   * plus the output read; for a stream left early (`break`, `return`) or stopped by its signal,
+   * to the worst case it reserved — the service bills what it relayed before it noticed the
+   * client gone, which may be the whole answer (docs/usage.md: what each ending costs). A stream
+   * left or stopped also ends its run with the trackers. The channel's stream calls it once.
    */
-  async *meterStream<T>(
-    source: AsyncIterable<T>,
-    read: (reading: StreamReading, item: T) => void,
-    attempt: () => MeteredAttempt | undefined,
-    signal?: AbortSignal,
-  ): AsyncGenerator<T> {
-    const reading = new StreamReading();
-    let settled: Promise<void> | undefined;
-    const end = (how: StreamEnd): Promise<void> => {
-      signal?.removeEventListener("abort", onAbort);
-      settled ??= this.#endStream(reading, how, attempt());
-      return settled;
-    };
-    const onAbort = () => void end("aborted");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let how: StreamEnd = "left";
-    try {
-      for await (const item of source) {
-        read(reading, item);
-        yield item;
-      }
-      how = "ended";
-    } catch (error) {
-      how = signal?.aborted ? "aborted" : "failed";
-      throw error;
-    } finally {
-      await end(how);
-    }
-  }
-
-  /**
-   * Settles a stream's attempt: to its usage chunk, else to what was read — or, for a stream
-   * left or stopped, to its worst case (docs/usage.md: what each ending costs). A stream left or
-   * stopped ends its run.
-   */
-  async #endStream(
+  async endStream(
     reading: StreamReading,
     how: StreamEnd,
     attempt: MeteredAttempt | undefined,

@@ -13,7 +13,7 @@ import { LS_PROVIDER } from "../constants.js";
 import { BudgetExceededError, InferenceServiceError } from "../errors/errors.js";
 import type { MeterObserver, StreamEnd } from "../spend/call_meter.js";
 import { type Settlement, settledAs } from "../spend/usage_records.js";
-import { abortError } from "../utils/sleep.js";
+import { type AttemptParent, AttemptTrace } from "./attempt_trace.js";
 import { inputMessages, ReplyContent } from "./content.js";
 import { telemetryFailed } from "./failures.js";
 import { type Instruments, instrumentsOf } from "./instruments.js";
@@ -26,11 +26,10 @@ import {
   ROOT_CONTEXT,
   type Span,
   SpanKind,
-  type SpanStatus,
-  SpanStatusCode,
   type Tracer,
   trace,
 } from "./otel.js";
+import { addError, endSpan, errorStatus, errorType, statusOf } from "./span_errors.js";
 import type { Tally } from "./tally.js";
 import { AnswerFacts, addRequestAttributes } from "./wire.js";
 
@@ -74,66 +73,8 @@ export interface TraceAddressee {
   serviceName?: string;
 }
 
-/**
- * A string property of what a call failed with, bounded; undefined when it has none. Whatever a
- * callback threw can end a call, so reading it may throw too.
- */
-function errorString(error: unknown, key: "name" | "code"): string | undefined {
-  try {
-    const value = (error as Record<string, unknown> | null | undefined)?.[key];
-    return typeof value === "string" && value !== "" ? bounded(value) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The class name of what a call failed with, as `error.type` records it. */
-function errorType(error: unknown): string {
-  return errorString(error, "name") ?? "_OTHER";
-}
-
-/** A failure's `code`, when it is a string (the gateway's, or the package's). */
-function errorCode(error: unknown): string | undefined {
-  return errorString(error, "code");
-}
-
-/**
- * A failure's span status message: the package's own hint (what to change, written by this
- * package); the whole message, which may quote the service's answer, only with content capture.
- */
-function statusMessage(error: unknown, captureContent: boolean): string | undefined {
-  try {
-    if (!InferenceServiceError.isInstance(error) && !BudgetExceededError.isInstance(error)) {
-      return undefined;
-    }
-    const message = captureContent ? error.message : error.hint;
-    return typeof message === "string" ? bounded(message) : undefined;
-  } catch {
-    // Whatever a callback threw can end a call, and reading it may throw too.
-    return undefined;
-  }
-}
-
-/** The span status of a call or attempt that failed with `error`. */
-function errorStatus(error: unknown, captureContent: boolean): SpanStatus {
-  const message = statusMessage(error, captureContent);
-  return { code: SpanStatusCode.ERROR, ...(message !== undefined ? { message } : {}) };
-}
-
-/** Adds the attributes of `error` (its type, and its code when it has one). */
-function addError(into: Attributes, error: unknown): string {
-  const type = errorType(error);
-  into[ATTR.errorType] = type;
-  const code = errorCode(error);
-  if (code !== undefined) into[ATTR.errorCode] = code;
-  return type;
-}
-
-const statusOf = (error: unknown): number | undefined =>
-  InferenceServiceError.isInstance(error) ? error.status : undefined;
-
 /** The telemetry of one request: see the module's comment. */
-export class CallTrace implements MeterObserver {
+export class CallTrace implements MeterObserver, AttemptParent {
   readonly #target: TraceTarget;
   readonly #otel: OtelRegistry;
   #span?: Span;
@@ -419,15 +360,6 @@ export class CallTrace implements MeterObserver {
   }
 
   /**
-   * A stream as its reader hands it out, passed through, that ends the call's telemetry once
-   * however it ends: read to its end, failed, left (`break`, `return`), or stopped by `signal` —
-   * at once, even when nobody reads it again.
-   */
-  follow<T>(source: AsyncIterable<T>, signal?: AbortSignal): AsyncGenerator<T> {
-    return new FollowedStream(source[Symbol.asyncIterator](), this, signal);
-  }
-
-  /**
    * The request ended, with `error` if it failed (`how` says how a stream ended): the span gets
    * what the answer said, the cost and the error, and ends; the metrics are recorded. Only the
    * first end counts.
@@ -517,142 +449,5 @@ export class CallTrace implements MeterObserver {
         ...(settlement === undefined ? {} : { [ATTR.settlement]: settlement }),
       }));
     }
-  }
-}
-
-/** One HTTP attempt of a call: its span, if the call's span records, and its count. */
-export class AttemptTrace {
-  readonly #call: CallTrace;
-  readonly #resend: number;
-  readonly #span?: Span;
-  /** The context with this attempt's span, made active while it is sent. */
-  readonly #active?: Context;
-
-  constructor(call: CallTrace, resend: number, span?: Span, active?: Context) {
-    this.#call = call;
-    this.#resend = resend;
-    this.#span = span;
-    this.#active = active;
-  }
-
-  /** How many attempts came before this one. */
-  get resendCount(): number {
-    return this.#resend;
-  }
-
-  /** Sends the attempt with its span active, so spans the app's own instrumentation makes nest under it. */
-  run<T>(send: () => Promise<T>): Promise<T> {
-    return this.#call.runIn(this.#active, send);
-  }
-
-  /** The attempt was answered and its answer passed its checks. */
-  succeeded(status: number, requestId: string | undefined): void {
-    const span = this.#span;
-    const id = requestId === undefined ? undefined : bounded(requestId);
-    if (span !== undefined) {
-      try {
-        span.setAttributes({
-          [ATTR.status]: status,
-          ...(id !== undefined ? { [ATTR.responseRequestId]: [id] } : {}),
-        });
-      } catch (error) {
-        telemetryFailed("set a span's attributes, events or status", error);
-      }
-      endSpan(span);
-    }
-    this.#call.attempted(id, status);
-  }
-
-  /** The attempt failed with `error`, the typed error of the attempt. */
-  failed(error: unknown): void {
-    const status = statusOf(error);
-    const requestId = InferenceServiceError.isInstance(error) ? error.requestId : undefined;
-    const id = typeof requestId === "string" ? bounded(requestId) : undefined;
-    const attributes: Attributes = {};
-    const type = addError(attributes, error);
-    const span = this.#span;
-    if (span !== undefined) {
-      try {
-        if (status !== undefined) attributes[ATTR.status] = status;
-        if (id !== undefined) attributes[ATTR.responseRequestId] = [id];
-        span.setAttributes(attributes);
-        span.setStatus(errorStatus(error, this.#call.captureContent));
-      } catch (failure) {
-        telemetryFailed("set a span's attributes, events or status", failure);
-      }
-      endSpan(span);
-    }
-    this.#call.attempted(id, status, type);
-  }
-}
-
-/** Ends a span; a span that will not end is the telemetry's failure, not the call's. */
-function endSpan(span: Span): void {
-  try {
-    span.end();
-  } catch (error) {
-    telemetryFailed("end a span", error);
-  }
-}
-
-/**
- * A stream passed through unchanged that ends its call's trace once, however it ends (see
- * {@link CallTrace.follow}). A plain iterator, not an async generator: it sits on every item of
- * every traced stream, and adds one promise to each.
- */
-class FollowedStream<T> implements AsyncGenerator<T> {
-  readonly #source: AsyncIterator<T>;
-  readonly #trace: CallTrace;
-  readonly #signal: AbortSignal | undefined;
-  readonly #onAbort: (() => void) | undefined;
-
-  constructor(source: AsyncIterator<T>, trace: CallTrace, signal: AbortSignal | undefined) {
-    this.#source = source;
-    this.#trace = trace;
-    this.#signal = signal;
-    if (signal !== undefined) {
-      this.#onAbort = () => this.#end(abortError(signal), "aborted");
-      signal.addEventListener("abort", this.#onAbort, { once: true });
-    }
-  }
-
-  [Symbol.asyncIterator](): AsyncGenerator<T> {
-    return this;
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    return this.#source.next().then(
-      (result) => {
-        if (result.done) this.#end(undefined, "ended");
-        return result;
-      },
-      (error: unknown) => {
-        this.#end(error, this.#signal?.aborted ? "aborted" : "failed");
-        throw error;
-      },
-    );
-  }
-
-  /** Left before its end (`break`, `return`): the source is told, then the trace ends. */
-  async return(value?: unknown): Promise<IteratorResult<T>> {
-    try {
-      await this.#source.return?.(value);
-    } finally {
-      const signal = this.#signal;
-      if (signal?.aborted) this.#end(abortError(signal), "aborted");
-      else this.#end(undefined, "left");
-    }
-    return { done: true, value: undefined };
-  }
-
-  async throw(error: unknown): Promise<IteratorResult<T>> {
-    this.#end(error, "failed");
-    if (this.#source.throw) return this.#source.throw(error);
-    throw error;
-  }
-
-  #end(error: unknown, how: StreamEnd): void {
-    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
-    this.#trace.end(error, how);
   }
 }

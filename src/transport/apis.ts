@@ -1,11 +1,13 @@
 /**
  * @module The service's APIs as this package calls them, one row each: the surface it belongs to
  * (docs/service-contract.md#the-two-surfaces), its path under `…/inference/v1`, whether an
- * unknown model's error names the models the service lists, and the operation its telemetry
- * names. A new API is a new row.
+ * unknown model's error names the models the service lists, the operation its telemetry names,
+ * and how its errors word a refusal of its inputs. The layers every call crosses (transport,
+ * spend, telemetry, errors) read an API's row and hold nothing of their own about it: a new API
+ * is a new row.
  */
 import type { Surface } from "../errors/errors.js";
-import type { FailureContext } from "../errors/mapper.js";
+import type { FailureContext, InputWording } from "../errors/mapper.js";
 
 /** One API of the service. */
 export interface ApiRow {
@@ -27,6 +29,8 @@ export interface ApiRow {
   sdk: boolean;
   /** The OpenTelemetry GenAI conventions' `gen_ai.operation.name` of a call (docs/observability.md). */
   operation: string;
+  /** How a refusal of the request's inputs is worded; chat's advice about messages when undefined. */
+  inputWording?: InputWording;
 }
 
 /** The APIs, by the name a channel is opened with. */
@@ -55,6 +59,15 @@ export const APIS = {
     lookUpModels: true,
     sdk: true,
     operation: "embeddings",
+    inputWording: {
+      byPosition: true,
+      tooLong: {
+        summary: "{which} longer than the embedding model takes{message}.",
+        hint: "Split the text into smaller pieces (a smaller `chunkSize` in your text splitter); retrying the same input will not help.",
+        hintSeveral:
+          "Split the longest texts into smaller pieces (a smaller `chunkSize` in your text splitter); if none is too long alone, the limit is on a request's total: lower `batchSize`.",
+      },
+    },
   },
   /** Hosted rerank models, which the contract does not show either (the Jina and Cohere shape). */
   rerank: {
@@ -64,6 +77,13 @@ export const APIS = {
     lookUpModels: true,
     sdk: false,
     operation: "rerank",
+    // A reranker reads each document with the query: chat's advice (messages, maxTokens) does not apply.
+    inputWording: {
+      tooLong: {
+        summary: "A document, read with the query, is longer than the rerank model takes{message}.",
+        hint: "Split the documents into smaller pieces (a smaller `chunkSize` in your text splitter) or shorten the query; retrying the same documents will not help.",
+      },
+    },
   },
   /**
    * OpenAI's Responses API on the hosted surface, which the gateway relays to the channels that

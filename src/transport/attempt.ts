@@ -10,7 +10,8 @@
 import { asServiceError, type FailureContext, headerRequestId } from "../errors/mapper.js";
 import type { CallMeter, MeteredAttempt } from "../spend/call_meter.js";
 import type { RequestEstimate } from "../spend/estimate.js";
-import type { AttemptTrace, CallTrace } from "../telemetry/call_trace.js";
+import type { AttemptTrace } from "../telemetry/attempt_trace.js";
+import type { CallTrace } from "../telemetry/call_trace.js";
 import { abortError } from "../utils/sleep.js";
 import { type AttemptRecord, recordAttempt } from "./fetch.js";
 import type { ServiceCaller } from "./retry.js";

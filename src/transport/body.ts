@@ -6,12 +6,11 @@
  * body, a stall — become typed errors that keep the response's request ID.
  */
 import { isAbortError } from "../errors/abort.js";
-import { InferenceServiceError } from "../errors/errors.js";
 import {
   errorObjectFailure,
   type Failure,
   type FailureContext,
-  toServiceError,
+  UntypedFailure,
 } from "../errors/mapper.js";
 import { MAX_TIMER_MS } from "../utils/sleep.js";
 import { completionAsChunks } from "./answer.js";
@@ -224,7 +223,8 @@ function nonJson(text: string, status: number, headers: Headers): Failure {
  */
 export function guardBody(response: Response, kind: "json" | "sse", body: BodyContext): Response {
   const { status, headers } = response;
-  const fail = (failure: Failure) => toServiceError(failure, body.ctx());
+  // Typed by the attempt or the stream's reader, which know what this layer does not.
+  const fail = (failure: Failure) => new UntypedFailure(failure, body.ctx());
   if (!response.body) {
     const error = fail({ kind: "empty", status, headers });
     return kind === "json"
@@ -400,9 +400,8 @@ function typed(
   if (error instanceof Stalled) {
     return fail({ kind: "timeout", phase: "idle", ms: error.ms, headers });
   }
-  // A cancellation, or a failure already typed (an empty, cut or error-holding body).
-  if (body.aborted() || isAbortError(error) || InferenceServiceError.isInstance(error))
-    return error;
+  // A cancellation, or a failure already reported (an empty, cut or error-holding body).
+  if (body.aborted() || isAbortError(error) || error instanceof UntypedFailure) return error;
   return fail({ kind: "network", cause: error, afterResponse: true, headers });
 }
 

@@ -3,21 +3,18 @@
  * — the key and the URL, the failure context, the fetch layer, the openai SDK client, the caller
  * (queue and retries) and the meter's setup (rate limiter, key ID). The chat model, the LLM, the
  * embeddings and `diagnose` send through it, each with one call: {@link ServiceChannel.request}
- * for a JSON answer, {@link ServiceChannel.stream} for a stream, whose reader hands it to
- * {@link settleStream}. Every request is traced here when the app registered a tracer or meter
- * provider (docs/observability.md).
+ * for a JSON answer, {@link ServiceChannel.stream} for a stream. The channel owns the whole call:
+ * it reserves with the run's trackers, waits for the rate limiter, sends, retries, types every
+ * failure, settles the attempt to what it used and traces the request (when the app registered a
+ * tracer or meter provider, docs/observability.md), for every ending; a model only builds the
+ * body and reads the answer.
  */
 import type { OpenAI } from "openai";
 import { type ConnectionFields, resolveConnection } from "../config/connection.js";
 import { checkHeaders } from "../config/headers.js";
 import { SERVICE_NAME_HEADER } from "../constants.js";
 import { EndpointNotReadyError } from "../errors/errors.js";
-import {
-  asServiceError,
-  type FailureContext,
-  headerRequestId,
-  toServiceError,
-} from "../errors/mapper.js";
+import { type FailureContext, headerRequestId, toServiceError } from "../errors/mapper.js";
 import {
   type CallMeter,
   createCallMeter,
@@ -26,11 +23,13 @@ import {
 } from "../spend/call_meter.js";
 import type { RequestEstimate, StreamReading } from "../spend/estimate.js";
 import { apiKeyId, type RateLimiter } from "../spend/rate_limiter.js";
+import type { TokenCount } from "../spend/spend_guard.js";
 import type { CallTrace } from "../telemetry/call_trace.js";
 import { Telemetry } from "../telemetry/telemetry.js";
 import { secretHeaderValues } from "../utils/secrets.js";
 import { APIS, type Api, type ApiRow } from "./apis.js";
 import { type Answer, sendRequest } from "./attempt.js";
+import { CallStream, type OpenedItems, type StreamHead } from "./call_stream.js";
 import { type ClientExtras, createServiceClient } from "./client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "./fetch.js";
 import { type DirectTarget, postJSON } from "./post.js";
@@ -98,18 +97,15 @@ export interface ChannelRequest {
   options?: OpenAI.RequestOptions;
   /** Headers of this request, over the channel's (a call's own `Service-Name`). */
   headers?: Record<string, string | null>;
-  /** The call's meter (trackers and rate limiter); undefined when it has neither. */
-  meter?: CallMeter;
+  /**
+   * The run the call belongs to (LangChain's run manager, or the run a model started): its usage
+   * trackers reserve each attempt's worst case and are settled to what it used.
+   */
+  run?: MeteredRun;
   /** The request's worst case, for the meter; computed only when there is one. */
   estimate?: () => RequestEstimate;
   /** What this request's failures know besides the channel's context (its inputs, its Service-Name). */
   context?: Partial<FailureContext>;
-  /**
-   * The request's telemetry, from {@link ServiceChannel.trace}. A JSON request is traced by the
-   * channel without one; a stream is traced only with one, since its reader ends it
-   * ({@link settleStream}).
-   */
-  trace?: CallTrace;
   /**
    * A stream's events, as its API tells them: how to read the answer, the output and a failure
    * out of them. @default the choices of chat and completions chunks
@@ -117,54 +113,38 @@ export interface ChannelRequest {
   watch?: StreamWatch<object>;
 }
 
-/** A stream whose first event has arrived, with the request ID of its response. */
-export interface OpenedStream<T> {
-  events: AsyncIterableIterator<T>;
-  requestId?: string;
-  response: Response;
-  /** The metered attempt that answered: whoever reads the stream settles it (`meterStream`). */
-  attempt?: MeteredAttempt;
-}
-
-/** How a model's stream is settled once it ends (see {@link settleStream}). */
-export interface StreamSettling<T> {
-  /** The call's meter, if it has one: settles the attempt that answered to what was read. */
-  meter?: CallMeter;
-  /** What one item adds to the meter's reading (output text, usage). */
-  count?: (reading: StreamReading, item: T) => void;
-  /** The metered attempt that answered, asked for when the stream ends. */
-  attempt?: () => MeteredAttempt | undefined;
-  /** The request's telemetry, as passed in its request: ended when the stream ends. */
-  trace?: CallTrace;
-  /** The call's signal: a stream it stops is settled at once, read again or not. */
-  signal?: AbortSignal;
-}
-
 /**
- * A model's stream as it hands it out, settled once however it ends — read to its end, failed,
- * left (`break`, `return`) or stopped by its signal: the meter settles the attempt that answered
- * (`CallMeter.meterStream`) and the request's span ends (`CallTrace.follow`). The one place a
- * stream's end reaches the meter and the telemetry; the stream itself when it has neither.
+ * What a JSON answer's reader makes of it: the call's result and what the answer cost, which the
+ * channel settles the attempt to.
  */
-export function settleStream<T>(
-  chunks: AsyncGenerator<T>,
-  how: StreamSettling<T>,
-): AsyncGenerator<T>;
-export function settleStream<T>(chunks: AsyncIterable<T>, how: StreamSettling<T>): AsyncIterable<T>;
-export function settleStream<T>(
-  chunks: AsyncIterable<T>,
-  { meter, count, attempt = () => undefined, trace, signal }: StreamSettling<T>,
-): AsyncIterable<T> {
-  const metered = meter && count ? meter.meterStream(chunks, count, attempt, signal) : chunks;
-  return trace ? trace.follow(metered, signal) : metered;
+export interface Reading<R> {
+  /** The call's result; a getter is read once the answer is paid for (its throw then fails the call). */
+  readonly result: R;
+  /**
+   * What the answer cost, asked only when the call is metered: the usage it reports (undefined
+   * settles to the prompt's estimate plus `outputTokens`, the estimated tokens of the output).
+   */
+  cost?: () => { usage?: TokenCount; outputTokens?: number };
+  /**
+   * A check that comes after the answer is paid for (a json_schema answer cut short): its throw
+   * fails the call, the attempt settled to what the service charged.
+   */
+  check?: () => void;
 }
 
-/** A JSON answer's reader: checks it, settles the attempt, returns the result. */
+/** A JSON answer's reader: checks it and says what it cost ({@link Reading}). */
 export type ReadJSON<R> = (
   answer: Answer<unknown>,
   ctx: FailureContext,
-  attempt: MeteredAttempt | undefined,
-) => R | Promise<R>;
+) => Reading<R> | Promise<Reading<R>>;
+
+/** How a model reads its stream: what it makes of the events, and what each item counts. */
+export interface StreamReader<T, U> {
+  /** The items handed out, made of the stream's events. @default the events as they are */
+  read?: (events: AsyncIterableIterator<T>, head: StreamHead) => AsyncIterable<U>;
+  /** What one item adds to the meter's reading (output text, usage). */
+  count?: (reading: StreamReading, item: U) => void;
+}
 
 /**
  * The one way a model reaches the service. Every request goes through the caller's queue and
@@ -173,9 +153,9 @@ export type ReadJSON<R> = (
  *
  * @example
  * const channel = new ServiceChannel("chat", options, { model: "emulator-chat" });
- * const completion = await channel.request({ body }, ({ data, response }, ctx) =>
- *   checkChatCompletion(data, response.headers, ctx),
- * );
+ * const completion = await channel.request({ body }, ({ data, response }, ctx) => ({
+ *   result: checkChatCompletion(data, response.headers, ctx),
+ * }));
  */
 export class ServiceChannel {
   /** The normalised `…/inference/v1` URL. */
@@ -209,6 +189,7 @@ export class ServiceChannel {
     this.#ctx = {
       surface: row.surface,
       ...(row.api ? { api: row.api } : {}),
+      ...(row.inputWording ? { inputWording: row.inputWording } : {}),
       ...(target.model !== undefined ? { model: target.model } : {}),
       ...(target.serviceName !== undefined ? { serviceName: target.serviceName } : {}),
       secrets: [apiKey, ...secretHeaderValues(extra.defaultHeaders)],
@@ -231,7 +212,6 @@ export class ServiceChannel {
         maxConcurrency: options.maxConcurrency,
         onFailedAttempt: options.onFailedAttempt,
         ...options.retry,
-        normalize: (error) => asServiceError(error, this.#ctx),
         deadline: this.#pendingDeadline(target.waitForReady ?? 0),
       });
     this.#telemetry = new Telemetry({
@@ -257,52 +237,75 @@ export class ServiceChannel {
     return this.#caller;
   }
 
-  /** A meter for one call of `run`, when it has usage trackers or the channel a rate limiter. */
-  meter(run?: MeteredRun): CallMeter | undefined {
-    return createCallMeter({ run, limiter: this.rateLimiter, keyId: this.#keyId });
-  }
-
   /**
-   * The telemetry of one request, for a stream's reader to pass in its request and end with
-   * {@link settleStream}; undefined (nothing to do) when nothing is traced.
-   */
-  trace(): CallTrace | undefined {
-    return this.#telemetry.trace();
-  }
-
-  /** Types anything a call threw in this channel's context (or a request's own). */
-  typed(error: unknown, ctx: FailureContext = this.#ctx): unknown {
-    return asServiceError(error, ctx);
-  }
-
-  /**
-   * Sends a request that is answered with JSON; `read` checks the answer and settles the
-   * attempt to the usage it reports. A throw from `read` fails the attempt like any failure.
+   * Sends a request that is answered with JSON; `read` checks the answer and says what it cost,
+   * which the attempt is settled to. A throw from `read` fails the attempt like any failure.
    */
   request<R>(request: ChannelRequest, read: ReadJSON<R>): Promise<R> {
     const ctx = this.#contextFor(request);
-    const trace = request.trace ?? this.#telemetry.trace();
-    return this.#send(request, ctx, false, trace, async (answer, attempt) => {
-      const result = await read(answer, ctx, attempt);
+    const trace = this.#telemetry.trace();
+    const meter = this.#meter(request.run);
+    const sent = this.#send(request, ctx, false, meter, trace, async (answer, attempt) => {
+      const reading = await read(answer, ctx);
+      if (attempt !== undefined) {
+        const { usage, outputTokens = 0 } = reading.cost?.() ?? {};
+        await attempt.settle(usage, outputTokens);
+      }
+      reading.check?.();
+      const { result } = reading;
       trace?.answered(answer.data);
       return result;
     });
+    if (trace === undefined) return sent;
+    return sent.then(
+      (result) => {
+        trace.end();
+        return result;
+      },
+      (error: unknown) => {
+        trace.end(error);
+        throw error;
+      },
+    );
   }
 
   /**
-   * Sends a request that asks for a stream and returns it once its first event has arrived: a
-   * stream that fails, stalls or ends before it is retried like a failed request; later events
-   * are never retried. Its metered attempt is the reader's to settle (`CallMeter.meterStream`).
+   * A stream, sent when it is first read (or {@link CallStream.open}ed) and handed out once its
+   * first event has arrived: a stream that fails, stalls or ends before it is retried like a
+   * failed request; later events are never retried. What it hands out is metered and traced,
+   * and settled once however it ends. `request` may be a function, called when the stream is
+   * first read: nothing is built for a stream nobody reads.
    */
-  stream<T extends object>(request: ChannelRequest): Promise<OpenedStream<T>> {
+  stream<T extends object, U = T>(
+    request: ChannelRequest | (() => ChannelRequest),
+    reader: StreamReader<T, U> = {},
+  ): CallStream<U> {
+    const trace = this.#telemetry.trace();
+    return new CallStream<U>({
+      trace,
+      count: reader.count,
+      start: () => {
+        const sent = typeof request === "function" ? request() : request;
+        const meter = this.#meter(sent.run);
+        const opened = this.#open(sent, meter, trace, reader);
+        return { signal: sent.signal, meter, opened };
+      },
+    });
+  }
+
+  /** Sends a stream's request and opens it (see {@link stream}). */
+  #open<T extends object, U>(
+    request: ChannelRequest,
+    meter: CallMeter | undefined,
+    trace: CallTrace | undefined,
+    reader: StreamReader<T, U>,
+  ): Promise<OpenedItems<U>> {
     const ctx = this.#contextFor(request);
-    const { trace } = request;
-    return this.#send(request, ctx, true, trace, async ({ data, response }, attempt) => {
-      const stream = data as AsyncIterable<T>;
+    const { signal, watch } = request;
+    return this.#send(request, ctx, true, meter, trace, async ({ data, response }, attempt) => {
       const observe = trace && ((event: T) => trace.chunk(event));
-      const { signal, watch } = request;
       const events = await openStream(
-        stream,
+        data as AsyncIterable<T>,
         response,
         ctx,
         signal,
@@ -310,18 +313,26 @@ export class ServiceChannel {
         watch as StreamWatch<T> | undefined,
       );
       trace?.opened();
-      return { events, response, requestId: headerRequestId(response.headers), attempt };
+      const head: StreamHead = { requestId: headerRequestId(response.headers), response, ctx };
+      const items = reader.read ? reader.read(events, head) : (events as AsyncIterable<unknown>);
+      return { items: items as AsyncIterable<U>, attempt, head };
     });
   }
 
+  /** A meter for one call of `run`, when it has usage trackers or the channel a rate limiter. */
+  #meter(run: MeteredRun | undefined): CallMeter | undefined {
+    return createCallMeter({ run, limiter: this.rateLimiter, keyId: this.#keyId });
+  }
+
   /**
-   * Sends through the pipeline, traced when `trace` is given: it begins here and ends when the
-   * request fails, or, for a JSON answer, when the answer has been read (a stream's reader ends it).
+   * Sends through the pipeline, traced when `trace` is given: it begins here; the caller ends it
+   * ({@link request}, or the {@link CallStream}).
    */
   #send<R>(
     request: ChannelRequest,
     ctx: FailureContext,
     stream: boolean,
+    meter: CallMeter | undefined,
     trace: CallTrace | undefined,
     read: (answer: Answer<unknown>, attempt: MeteredAttempt | undefined) => Promise<R> | R,
   ): Promise<R> {
@@ -330,12 +341,12 @@ export class ServiceChannel {
     const client = this.#client;
     const direct = this.#direct;
     trace?.begin(body, ctx, stream);
-    const sent = sendRequest({
+    return sendRequest({
       caller: this.#caller,
       maxRetries: request.maxRetries,
       signal,
       ctx,
-      meter: request.meter,
+      meter,
       estimate: request.estimate,
       stream,
       send: (fetchOptions) =>
@@ -361,17 +372,6 @@ export class ServiceChannel {
       },
       trace,
     });
-    if (trace === undefined) return sent;
-    return sent.then(
-      (result) => {
-        if (!stream) trace.end();
-        return result;
-      },
-      (error: unknown) => {
-        trace.end(error, stream ? (signal?.aborted ? "aborted" : "failed") : undefined);
-        throw error;
-      },
-    );
   }
 
   /**

@@ -1,13 +1,29 @@
-/** @module The fetch layer under the openai SDK: adds a surface's headers and types every failure. */
+/**
+ * @module The fetch layer under the openai SDK: adds a surface's headers and reports every
+ * failure with what it knows of it, for the attempt to type.
+ */
 
 import { SERVICE_NAME_HEADER } from "../constants.js";
 import { isAbortError, isTimeoutError } from "../errors/abort.js";
 import { ModelNotFoundError } from "../errors/errors.js";
-import { type Failure, type FailureContext, toServiceError } from "../errors/mapper.js";
+import {
+  type Failure,
+  type FailureContext,
+  failureClass,
+  UntypedFailure,
+} from "../errors/mapper.js";
 import { secretHeaderValues } from "../utils/secrets.js";
 import { APIS, type ApiRow } from "./apis.js";
 import { guardBody, readErrorBody } from "./body.js";
 import { listModelIds } from "./model_list.js";
+
+/**
+ * A failure of this layer, left for the attempt that sent the request to type in its whole
+ * context (errors are typed once, `errors/mapper.ts`).
+ */
+function failed(failure: Failure, ctx: FailureContext): UntypedFailure {
+  return new UntypedFailure(failure, ctx);
+}
 
 /** The signature of `globalThis.fetch`, which the openai SDK accepts as its `fetch` option. */
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -174,9 +190,7 @@ async function sendFollowing(
   // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
   if (((status >= 300 && status < 400) || status === 0) && isRedirect(response)) {
     const send = (url: string | URL | Request) => sendTyped(baseFetch, url, sent, request);
-    return followRedirects(input, response, send, (failure) =>
-      toServiceError(failure, request.ctx()),
-    );
+    return followRedirects(input, response, send, (failure) => failed(failure, request.ctx()));
   }
   return response;
 }
@@ -195,10 +209,12 @@ async function statusFailure(
   const text = await readErrorBody(response, layer.idleTimeout);
   const { status, headers } = response;
   const failure: Failure = { kind: "http", status, body: text, headers };
-  const error = toServiceError(failure, request.ctx());
-  if (!layer.lookUpModels || !ModelNotFoundError.isInstance(error)) return error;
+  const ctx = request.ctx();
+  if (!layer.lookUpModels || failureClass(failure, ctx) !== ModelNotFoundError) {
+    return new UntypedFailure(failure, ctx);
+  }
   const availableModels = await lookUp(input, sent.headers, layer.baseFetch, sent.signal);
-  return availableModels ? toServiceError(failure, { ...request.ctx(), availableModels }) : error;
+  return new UntypedFailure(failure, availableModels ? { ...ctx, availableModels } : ctx);
 }
 
 /**
@@ -216,13 +232,13 @@ async function usableBody(
   const isSSE = SSE_TYPE.test(contentType);
   if (isSSE || JSON_TYPE.test(contentType)) {
     if (headers.get("content-length") === "0") {
-      throw toServiceError({ kind: "empty", status, headers }, request.ctx());
+      throw failed({ kind: "empty", status, headers }, request.ctx());
     }
     return guardBody(response, isSSE || stream ? "sse" : "json", request);
   }
   // Not labelled JSON: read it once (bounded). Tolerate JSON sent without a content type.
   const text = await readErrorBody(response, request.idleMs);
-  if (text.trim() === "") throw toServiceError({ kind: "empty", status, headers }, request.ctx());
+  if (text.trim() === "") throw failed({ kind: "empty", status, headers }, request.ctx());
   if (!/^\s*</.test(text)) {
     try {
       JSON.parse(text);
@@ -234,10 +250,7 @@ async function usableBody(
     }
   }
   const type = contentType.split(";")[0] ?? "";
-  throw toServiceError(
-    { kind: "non-json", status, body: text, contentType: type, headers },
-    request.ctx(),
-  );
+  throw failed({ kind: "non-json", status, body: text, contentType: type, headers }, request.ctx());
 }
 
 /** The URL a request goes to, as its errors name it: without a query string or fragment. */
@@ -305,7 +318,7 @@ async function sendTyped(
  */
 function untypedOrNetwork(error: unknown, request: RequestContext): unknown {
   if (request.aborted() || isAbortError(error) || isTimeoutError(error)) return error;
-  return toServiceError({ kind: "network", cause: error }, request.ctx());
+  return failed({ kind: "network", cause: error }, request.ctx());
 }
 
 function isRedirect(response: Response): boolean {

@@ -25,7 +25,9 @@ import {
   parseErrorBody,
   parseRetryAfter,
   toServiceError,
+  UntypedFailure,
 } from "../../src/errors/mapper.js";
+import { APIS } from "../../src/transport/apis.js";
 
 describe("parseErrorBody", () => {
   it.each([
@@ -277,7 +279,12 @@ describe("a too-long input's summary quotes the service's message", () => {
     }) as const;
 
   it("says a rerank document is too long, with the message and one full stop at its end", () => {
-    const ctx = { surface: "hosted", model: "r", api: "rerank" } as const;
+    const ctx = {
+      surface: "hosted",
+      model: "r",
+      api: "rerank",
+      inputWording: APIS.rerank.inputWording,
+    } as const;
     const error = toServiceError(http("Model v1.2 takes 512 tokens. ."), ctx);
     expect(ContextLengthExceededError.isInstance(error)).toBe(true);
     expect(error.summary).toBe(
@@ -294,6 +301,7 @@ describe("a too-long input's summary quotes the service's message", () => {
       surface: "hosted",
       model: "e",
       api: "embeddings",
+      inputWording: APIS.embeddings.inputWording,
       inputs: { first: 0, count: 1 },
     } as const;
     expect(toServiceError(http("Model v1.2 takes 512 tokens. ."), ctx).summary).toBe(
@@ -303,7 +311,12 @@ describe("a too-long input's summary quotes the service's message", () => {
 });
 
 describe("embeddings in the one mapper", () => {
-  const ctx = { surface: "hosted", model: "e", api: "embeddings" } as const;
+  const ctx = {
+    surface: "hosted",
+    model: "e",
+    api: "embeddings",
+    inputWording: APIS.embeddings.inputWording,
+  } as const;
   const http = (status: number, error: Record<string, unknown>) =>
     ({ kind: "http", status, body: JSON.stringify({ error }) }) as const;
 
@@ -362,12 +375,11 @@ describe("embeddings in the one mapper", () => {
     expect(chat.hint).toMatch(/^Shorten the messages/);
   });
 
-  it("types an error again when it reaches the request's inputs, once", () => {
-    const first = toServiceError(http(400, { code: "context_length_exceeded" }), ctx);
-    expect(first.inputIndex).toBeUndefined();
-    const again = asServiceError(first, { ...ctx, inputs: { first: 2, count: 1 } });
-    expect(again).toMatchObject({ inputIndex: 2 });
-    expect(asServiceError(again, { ...ctx, inputs: { first: 9, count: 1 } })).toBe(again);
+  it("types a failure seen below once, where the request's inputs are known", () => {
+    const below = new UntypedFailure(http(400, { code: "context_length_exceeded" }), ctx);
+    const typed = asServiceError(below, { ...ctx, inputs: { first: 2, count: 1 } });
+    expect(typed).toMatchObject({ inputIndex: 2 });
+    expect(asServiceError(typed, { ...ctx, inputs: { first: 9, count: 1 } })).toBe(typed);
   });
 });
 
@@ -963,26 +975,25 @@ describe("asServiceError: what it types and what it leaves alone", () => {
     expect(copy.stack).toBe("RangeError: (stack elided)");
   });
 
-  it("types an error again for a stream, once, keeping its output", () => {
-    const first = toServiceError({ kind: "timeout", phase: "idle", ms: 5 }, hosted);
-    const again = asServiceError(first, { ...hosted, midStream: true, partialOutput: "Hi" });
-    expect(again).not.toBe(first);
-    expect(again).toMatchObject({ midStream: true, partialOutput: "Hi" });
-    expect(asServiceError(again, { ...hosted, midStream: true, partialOutput: "x" })).toBe(again);
-    expect(asServiceError(first, hosted)).toBe(first);
+  it("types a failure seen below once, in a stream's context, keeping its output", () => {
+    const below = new UntypedFailure({ kind: "timeout", phase: "idle", ms: 5 }, hosted);
+    const typed = asServiceError(below, { ...hosted, midStream: true, partialOutput: "Hi" });
+    expect(typed).toMatchObject({ midStream: true, partialOutput: "Hi" });
+    expect(asServiceError(typed, { ...hosted, midStream: true, partialOutput: "x" })).toBe(typed);
+    expect(asServiceError(below, hosted)).toMatchObject({ midStream: false });
   });
 
-  it("types an unknown model's error again once the listed models are known, once", () => {
+  it("types an unknown model's failure seen below with the listed models its caller knows", () => {
     const body = JSON.stringify({ error: { code: "model_not_found", message: "no" } });
-    const first = toServiceError(
+    const below = new UntypedFailure(
       { kind: "http", status: 503, body },
       { ...hosted, model: "emulator-caht" },
     );
     const ctx = { ...hosted, model: "emulator-caht", availableModels: ["emulator-chat"] };
-    const again = asServiceError(first, ctx) as InferenceServiceError;
-    expect(again).not.toBe(first);
-    expect(again.hint).toContain('Did you mean "emulator-chat"?');
-    expect(asServiceError(again, ctx)).toBe(again);
+    const typed = asServiceError(below, ctx) as InferenceServiceError;
+    expect(ModelNotFoundError.isInstance(typed)).toBe(true);
+    expect(typed.hint).toContain('Did you mean "emulator-chat"?');
+    expect(asServiceError(typed, ctx)).toBe(typed);
     const other = toServiceError({ kind: "http", status: 500, body: "" }, hosted);
     expect(asServiceError(other, ctx)).toBe(other);
   });
@@ -1025,7 +1036,12 @@ describe("toServiceError and asServiceError: the cases at the edge of each rule"
   });
 
   it("words an embedding input too long without a message of the service, and one blocked", () => {
-    const ctx = { ...hosted, api: "embeddings", inputs: { first: 3, count: 1 } } as const;
+    const ctx = {
+      ...hosted,
+      api: "embeddings",
+      inputWording: APIS.embeddings.inputWording,
+      inputs: { first: 3, count: 1 },
+    } as const;
     expect(toServiceError(http(400, { code: "context_length_exceeded" }), ctx).summary).toBe(
       "The input at position 3 is longer than the embedding model takes.",
     );

@@ -9,7 +9,7 @@ import {
   tokenCountFromWire,
   tokenCountOf,
 } from "../../src/spend/call_meter.js";
-import type { StreamReading } from "../../src/spend/estimate.js";
+import { StreamReading } from "../../src/spend/estimate.js";
 import { RateLimiter, type RatePermit } from "../../src/spend/rate_limiter.js";
 import type { RunEnd, SpendGuard, TokenCount } from "../../src/spend/spend_guard.js";
 import { UsageTracker } from "../../src/spend/usage_tracker.js";
@@ -56,12 +56,9 @@ describe("CallMeter", () => {
     const { usage, store } = await tracker(5);
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] } });
     const attempt = await meter.begin(ESTIMATE);
-    async function* text() {
-      yield "x".repeat(30);
-      yield "never read";
-    }
-    const read = (reading: StreamReading, item: string) => reading.addText(item);
-    for await (const _ of meter.meterStream(text(), read, () => attempt)) break;
+    const reading = new StreamReading();
+    reading.addText("x".repeat(30));
+    await meter.endStream(reading, "left", attempt);
     expect(store.reservations).toBe(0);
     // The service may have relayed (and billed) the whole answer: 100 tokens, not the 10 read.
     expect((await usage.budgetStatus()).spent).toBeCloseTo(1, 12);
@@ -80,14 +77,9 @@ describe("CallMeter", () => {
     const { usage } = await tracker(5);
     const meter = new CallMeter({ run: { runId: "run-1", handlers: [usage] } });
     const attempt = await meter.begin(ESTIMATE);
-    async function* chunks() {
-      yield { inputTokens: 2, outputTokens: 7 };
-      yield { inputTokens: 0, outputTokens: 0 };
-    }
-    const read = (reading: StreamReading, item: TokenCount) => {
-      reading.usage = item;
-    };
-    for await (const _ of meter.meterStream(chunks(), read, () => attempt)) break;
+    const reading = new StreamReading();
+    reading.usage = { inputTokens: 2, outputTokens: 7 } satisfies TokenCount;
+    await meter.endStream(reading, "left", attempt);
     expect((await usage.budgetStatus()).spent).toBeCloseTo(0.07, 12);
     expect(usage.records).toEqual([
       expect.objectContaining({ abandoned: true, outputTokens: 7, settlement: "reported" }),
@@ -308,21 +300,14 @@ describe("CallMeter with the trackers and limiter it is given", () => {
     ]);
   });
 
-  it("settles a stream stopped by its signal at once, and ends its run as aborted with its request ID", async () => {
+  it("ends a stream's run as aborted with its request ID when its signal stopped it", async () => {
     const log: unknown[][] = [];
     const meter = new CallMeter({ run: { runId: "r", handlers: [] } }, [recordingGuard(log, "a")]);
     const attempt = await meter.begin(ESTIMATE);
     attempt.answered("req-9");
-    const controller = new AbortController();
-    async function* text() {
-      yield "x".repeat(6);
-      await new Promise(() => {}); // the service goes quiet
-    }
-    const read = (reading: StreamReading, item: string) => reading.addText(item);
-    const stream = meter.meterStream(text(), read, () => attempt, controller.signal);
-    await stream.next();
-    controller.abort();
-    await vi.waitFor(() => expect(log.some(([, what]) => what === "endRun")).toBe(true));
+    const reading = new StreamReading();
+    reading.addText("x".repeat(6));
+    await meter.endStream(reading, "aborted", attempt);
     expect(log.slice(1)).toEqual([
       ["a", "settleAsHeld"],
       ["a", "endRun", "r", { abandoned: true, aborted: true, requestId: "req-9" }],
@@ -332,26 +317,14 @@ describe("CallMeter with the trackers and limiter it is given", () => {
   it("ends nothing for a stream read to its end or one that failed, and no request ID before an answer", async () => {
     const log: unknown[][] = [];
     const meter = new CallMeter({ run: { runId: "r", handlers: [] } }, [recordingGuard(log, "a")]);
-    const read = (reading: StreamReading, item: string) => reading.addText(item);
-    async function* ok() {
-      yield "abc";
-    }
-    for await (const _ of meter.meterStream(ok(), read, () => undefined)) {
-      // read to the end
-    }
-    async function* failing() {
-      yield "abc";
-      throw new Error("cut");
-    }
-    await expect(async () => {
-      for await (const _ of meter.meterStream(failing(), read, () => undefined)) {
-        // read until it fails
-      }
-    }).rejects.toThrow("cut");
+    const reading = new StreamReading();
+    reading.addText("abc");
+    await meter.endStream(reading, "ended", undefined);
+    await meter.endStream(reading, "failed", undefined);
     const attempt = await meter.begin(ESTIMATE);
-    for await (const _ of meter.meterStream(ok(), read, () => attempt)) break;
+    await meter.endStream(reading, "left", attempt);
     // A stream left before it opened has no attempt yet.
-    for await (const _ of meter.meterStream(ok(), read, () => undefined)) break;
+    await meter.endStream(reading, "left", undefined);
     expect(log.filter(([, what]) => what === "endRun")).toStrictEqual([
       ["a", "endRun", "r", { abandoned: true }],
       ["a", "endRun", "r", { abandoned: true }],

@@ -8,6 +8,7 @@ import {
   ServiceTimeoutError,
   ServiceUnavailableError,
 } from "../../src/errors/errors.js";
+import { asServiceError } from "../../src/errors/mapper.js";
 import {
   guardBody,
   MAX_ERROR_BODY_BYTES,
@@ -15,6 +16,13 @@ import {
   sawDoneEvent,
 } from "../../src/transport/body.js";
 import { dripBody } from "../helpers/drip.js";
+
+/**
+ * What a failure reported by this layer is typed as by the attempt that sent the request: the
+ * layer below reports, the attempt types (`UntypedFailure`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: read as the other tests read a thrown value
+const typed = (error: unknown): any => asServiceError(error, { surface: "hosted" });
 
 const encoder = new TextEncoder();
 const RID = "rid-body-1";
@@ -72,7 +80,7 @@ async function readAll(out: Response, events = false): Promise<string> {
 
 /** What reading `out` fails with (or its text, if it does not fail). */
 const failureOf = (out: Response, events = false): Promise<unknown> =>
-  readAll(out, events).catch((e: unknown) => e);
+  readAll(out, events).catch(typed);
 
 /**
  * Runs `read` on fake timers (the drip's and the guard's), advancing the clock by `ms`: what it
@@ -135,10 +143,7 @@ describe("guardBody", () => {
     const given = response(stream, "application/json");
     const out = guardBody(given, "sse", ctx());
     expect(out).toBe(given);
-    const error = await out
-      .body!.getReader()
-      .read()
-      .catch((e: unknown) => e);
+    const error = await out.body!.getReader().read().catch(typed);
     expect(ServiceUnavailableError.isInstance(error)).toBe(true);
   });
 

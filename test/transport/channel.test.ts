@@ -3,7 +3,7 @@
  * failures are typed — the request's own Service-Name, per-call header values kept secret, an
  * unknown model's error naming the listed models only where the API names a model.
  */
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   ConfigurationError,
   ContextLengthExceededError,
@@ -11,10 +11,11 @@ import {
   InferenceServiceError,
   ModelNotFoundError,
 } from "../../src/errors/errors.js";
-import { CallMeter } from "../../src/spend/call_meter.js";
 import { RateLimiter } from "../../src/spend/rate_limiter.js";
 import type { CallTrace } from "../../src/telemetry/call_trace.js";
-import { ServiceChannel, settleStream } from "../../src/transport/channel.js";
+import { Telemetry } from "../../src/telemetry/telemetry.js";
+import { APIS } from "../../src/transport/apis.js";
+import { ServiceChannel } from "../../src/transport/channel.js";
 import type { Fetch } from "../../src/transport/fetch.js";
 import { ServiceCaller } from "../../src/transport/retry.js";
 
@@ -61,9 +62,11 @@ describe("ServiceChannel", () => {
       { model: "m" },
     );
     const result = await channel.request({ body: { model: "m", messages: [] } }, (answer, ctx) => ({
-      data: answer.data,
-      requestId: answer.response.headers.get("x-gateway-request-id"),
-      ctx,
+      result: {
+        data: answer.data,
+        requestId: answer.response.headers.get("x-gateway-request-id"),
+        ctx,
+      },
     }));
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ url: `${BASE}/chat/completions`, method: "POST" });
@@ -80,7 +83,7 @@ describe("ServiceChannel", () => {
       { apiKey: KEY, baseURL: BASE, fetch },
       { serviceName: "t-1.default" },
     );
-    const read = () => "ok";
+    const read = () => ({ result: "ok" });
     await channel.request({ body: { prompt: "a" } }, read);
     await channel.request(
       { body: { prompt: "b" }, headers: { "Service-Name": "t-1.other" } },
@@ -98,7 +101,9 @@ describe("ServiceChannel", () => {
       { serviceName: "t-1.default", waitForReady: 30 },
     );
     const error = await channel
-      .request({ body: { prompt: "a" }, headers: { "Service-Name": "t-1.other" } }, () => "never")
+      .request({ body: { prompt: "a" }, headers: { "Service-Name": "t-1.other" } }, () => ({
+        result: "never",
+      }))
       .catch((e: unknown) => e);
     expect(EndpointNotReadyError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('"t-1.other" was still not ready');
@@ -117,7 +122,7 @@ describe("ServiceChannel", () => {
     const error = await channel
       .request(
         { body: { model: "m" }, options: { headers: { "X-Org-Token": "hdr-secret-99" } } },
-        () => "never",
+        () => ({ result: "never" }),
       )
       .catch((e: unknown) => e);
     expect(InferenceServiceError.isInstance(error)).toBe(true);
@@ -139,7 +144,9 @@ describe("ServiceChannel", () => {
         { apiKey: KEY, baseURL: BASE, fetch },
         { model: "m-3", lookUpModels },
       );
-      const error = await channel.request({ body: { model: "m-3" } }, () => "x").catch((e) => e);
+      const error = await channel
+        .request({ body: { model: "m-3" } }, () => ({ result: "x" }))
+        .catch((e) => e);
       expect(ModelNotFoundError.isInstance(error)).toBe(true);
       expect(sent).toHaveLength(requests);
       expect((error as ModelNotFoundError).hint.includes("m-1")).toBe(named);
@@ -159,12 +166,13 @@ describe("ServiceChannel", () => {
       { apiKey: KEY, baseURL: BASE, fetch },
       { model: "m" },
     );
-    const opened = await channel.stream<{ choices: Array<{ delta: { content: string } }> }>({
+    const stream = channel.stream<{ choices: Array<{ delta: { content: string } }> }>({
       body: { model: "m", messages: [], stream: true },
     });
-    expect(opened.requestId).toBe("r-9");
+    expect(sent).toHaveLength(0);
+    expect((await stream.open()).requestId).toBe("r-9");
     const texts: string[] = [];
-    for await (const event of opened.events) texts.push(event.choices[0]!.delta.content);
+    for await (const event of stream) texts.push(event.choices[0]!.delta.content);
     expect(texts).toEqual(["hi"]);
     expect(sent[0]!.body).toMatchObject({ stream: true });
   });
@@ -189,9 +197,9 @@ describe("ServiceChannel options", () => {
       { apiKey: KEY, baseURL: BASE, fetch, timeout: 50, maxRetries: 0 },
       { model: "m" },
     );
-    const opened = await channel.stream({ body: { model: "m", messages: [], stream: true } });
+    const stream = channel.stream({ body: { model: "m", messages: [], stream: true } });
     const error = await (async () => {
-      for await (const _event of opened.events) {
+      for await (const _event of stream) {
         // the first event, then the stream stalls
       }
     })().catch((e: unknown) => e);
@@ -200,11 +208,12 @@ describe("ServiceChannel options", () => {
 });
 
 describe("ServiceChannel's context", () => {
-  it("types failures with the surface, the API, the model given and the key as a secret, nothing more", () => {
+  it("types failures with the surface, the API and its wording, the model given and the key as a secret, nothing more", () => {
     const rerank = new ServiceChannel("rerank", { apiKey: KEY, baseURL: BASE }, { model: "r" });
     expect(rerank.context).toStrictEqual({
       surface: "hosted",
       api: "rerank",
+      inputWording: APIS.rerank.inputWording,
       model: "r",
       secrets: [KEY],
     });
@@ -229,24 +238,28 @@ describe("ServiceChannel's context", () => {
     });
   });
 
-  it("shows its key, its caller and, without trackers or a limiter, no meter", () => {
+  it("shows its key, its caller and, without a limiter, no rate limiter", () => {
     const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE }, { model: "m" });
     expect(channel.apiKey).toBe(KEY);
     expect(channel.caller).toBeInstanceOf(ServiceCaller);
-    expect(channel.meter()).toBeUndefined();
+    expect(channel.rateLimiter).toBeUndefined();
   });
 });
 
 describe("ServiceChannel's meter", () => {
-  it("meters a call when the channel has a rate limiter, even without trackers", () => {
+  it("meters a call when the channel has a rate limiter, even without trackers", async () => {
     const limiter = new RateLimiter({ requestsPerMinute: 60 });
+    const acquire = vi.spyOn(limiter, "acquire");
+    const { fetch } = wire(() => json({ ok: true }));
     const channel = new ServiceChannel(
       "chat",
-      { apiKey: KEY, baseURL: BASE, rateLimiter: limiter },
+      { apiKey: KEY, baseURL: BASE, fetch, rateLimiter: limiter },
       { model: "m" },
     );
     expect(channel.rateLimiter).toBe(limiter);
-    expect(channel.meter()).toBeInstanceOf(CallMeter);
+    const estimate = () => ({ model: "m", inputTokens: 1, maxOutputTokens: 1, choices: 1 });
+    await channel.request({ body: { model: "m" }, estimate }, () => ({ result: "ok" }));
+    expect(acquire).toHaveBeenCalledTimes(1);
   });
 });
 
@@ -263,7 +276,7 @@ describe("ServiceChannel's request context", () => {
     const error = await channel
       .request(
         { body: { model: "e", input: ["a", "b"] }, context: { inputs: { first: 4, count: 2 } } },
-        () => "never",
+        () => ({ result: "never" }),
       )
       .catch((e: unknown) => e);
     expect(ContextLengthExceededError.isInstance(error)).toBe(true);
@@ -287,7 +300,7 @@ describe("ServiceChannel's request context", () => {
     const error = await channel
       .request(
         { body: { model: "e", input: ["a"] }, context: { inputs: { first: 0, count: 1 } } },
-        () => "never",
+        () => ({ result: "never" }),
       )
       .catch((e: unknown) => e);
     expect(InferenceServiceError.isInstance(error)).toBe(true);
@@ -306,7 +319,7 @@ describe("ServiceChannel's request context", () => {
       .then(() =>
         channel.request(
           { body: { model: "m" }, options: { headers: { "X-Org": "a\u0001b" } } },
-          () => "x",
+          () => ({ result: "x" }),
         ),
       )
       .catch((e: unknown) => e);
@@ -347,25 +360,24 @@ function recordingTrace() {
     chunk: () => calls.push(["chunk"]),
     opened: () => calls.push(["opened"]),
     end: (...args: unknown[]) => calls.push(["end", ...args]),
-    follow: <T>(chunks: AsyncIterable<T>) => {
-      calls.push(["follow"]);
-      return chunks;
-    },
   };
+  vi.spyOn(Telemetry.prototype, "trace").mockReturnValue(trace as unknown as CallTrace);
   return { trace: trace as unknown as CallTrace, calls };
 }
 
 describe("ServiceChannel's telemetry", () => {
+  afterEach(() => vi.restoreAllMocks());
+
   const sse = (...events: string[]) =>
     new Response(events.map((e) => `data: ${e}\n\n`).join(""), {
       headers: { "content-type": "text/event-stream" },
     });
 
-  it("traces a JSON request with the trace it is given: begun, answered, ended", async () => {
+  it("traces a JSON request: begun, answered, ended", async () => {
     const { fetch } = wire(() => json({ ok: 1 }));
     const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, {});
-    const { trace, calls } = recordingTrace();
-    await channel.request({ body: { model: "m" }, trace }, () => "read");
+    const { calls } = recordingTrace();
+    await channel.request({ body: { model: "m" } }, () => ({ result: "read" }));
     expect(calls.map(([what]) => what)).toEqual(["begin", "answered", "end"]);
     expect(calls[0]!.slice(1)).toEqual([{ model: "m" }, channel.context, false]);
     expect(calls[1]![1]).toEqual({ ok: 1 });
@@ -375,24 +387,28 @@ describe("ServiceChannel's telemetry", () => {
   it("ends a failed JSON request's trace with its error", async () => {
     const { fetch } = wire(() => json({ error: { code: "invalid_request" } }, 400));
     const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, {});
-    const { trace, calls } = recordingTrace();
-    const error = await channel.request({ body: {}, trace }, () => "x").catch((e: unknown) => e);
-    expect(calls.at(-1)).toEqual(["end", error, undefined]);
+    const { calls } = recordingTrace();
+    const error = await channel
+      .request({ body: {} }, () => ({ result: "x" }))
+      .catch((e: unknown) => e);
+    expect(calls.at(-1)).toEqual(["end", error]);
   });
 
-  it("traces a stream's opening and each event read, and leaves its end to the reader", async () => {
+  it("traces a stream's opening and each event read, and ends it when the stream ends", async () => {
     const { fetch } = wire(() =>
       sse('{"choices":[{"index":0,"delta":{"content":"a"}}]}', "[DONE]"),
     );
     const channel = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, {});
-    const { trace, calls } = recordingTrace();
-    const opened = await channel.stream({ body: { stream: true }, trace });
+    const { calls } = recordingTrace();
+    const stream = channel.stream({ body: { stream: true } });
+    await stream.open();
     expect(calls.map(([what]) => what)).toEqual(["begin", "opened"]);
     expect(calls[0]![3]).toBe(true);
-    for await (const _event of opened.events) {
+    for await (const _event of stream) {
       // read to the end
     }
-    expect(calls.map(([what]) => what)).toEqual(["begin", "opened", "chunk"]);
+    expect(calls.map(([what]) => what)).toEqual(["begin", "opened", "chunk", "end"]);
+    expect(calls.at(-1)).toEqual(["end", undefined, "ended"]);
   });
 
   it.each([
@@ -409,38 +425,12 @@ describe("ServiceChannel's telemetry", () => {
       { apiKey: KEY, baseURL: BASE, fetch, maxRetries: 0 },
       {},
     );
-    const { trace, calls } = recordingTrace();
+    const { calls } = recordingTrace();
     const error = await channel
-      .stream({ body: { stream: true }, trace, signal: controller.signal })
+      .stream({ body: { stream: true }, signal: controller.signal })
+      .open()
       .catch((e: unknown) => e);
     expect(calls.at(-1)).toEqual(["end", error, how]);
-  });
-});
-
-describe("settleStream", () => {
-  async function* items() {
-    yield 1;
-    yield 2;
-  }
-  const read = async (chunks: AsyncIterable<number>) => {
-    const seen: number[] = [];
-    for await (const n of chunks) seen.push(n);
-    return seen;
-  };
-
-  it("hands the stream to the meter only with a way to count its items", async () => {
-    const meterStream = vi.fn(<T>(chunks: AsyncIterable<T>) => chunks);
-    const meter = { meterStream } as unknown as CallMeter;
-    expect(await read(settleStream(items(), { meter }))).toEqual([1, 2]);
-    expect(meterStream).not.toHaveBeenCalled();
-    const count = () => {};
-    expect(await read(settleStream(items(), { meter, count }))).toEqual([1, 2]);
-    expect(meterStream).toHaveBeenCalledTimes(1);
-  });
-
-  it("has a traced stream followed by its trace", async () => {
-    const { trace, calls } = recordingTrace();
-    expect(await read(settleStream(items(), { trace }))).toEqual([1, 2]);
-    expect(calls).toEqual([["follow"]]);
+    expect(calls.filter(([what]) => what === "end")).toHaveLength(1);
   });
 });

@@ -9,7 +9,15 @@ import {
   ServiceConnectionError,
   ServiceNameError,
 } from "../../src/errors/errors.js";
+import { asServiceError } from "../../src/errors/mapper.js";
 import { createServiceFetch, type Fetch } from "../../src/transport/fetch.js";
+
+/**
+ * What a failure reported by this layer is typed as by the attempt that sent the request: the
+ * layer below reports, the attempt types (`UntypedFailure`).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: read as the other tests read a thrown value
+const typed = (error: unknown): any => asServiceError(error, { surface: "hosted" });
 
 /** A fetch that records the request and answers with `response` (or throws it). */
 function stub(response: Response | Error) {
@@ -101,7 +109,7 @@ describe("createServiceFetch", () => {
         headers: { "content-type": "text/html", "x-gateway-request-id": "rid-html" },
       }),
     );
-    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch((e) => e);
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch(typed);
     expect(BaseURLError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ status: 200, requestId: "rid-html" });
     expect(error.message).toContain("<html>console</html>");
@@ -111,9 +119,9 @@ describe("createServiceFetch", () => {
     const empty = () => stub(new Response("", { status: 200 })).fetch;
     const dedicated = await createServiceFetch({ surface: "dedicated", fetch: empty() })(
       URL_,
-    ).catch((e) => e);
+    ).catch(typed);
     const hosted = await createServiceFetch({ surface: "hosted", fetch: empty() })(URL_).catch(
-      (e) => e,
+      typed,
     );
     expect(EndpointNotReadyError.isInstance(dedicated)).toBe(true);
     expect(MalformedResponseError.isInstance(hosted)).toBe(true);
@@ -128,9 +136,9 @@ describe("createServiceFetch", () => {
       ).fetch;
     const dedicated = await createServiceFetch({ surface: "dedicated", fetch: notFound() })(URL_, {
       headers: { "Service-Name": "tenant.wrong" },
-    }).catch((e) => e);
+    }).catch(typed);
     const hosted = await createServiceFetch({ surface: "hosted", fetch: notFound() })(URL_).catch(
-      (e) => e,
+      typed,
     );
     expect(ServiceNameError.isInstance(dedicated)).toBe(true);
     expect(dedicated.message).toContain('"tenant.wrong"');
@@ -144,17 +152,17 @@ describe("createServiceFetch", () => {
     const dedicated = await createServiceFetch({
       surface: "dedicated",
       fetch: stub(refused).fetch,
-    })(URL_).catch((e) => e);
+    })(URL_).catch(typed);
     const hosted = await createServiceFetch({ surface: "hosted", fetch: stub(refused).fetch })(
       URL_,
-    ).catch((e) => e);
+    ).catch(typed);
     expect(EndpointNotReadyError.isInstance(dedicated)).toBe(true);
     expect(ServiceConnectionError.isInstance(hosted)).toBe(true);
     expect(hosted.cause).toBe(refused);
     const abort = new DOMException("aborted", "AbortError");
     const aborted = await createServiceFetch({ surface: "hosted", fetch: stub(abort).fetch })(
       URL_,
-    ).catch((e) => e);
+    ).catch(typed);
     expect(aborted).toBe(abort);
   });
 
@@ -168,7 +176,7 @@ describe("createServiceFetch", () => {
       surface: "hosted",
       fetch,
       secrets: ["sk-secret-123"],
-    })(URL_).catch((e) => e);
+    })(URL_).catch(typed);
     expect(JSON.stringify(error)).not.toContain("sk-secret-123");
     expect(error.serviceMessage).toContain("[redacted]");
   });
@@ -225,7 +233,7 @@ describe("createServiceFetch with lookUpModels", () => {
 
   it("names the listed IDs and the near miss in the ModelNotFoundError hint, after one GET with the same key", async () => {
     const { call, calls } = service(notFound, list(["emulator-chat", "emulator-reasoner"]));
-    const error = await call().catch((e: unknown) => e);
+    const error = await call().catch(typed);
     expect(ModelNotFoundError.isInstance(error)).toBe(true);
     expect((error as ModelNotFoundError).hint).toBe(
       'Check the model ID passed as `model`; retrying will not help. Did you mean "emulator-chat"? The service lists 2 models: emulator-chat, emulator-reasoner.',
@@ -256,7 +264,7 @@ describe("createServiceFetch with lookUpModels", () => {
     "keeps today's hint when the service answers the list route with %s",
     async (_name, models) => {
       const { call, calls } = service(notFound, models);
-      const error = await call().catch((e: unknown) => e);
+      const error = await call().catch(typed);
       expect((error as ModelNotFoundError).hint).toBe(
         "Check the model ID passed as `model`; retrying will not help.",
       );
@@ -268,7 +276,7 @@ describe("createServiceFetch with lookUpModels", () => {
     const unauthorized = () =>
       new Response('{"error":{"code":"","message":"Invalid token"}}', { status: 401 });
     const { call, calls } = service(unauthorized, list(["emulator-chat"]));
-    await expect(call()).rejects.toBeInstanceOf(AuthenticationError);
+    expect(AuthenticationError.isInstance(await call().catch(typed))).toBe(true);
     expect(calls.map((c) => c.method)).toEqual(["POST"]);
   });
 });
@@ -287,7 +295,7 @@ describe("secrets of the request", () => {
         "X-Call-Token": "hdr-call-9911",
         "Content-Type": "application/json",
       },
-    }).catch((e) => e);
+    }).catch(typed);
     expect(error.serviceMessage).toBe(
       "saw [redacted] and [redacted] as application/json (request id: r1)",
     );
@@ -302,7 +310,7 @@ describe("redirects", () => {
       expect(init?.redirect).toBe("manual");
       return new Response(null, { status: 302, headers: { location: "/loop" } });
     };
-    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch((e) => e);
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch(typed);
     expect(BaseURLError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "too_many_redirects", status: 302, retryable: false });
     expect(urls).toEqual([URL_, ...Array.from({ length: 5 }, () => "https://svc.test/loop")]);
@@ -316,7 +324,7 @@ describe("redirects", () => {
     });
     const error = await createServiceFetch({ surface: "hosted", fetch: stub(opaque).fetch })(
       URL_,
-    ).catch((e) => e);
+    ).catch(typed);
     expect(error).toMatchObject({ name: "BaseURLError", code: "cross_origin_redirect" });
   });
 });
@@ -373,7 +381,7 @@ describe("2xx bodies that are not labelled JSON", () => {
     for (const response of [zero, blank]) {
       const error = await createServiceFetch({ surface: "hosted", fetch: stub(response).fetch })(
         URL_,
-      ).catch((e) => e);
+      ).catch(typed);
       expect(MalformedResponseError.isInstance(error)).toBe(true);
     }
   });
@@ -389,7 +397,7 @@ describe("2xx bodies that are not labelled JSON", () => {
       new Response("plain words", { headers: { "content-type": "text/plain; charset=utf-8" } }),
     );
     const error = await createServiceFetch({ surface: "hosted", fetch })(`${URL_}?k=v`).catch(
-      (e) => e,
+      typed,
     );
     expect(BaseURLError.isInstance(error)).toBe(true);
     expect(error.message).toContain("text/plain");
@@ -405,7 +413,7 @@ describe("failures before a response", () => {
       }),
     );
     const error = await createServiceFetch({ surface: "hosted", fetch })(`${URL_}?k=v`).catch(
-      (e) => e,
+      typed,
     );
     expect(InvalidURLError.isInstance(error)).toBe(true);
     expect(error.message).toContain(`(${URL_})`);
@@ -420,7 +428,7 @@ describe("failures before a response", () => {
     };
     const error = await createServiceFetch({ surface: "hosted", fetch })(URL_, {
       signal: controller.signal,
-    }).catch((e) => e);
+    }).catch((e: unknown) => e);
     expect(error).toBe(failure);
   });
 
@@ -436,7 +444,7 @@ describe("failures before a response", () => {
     await createServiceFetch({ surface: "hosted", fetch })(
       "https://svc.test/inference/v1/chat/completions",
       { method: "POST" },
-    ).catch((e) => e);
+    ).catch(typed);
     expect(calls).toHaveLength(1);
   });
 });
@@ -457,7 +465,7 @@ describe("redirects, one hop", () => {
 
   it("ends at a redirect without a Location, naming it hidden", async () => {
     const { fetch, calls } = stub(new Response(null, { status: 302 }));
-    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch((e) => e);
+    const error = await createServiceFetch({ surface: "hosted", fetch })(URL_).catch(typed);
     expect(error).toMatchObject({ name: "BaseURLError", code: "cross_origin_redirect" });
     expect(error.message).toContain("a hidden location");
     expect(calls).toHaveLength(1);

@@ -25,7 +25,7 @@ function rerankChannel() {
   );
 }
 
-const readData = (answer: { data: unknown }) => answer.data;
+const readData = (answer: { data: unknown }) => ({ result: answer.data });
 
 describe("postJSON", () => {
   it("posts the JSON body with the key, JSON content type and accept, and none of the SDK's headers", async () => {
@@ -77,8 +77,10 @@ describe("postJSON", () => {
       .post("/inference/v1/rerank")
       .reply(200, RESULTS, { "content-type": "application/json", "x-gateway-request-id": "g-7" });
     const { data, requestId } = await rerankChannel().request({ body: {} }, (answer) => ({
-      data: answer.data,
-      requestId: answer.response.headers.get("x-gateway-request-id"),
+      result: {
+        data: answer.data,
+        requestId: answer.response.headers.get("x-gateway-request-id"),
+      },
     }));
     expect(data).toEqual(RESULTS);
     expect(requestId).toBe("g-7");

@@ -32,10 +32,10 @@ import {
 } from "../../config/profiles.js";
 import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
 import { toServiceError } from "../../errors/mapper.js";
-import { type MeteredAttempt, type MeteredRun, streamEventsRun } from "../../spend/call_meter.js";
+import { type MeteredRun, streamEventsRun } from "../../spend/call_meter.js";
 import { estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
-import { ServiceChannel, settleStream } from "../../transport/channel.js";
+import { ServiceChannel } from "../../transport/channel.js";
 import { REDACTED, redactCallOptions } from "../../utils/secrets.js";
 import { VERSION } from "../../version.js";
 import {
@@ -61,7 +61,7 @@ import { type ChatInferenceServiceOptions, chatModelId, validateChatOptions } fr
 import { readStreamReasoning } from "./reasoning/read_reasoning.js";
 import { reasoningToSendBack, withReasoningSentBack } from "./reasoning/send_reasoning.js";
 import { RedactedBinding } from "./redacted_binding.js";
-import { type ChatSender, completeChat, openChatStream } from "./send.js";
+import { type ChatSender, completeChat, streamChat } from "./send.js";
 import { hideApiKey, serialisableKeys, withOwnSecret } from "./serialisation.js";
 import { type StructuredOutputWithRaw, structuredOutput } from "./structured_output.js";
 
@@ -311,8 +311,7 @@ export class ChatInferenceService<
     options.signal?.throwIfAborted();
     const chat = async () => {
       const body = this.#body(messages, options, false);
-      const meter = this.#channel.meter(runManager);
-      const { completion, meta } = await completeChat(this.#sender(), body, options, meter);
+      const { completion, meta } = await completeChat(this.#sender(), body, options, runManager);
       return toChatResult(completion, meta, this.__includeRawResponse);
     };
     return this.#responses?.generate(messages, options, runManager, chat) ?? chat();
@@ -356,25 +355,23 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const meter = this.#channel.meter(runManager);
-    const trace = this.#channel.trace();
-    let attempt: MeteredAttempt | undefined;
-    // Opened when the chunks are first read: nothing is sent for a stream nobody reads.
-    const open = async () => {
-      const body = this.#body(messages, options, true);
-      const opened = await openChatStream(this.#sender(), body, options, meter, trace);
-      attempt = opened.attempt;
-      return opened;
-    };
     const state: StreamState = {
       promptIndex: options.promptIndex ?? 0,
       logprobs: this.logprobs === true,
       includeRawResponse: this.__includeRawResponse,
     };
-    const chunks = toGenerationChunks(open, state, options.signal, runManager);
-    const { signal } = options;
-    const count = countGenerationChunk;
-    return settleStream(chunks, { meter, count, attempt: () => attempt, trace, signal });
+    const sender = this.#sender();
+    // Sent when the chunks are first read: nothing is built or sent for a stream nobody reads.
+    return streamChat(sender, () => this.#body(messages, options, true), options, runManager, {
+      read: (events, { requestId }) =>
+        toGenerationChunks(
+          async () => ({ events, meta: { requestId }, reasoning: sender.tags }),
+          state,
+          options.signal,
+          runManager,
+        ),
+      count: countGenerationChunk,
+    });
   }
 
   /**
@@ -435,24 +432,13 @@ export class ChatInferenceService<
     options: this["ParsedCallOptions"],
     run: MeteredRun | undefined,
   ): AsyncGenerator<ChatModelStreamEvent> {
-    const body = this.#body(messages, options, true);
-    const meter = this.#channel.meter(run);
-    const trace = this.#channel.trace();
-    const {
-      events: opened,
-      reasoning,
-      meta,
-      attempt,
-    } = await openChatStream(this.#sender(), body, options, meter, trace);
-    const signal = options.signal;
-    const events = settleStream(readStreamReasoning(opened, reasoning), {
-      meter,
+    const sender = this.#sender();
+    const stream = streamChat(sender, () => this.#body(messages, options, true), options, run, {
+      read: (events) => readStreamReasoning(events, sender.tags),
       count: countChunk,
-      attempt: () => attempt,
-      trace,
-      signal,
     });
-    yield* toChatModelEvents(events, meta, signal, this.streamUsage);
+    const { requestId } = await stream.open();
+    yield* toChatModelEvents(stream, { requestId }, options.signal, this.streamUsage);
   }
 
   /**
@@ -475,19 +461,16 @@ export class ChatInferenceService<
     checkCompletionWithRetry(request, requestOptions);
     const { maxRetries, signal, ...options } = requestOptions ?? {};
     const call = { signal: signal ?? undefined, maxRetries, options };
-    const meter = this.#channel.meter();
+    const sender = this.#sender();
     if (request.stream) {
-      const trace = this.#channel.trace();
-      const { events, reasoning } = await openChatStream(
-        this.#sender(),
-        request,
-        call,
-        meter,
-        trace,
-      );
-      return settleStream(readStreamReasoning(events, reasoning), { trace, signal: call.signal });
+      const stream = streamChat(sender, () => request, call, undefined, {
+        read: (events) => readStreamReasoning(events, sender.tags),
+        count: countChunk,
+      });
+      await stream.open();
+      return stream;
     }
-    return (await completeChat(this.#sender(), request, call, meter)).completion;
+    return (await completeChat(sender, request, call, undefined)).completion;
   }
 
   /** The request of one call: the call's fields, its messages, and the reasoning they send back. */

@@ -18,7 +18,7 @@ import type { OpenAI } from "openai";
 import type { ReasoningSettings } from "../../config/profiles.js";
 import { LS_PROVIDER } from "../../constants.js";
 import { type FailureContext, headerRequestId } from "../../errors/mapper.js";
-import { type MeteredAttempt, tokenCountFromWire } from "../../spend/call_meter.js";
+import { tokenCountFromWire } from "../../spend/call_meter.js";
 import { estimateTokens } from "../../spend/estimate.js";
 import {
   cacheTokenDetails,
@@ -26,6 +26,7 @@ import {
   tokenUsageFromMetadata,
 } from "../../spend/usage.js";
 import type { Answer } from "../../transport/attempt.js";
+import type { Reading } from "../../transport/channel.js";
 import { abortError } from "../../utils/sleep.js";
 import { checkChatCompletion, checkStructuredFinish } from "./answer.js";
 import { replyText } from "./metering.js";
@@ -172,7 +173,6 @@ export interface OpenedChatStream {
   meta: ResponseMeta;
   /** The `<think>` tags the model's profile says to look for. */
   reasoning: ReasoningSettings["reasoningTags"];
-  attempt?: MeteredAttempt;
 }
 
 /** What a stream's chunks need from the stream as a whole. */
@@ -334,29 +334,31 @@ export async function toChatResultFromChunks(
 }
 
 /**
- * A non-streamed answer, read: checked (a non-empty `choices`), its reasoning read out of it, the
- * attempt settled to its usage (else to an estimate of the reply), and a json_schema answer cut
- * short refused as the openai SDK's `parse` refuses it — never `parse` itself, which would read
- * the answer before its `<think>` tags are taken out (LangChain parses the answer anyway).
+ * A non-streamed answer, read: checked (a non-empty `choices`), its reasoning read out of it,
+ * what it cost (its usage, else an estimate of the reply) for the channel to settle, and a
+ * json_schema answer cut short refused, once paid for, as the openai SDK's `parse` refuses it —
+ * never `parse` itself, which would read the answer before its `<think>` tags are taken out
+ * (LangChain parses the answer anyway).
  */
-export async function readCompletion(
+export function readCompletion(
   { data, response }: Answer<unknown>,
   ctx: FailureContext,
-  attempt: MeteredAttempt | undefined,
   tags: ReasoningSettings["reasoningTags"],
   structured: boolean,
-): Promise<{ completion: Completion; meta: ResponseMeta }> {
+): Reading<{ completion: Completion; meta: ResponseMeta }> {
   const completion = readCompletionReasoning(
     checkChatCompletion(data as Completion, response.headers, ctx),
     tags,
   );
-  await attempt?.settle(
-    tokenCountFromWire(completion.usage),
-    estimateTokens(replyText(completion)),
-  );
-  if (structured) checkStructuredFinish(completion);
   const model = typeof completion.model === "string" ? completion.model : undefined;
-  return { completion, meta: { requestId: headerRequestId(response.headers), model } };
+  return {
+    result: { completion, meta: { requestId: headerRequestId(response.headers), model } },
+    cost: () => ({
+      usage: tokenCountFromWire(completion.usage),
+      outputTokens: estimateTokens(replyText(completion)),
+    }),
+    ...(structured ? { check: () => checkStructuredFinish(completion) } : {}),
+  };
 }
 
 /**

@@ -1,16 +1,16 @@
 /**
  * @module How `ChatInferenceService` hands a chat call to its channel: the request (signal,
- * retries, request options, meter, estimate, trace), then a completion read and checked, or a
- * stream opened once its first event has arrived.
+ * retries, request options, run, estimate), then a completion read and checked, or a stream
+ * opened when it is first read; the channel meters, traces and settles both.
  */
 import type { OpenAI } from "openai";
 import type { ReasoningSettings } from "../../config/profiles.js";
-import type { CallMeter } from "../../spend/call_meter.js";
-import { estimateChatRequest } from "../../spend/estimate.js";
+import type { MeteredRun } from "../../spend/call_meter.js";
+import { estimateChatRequest, type StreamReading } from "../../spend/estimate.js";
 import type { MediaRates } from "../../spend/media_tokens.js";
-import type { CallTrace } from "../../telemetry/call_trace.js";
+import type { CallStream, StreamHead } from "../../transport/call_stream.js";
 import type { ChannelRequest, ServiceChannel } from "../../transport/channel.js";
-import { type OpenedChatStream, type ResponseMeta, readCompletion } from "./converters.js";
+import { type ResponseMeta, readCompletion } from "./converters.js";
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
@@ -33,60 +33,58 @@ export interface CallSettings {
   options?: OpenAI.RequestOptions;
 }
 
-/** What a call hands the channel besides the body: its signal, retries, request options and trace. */
+/** What a call hands the channel besides the body: its signal, retries, request options and run. */
 function channelRequest(
   to: ChatSender,
   body: ChatRequest,
   call: CallSettings,
-  meter: CallMeter | undefined,
-  trace?: CallTrace,
+  run: MeteredRun | undefined,
 ): ChannelRequest {
   return {
     body: body as unknown as Record<string, unknown>,
     signal: call.signal ?? undefined,
     maxRetries: call.maxRetries,
     options: call.options,
-    meter,
+    run,
     estimate: () =>
       estimateChatRequest(body as unknown as Record<string, unknown>, to.model, to.mediaTokens),
-    trace,
   };
 }
 
 /**
  * One completion, checked (a non-empty `choices`), its reasoning read out of the answer, the
- * attempt settled to its usage. Never the SDK's `parse`: it would read a json_schema answer
- * before its `<think>` tags are taken out, and LangChain parses the answer itself.
+ * attempt settled to its usage by the channel. Never the SDK's `parse`: it would read a
+ * json_schema answer before its `<think>` tags are taken out, and LangChain parses the answer
+ * itself.
  */
 export function completeChat(
   to: ChatSender,
   body: ChatRequest,
   call: CallSettings,
-  meter: CallMeter | undefined,
+  run: MeteredRun | undefined,
 ): Promise<{ completion: Completion; meta: ResponseMeta }> {
   const structured = body.response_format?.type === "json_schema";
-  return to.channel.request(channelRequest(to, body, call, meter), (answer, ctx, attempt) =>
-    readCompletion(answer, ctx, attempt, to.tags, structured),
+  return to.channel.request(channelRequest(to, body, call, run), (answer, ctx) =>
+    readCompletion(answer, ctx, to.tags, structured),
   );
 }
 
+/** How a chat stream's events are read into what the model hands out, and what each counts. */
+export interface ChatStreamReader<U> {
+  read: (events: AsyncIterable<Chunk>, head: StreamHead) => AsyncIterable<U>;
+  count: (reading: StreamReading, item: U) => void;
+}
+
 /**
- * A stream, once its first event has arrived, with the response's metadata, the profile's
- * reasoning tags to read out of it, and the metered attempt that answered it, which whoever
- * reads the stream settles with its `trace` (`settleStream`).
+ * A chat stream, sent when it is first read (the body built then), metered, traced and settled
+ * by the channel however it ends.
  */
-export async function openChatStream(
+export function streamChat<U>(
   to: ChatSender,
-  body: ChatRequest,
+  body: () => ChatRequest,
   call: CallSettings,
-  meter: CallMeter | undefined,
-  trace: CallTrace | undefined,
-): Promise<OpenedChatStream> {
-  const opened = await to.channel.stream<Chunk>(channelRequest(to, body, call, meter, trace));
-  return {
-    events: opened.events,
-    meta: { requestId: opened.requestId },
-    reasoning: to.tags,
-    attempt: opened.attempt,
-  };
+  run: MeteredRun | undefined,
+  reader: ChatStreamReader<U>,
+): CallStream<U> {
+  return to.channel.stream<Chunk, U>(() => channelRequest(to, body(), call, run), reader);
 }

@@ -24,7 +24,7 @@ import {
   SERVICE_NAME_HEADER,
 } from "../../constants.js";
 import { toServiceError } from "../../errors/mapper.js";
-import { type CallMeter, tokenCountOf } from "../../spend/call_meter.js";
+import { tokenCountOf } from "../../spend/call_meter.js";
 import {
   estimateCompletionRequest,
   estimateTokens,
@@ -32,9 +32,9 @@ import {
 } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../../spend/usage.js";
-import type { CallTrace } from "../../telemetry/call_trace.js";
 import { type RawChoice, textOfChoice } from "../../transport/answer.js";
-import { type ChannelRequest, ServiceChannel, settleStream } from "../../transport/channel.js";
+import type { StreamHead } from "../../transport/call_stream.js";
+import { type ChannelRequest, ServiceChannel } from "../../transport/channel.js";
 import { abortError } from "../../utils/sleep.js";
 import { withoutUndefined } from "../../utils/without_undefined.js";
 import { VERSION } from "../../version.js";
@@ -68,11 +68,10 @@ export interface DedicatedEndpointLLMCallOptions extends BaseLLMCallOptions {
 export type DedicatedEndpointLLMFields = Omit<BaseLLMParams, keyof DedicatedEndpointLLMOptions> &
   DedicatedEndpointLLMOptions;
 
-/** One call of the model: the Service-Name it uses, its run, and its meter (trackers, limiter). */
+/** One call of the model: the Service-Name it uses and its run. */
 interface Call {
   serviceName: string;
   runManager?: CallbackManagerForLLMRun;
-  meter?: CallMeter;
 }
 
 /** What LangSmith records about an LLM call (mirrors the chat models' `LangSmithParams`). */
@@ -364,8 +363,7 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   }
 
   #call(options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Call {
-    const meter = this.#channel.meter(runManager);
-    return { serviceName: this.#serviceNameFor(options), runManager, meter };
+    return { serviceName: this.#serviceNameFor(options), runManager };
   }
 
   #serviceNameFor(options: this["ParsedCallOptions"]): string {
@@ -394,18 +392,16 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     options: this["ParsedCallOptions"],
     call: Call,
     body: OpenAI.CompletionCreateParams,
-    trace?: CallTrace,
   ): ChannelRequest {
-    const { serviceName, meter } = call;
+    const { serviceName, runManager } = call;
     return {
       body: body as unknown as Record<string, unknown>,
       signal: options.signal ?? undefined,
       maxRetries: options.maxRetries,
       headers: { [SERVICE_NAME_HEADER]: serviceName },
-      meter,
+      run: runManager,
       estimate: () =>
         estimateCompletionRequest(body as unknown as Record<string, unknown>, serviceName),
-      trace,
     };
   }
 
@@ -416,13 +412,15 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
   ): Promise<Generation[]> {
     const body = this.#body(prompt, options, false) as OpenAI.CompletionCreateParamsNonStreaming;
     const request = this.#request(options, call, body);
-    return this.#channel.request(request, async ({ data, response }, ctx, attempt) => {
+    return this.#channel.request(request, ({ data, response }, ctx) => {
       const generations = parseCompletion(data, response, ctx);
-      await attempt?.settle(
-        tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
-        estimateTokens(generations.map((g) => g.text).join("")),
-      );
-      return generations;
+      return {
+        result: generations,
+        cost: () => ({
+          usage: tokenCountOf(generations[0]?.generationInfo?.tokenUsage),
+          outputTokens: estimateTokens(generations.map((g) => g.text).join("")),
+        }),
+      };
     });
   }
 
@@ -442,27 +440,22 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     call: Call,
   ): AsyncGenerator<GenerationChunk> {
     const body = this.#body(prompt, options, true) as OpenAI.CompletionCreateParamsStreaming;
-    const trace = this.#channel.trace();
-    const opened = await this.#channel.stream<OpenAI.Completion>(
-      this.#request(options, call, body, trace),
-    );
-    const { events, requestId, attempt, response } = opened;
     // One choice was asked for (see checkStreamedChoices): another one is the server's fault.
-    const secondChoice = (detail: string): never => {
-      const ctx = { ...this.#channel.context, serviceName: call.serviceName };
-      const { headers, status } = response;
-      throw toServiceError({ kind: "malformed", detail, headers, status }, ctx);
-    };
-    const chunks = this.#chunksOf(events, requestId, index, call.runManager, secondChoice);
+    const secondChoice =
+      ({ response, ctx }: StreamHead) =>
+      (detail: string): never => {
+        const { headers, status } = response;
+        throw toServiceError({ kind: "malformed", detail, headers, status }, ctx);
+      };
     const { signal } = options;
-    const { meter } = call;
-    yield* settleStream(chunks, {
-      meter,
-      count: countChunk,
-      attempt: () => attempt,
-      trace,
-      signal,
-    });
+    yield* this.#channel.stream<OpenAI.Completion, GenerationChunk>(
+      this.#request(options, call, body),
+      {
+        read: (events, head) =>
+          this.#chunksOf(events, head.requestId, index, call.runManager, secondChoice(head)),
+        count: countChunk,
+      },
+    );
     if (signal?.aborted) throw abortError(signal);
   }
 

@@ -7,7 +7,7 @@ import type { OpenAI } from "openai";
 import { ENV, LC_NAMESPACE } from "../../constants.js";
 import { ContextLengthExceededError } from "../../errors/errors.js";
 import { headerRequestId } from "../../errors/mapper.js";
-import { type CallMeter, tokenCountOf } from "../../spend/call_meter.js";
+import { type MeteredRun, tokenCountOf } from "../../spend/call_meter.js";
 import { estimateEmbeddingRequest, estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../../spend/usage.js";
@@ -29,13 +29,13 @@ const SERIALIZED: Serialized = {
 };
 
 /**
- * One `embedDocuments` or `embedQuery` call: its meter, what stops its batches, and the length
+ * One `embedDocuments` or `embedQuery` call: its run, what stops its batches, and the length
  * all its vectors share. Each batch gets a signal of its own (one shared signal would collect a
  * listener per queued batch, and Node warns past ten); `stop` aborts them all and every batch
  * after.
  */
 interface Call {
-  meter?: CallMeter;
+  run?: MeteredRun;
   signals: Set<AbortController>;
   stopped: boolean;
   /** `dimensions` when asked, else the length of the first batch read: every vector's length. */
@@ -199,7 +199,7 @@ export class InferenceServiceEmbeddings extends Embeddings {
   async #embed(texts: string[]): Promise<number[][]> {
     const run = await this.#startRun(texts);
     const call: Call = {
-      meter: this.#channel.meter(run),
+      run,
       signals: new Set(),
       stopped: false,
       ...(this.dimensions === undefined
@@ -257,25 +257,24 @@ export class InferenceServiceEmbeddings extends Embeddings {
       ...(this.invocationParams() as Omit<OpenAI.EmbeddingCreateParams, "input">),
       input: texts,
     };
-    const { meter } = call;
     const { signal, done } = batchSignal(call);
     const request = {
       body: body as unknown as Record<string, unknown>,
       signal,
-      meter,
+      run: call.run,
       estimate: () =>
         estimateEmbeddingRequest(body as unknown as Record<string, unknown>, this.model),
       context: { inputs: { first, count: texts.length } },
     };
     try {
-      return await this.#channel.request(request, async ({ data, response }, ctx, attempt) => {
+      return await this.#channel.request(request, ({ data, response }, ctx) => {
         const vectors = readEmbeddings(data, response.headers, ctx, texts.length, call.length);
         // Batches are read one at a time: the first sets the length the others must have.
         call.length ??= { length: vectors[0]!.length, source: "the call's earlier vectors have" };
         const usage = tokenUsageFromWire((data as { usage?: unknown }).usage);
+        const result = { vectors, usage, requestId: headerRequestId(response.headers) };
         // An embedding model writes nothing: the prompt is the whole cost.
-        await attempt?.settle(tokenCountOf(usage), 0);
-        return { vectors, usage, requestId: headerRequestId(response.headers) };
+        return { result, cost: () => ({ usage: tokenCountOf(usage) }) };
       });
     } catch (error) {
       if (texts.length > 1 && ContextLengthExceededError.isInstance(error)) {

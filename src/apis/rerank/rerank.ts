@@ -193,15 +193,15 @@ export class InferenceServiceRerank extends BaseDocumentCompressor {
         {
           body,
           signal: options.signal,
-          meter: this.#channel.meter(run),
+          run,
           estimate: () => estimateRerankRequest(body, this.model),
         },
-        async ({ data, response }, ctx, attempt) => {
+        ({ data, response }, ctx) => {
           const results = readRerank(data, response.headers, ctx, texts.length, expected);
           const usage = promptUsageFromWire((data as { usage?: unknown }).usage);
+          const result = { results, usage, requestId: headerRequestId(response.headers) };
           // A reranker writes nothing: the prompt is the whole cost.
-          await attempt?.settle(tokenCountOf(usage), 0);
-          return { results, usage, requestId: headerRequestId(response.headers) };
+          return { result, cost: () => ({ usage: tokenCountOf(usage) }) };
         },
       );
       await run?.handleLLMEnd({

@@ -12,19 +12,16 @@ import type { ChatGenerationChunk, ChatResult } from "@langchain/core/outputs";
 import type { OpenAI } from "openai";
 import { InferenceServiceError } from "../../errors/errors.js";
 import { headerRequestId } from "../../errors/mapper.js";
-import {
-  type MeteredAttempt,
-  type MeteredRun,
-  tokenCountFromWire,
-} from "../../spend/call_meter.js";
+import { type MeteredRun, tokenCountFromWire } from "../../spend/call_meter.js";
 import { estimateTokens } from "../../spend/estimate.js";
 import type { MediaRates } from "../../spend/media_tokens.js";
+import type { CallStream } from "../../transport/call_stream.js";
 import {
   type ChannelOptions,
   type ChannelRequest,
-  type OpenedStream,
+  type Reading,
   ServiceChannel,
-  settleStream,
+  type StreamReader,
 } from "../../transport/channel.js";
 import { checkResponse, type ResponseEvent, ResponsesWatch } from "./answer.js";
 import { toChatModelEvents, toChatResult, toGenerationChunks } from "./converters.js";
@@ -136,7 +133,7 @@ export class ResponsesRoute {
       signal: call.signal ?? undefined,
       maxRetries: call.maxRetries,
       options: call.options,
-      meter: this.#channel.meter(run),
+      run,
       estimate: () => estimateResponsesRequest(body, model, this.#host.mediaTokens()),
     };
   }
@@ -155,8 +152,8 @@ export class ResponsesRoute {
     const body = this.#body(messages, call, false);
     try {
       const structured = isStructured(body);
-      return await this.#channel.request(this.#request(body, call, runManager), (answer, ctx, at) =>
-        read(answer, ctx, at, structured),
+      return await this.#channel.request(this.#request(body, call, runManager), (answer, ctx) =>
+        read(answer, ctx, structured),
       );
     } catch (error) {
       if (this.#fallsBack(error, body)) return chat();
@@ -164,15 +161,25 @@ export class ResponsesRoute {
     }
   }
 
-  /** A stream through the Responses API, opened once its first event has arrived. */
-  #open(
+  /**
+   * A stream through the Responses API, opened once its first event has arrived; undefined when
+   * "auto" sends the call to Chat Completions instead.
+   */
+  async #open<U>(
     body: ResponsesBody,
     call: ResponsesCall,
     run: MeteredRun | undefined,
-    trace = this.#channel.trace(),
-  ) {
-    const request = { ...this.#request(body, call, run), trace, watch: new ResponsesWatch() };
-    return { request, opened: this.#channel.stream<ResponseEvent>(request) };
+    reader: StreamReader<ResponseEvent, U>,
+  ): Promise<CallStream<U> | undefined> {
+    const request = { ...this.#request(body, call, run), watch: new ResponsesWatch() };
+    const stream = this.#channel.stream<ResponseEvent, U>(request, reader);
+    try {
+      await stream.open();
+    } catch (error) {
+      if (this.#fallsBack(error, body)) return undefined;
+      throw error;
+    }
+    return stream;
   }
 
   /**
@@ -188,26 +195,15 @@ export class ResponsesRoute {
   ): AsyncGenerator<ChatGenerationChunk> {
     if (!(await this.#uses())) return yield* chat();
     const body = this.#body(messages, call, true);
-    const { request, opened } = this.#open(body, call, runManager);
-    let stream: OpenedStream<ResponseEvent>;
-    try {
-      stream = await opened;
-    } catch (error) {
-      if (this.#fallsBack(error, body)) return yield* chat();
-      throw error;
-    }
-    const signal = request.signal;
-    const meta = { requestId: stream.requestId };
+    const signal = call.signal ?? undefined;
     const how = { promptIndex: call.promptIndex, structured: isStructured(body) };
-    const chunks = toGenerationChunks(stream.events, meta, signal, runManager, how);
-    const { meter, trace } = request;
-    yield* settleStream(chunks, {
-      meter,
+    const stream = await this.#open(body, call, runManager, {
+      read: (events, { requestId }) =>
+        toGenerationChunks(events, { requestId }, signal, runManager, how),
       count: countChunk,
-      attempt: () => stream.attempt,
-      trace,
-      signal,
     });
+    if (stream === undefined) return yield* chat();
+    yield* stream;
   }
 
   /** LangChain's chat-model stream events through the Responses API (or `chat`'s, as above). */
@@ -219,24 +215,11 @@ export class ResponsesRoute {
   ): AsyncGenerator<ChatModelStreamEvent> {
     if (!(await this.#uses())) return yield* chat();
     const body = this.#body(messages, call, true);
-    const { request, opened } = this.#open(body, call, run);
-    let stream: OpenedStream<ResponseEvent>;
-    try {
-      stream = await opened;
-    } catch (error) {
-      if (this.#fallsBack(error, body)) return yield* chat();
-      throw error;
-    }
-    const { meter, trace, signal } = request;
-    const events = settleStream(stream.events, {
-      meter,
-      count: countEvent,
-      attempt: () => stream.attempt,
-      trace,
-      signal,
-    });
-    const meta = { requestId: stream.requestId };
-    yield* toChatModelEvents(events, meta, signal, this.#host.streamUsage());
+    const stream = await this.#open(body, call, run, { count: countEvent });
+    if (stream === undefined) return yield* chat();
+    const { requestId } = await stream.open();
+    const signal = call.signal ?? undefined;
+    yield* toChatModelEvents(stream, { requestId }, signal, this.#host.streamUsage());
   }
 }
 
@@ -245,17 +228,23 @@ function isStructured(body: ResponsesBody): boolean {
   return (body.text?.format as Fields | undefined)?.type === "json_schema";
 }
 
-/** Reads a whole response: checked, the attempt settled to its usage (else to an estimate). */
-async function read(
+/** Reads a whole response: checked, and what it cost (its usage, else an estimate) for the channel. */
+function read(
   { data, response }: { data: unknown; response: Response },
   ctx: Parameters<typeof checkResponse>[2],
-  attempt: MeteredAttempt | undefined,
   structured: boolean,
-): Promise<ChatResult> {
+): Reading<ChatResult> {
   const checked = checkResponse(data, response.headers, ctx);
-  const text = JSON.stringify(checked.output ?? []);
-  await attempt?.settle(tokenCountFromWire(checked.usage), estimateTokens(text));
-  return toChatResult(checked, { requestId: headerRequestId(response.headers) }, structured);
+  return {
+    cost: () => ({
+      usage: tokenCountFromWire(checked.usage),
+      outputTokens: estimateTokens(JSON.stringify(checked.output ?? [])),
+    }),
+    // Made once the answer is paid for: a json_schema answer it cannot parse fails after.
+    get result() {
+      return toChatResult(checked, { requestId: headerRequestId(response.headers) }, structured);
+    },
+  };
 }
 
 /** What `routeFor` reads of the chat model it routes (`ChatInferenceService`). */
