@@ -198,14 +198,3 @@ export function estimateCompletionRequest(
   const inputTokens = textsTokens(body.prompt);
   return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
 }
-
-/**
- * The estimate of an `/embeddings` body: the tokens of its `input` (one string or several), and
- * no output — an embedding model writes no tokens, so a request reserves its prompt only.
- */
-export function estimateEmbeddingRequest(
-  body: Record<string, unknown>,
-  model: string,
-): RequestEstimate {
-  return { model, inputTokens: textsTokens(body.input), maxOutputTokens: 0, choices: 1 };
-}

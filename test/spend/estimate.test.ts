@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
   estimateChatRequest,
   estimateCompletionRequest,
-  estimateEmbeddingRequest,
   estimateTokens,
   StreamReading,
   worstCaseOutputTokens,
@@ -217,18 +216,6 @@ describe("the estimate of a request's prompt", () => {
       estimateCompletionRequest({ prompt: ["abc", 7, null, "abcdef"] }, "t.a").inputTokens,
     ).toBe(3);
     expect(estimateCompletionRequest({ prompt: 42 }, "t.a").inputTokens).toBe(0);
-  });
-});
-
-describe("estimateEmbeddingRequest", () => {
-  it("reserves the tokens of the inputs and no output", () => {
-    expect(estimateEmbeddingRequest({ input: ["abc", "abcdef"] }, "e")).toEqual({
-      model: "e",
-      inputTokens: 3,
-      maxOutputTokens: 0,
-      choices: 1,
-    });
-    expect(estimateEmbeddingRequest({ input: "abcdefg" }, "e").inputTokens).toBe(3);
   });
 });
 
