@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /** Bottom to top. Files at the top of src/ (constants, version) count as the ground floor. */
@@ -136,4 +137,48 @@ describe("the API folders of src/apis/", () => {
     }
     expect(found).toEqual([]);
   });
+});
+
+/** A file's code without its comments, as the TypeScript printer writes it back. */
+const printer = ts.createPrinter({ removeComments: true });
+const codes = new Map<string, string>();
+function codeOf(file: string): string {
+  let code = codes.get(file);
+  if (code === undefined) {
+    const text = readFileSync(file, "utf8");
+    code = printer.printFile(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false));
+    codes.set(file, code);
+  }
+  return code;
+}
+
+/** The files outside an API's own folder whose code (comments aside) names it, anywhere in a word. */
+function namingFiles(api: string): { client: string[]; emulatorAndCli: string[] } {
+  const name = new RegExp(api, "i");
+  const naming = sourceFiles("src").filter(
+    (file) =>
+      !file.startsWith(join("src", "apis", api) + "/") &&
+      !file.endsWith(".generated.ts") &&
+      name.test(codeOf(file)),
+  );
+  const served = (file: string) => ["emulator", "cli"].includes(folderOf(file));
+  return {
+    client: naming.filter((file) => !served(file)),
+    emulatorAndCli: naming.filter(served),
+  };
+}
+
+describe("the files that name an API", () => {
+  // What adding an API costs outside its folder: on the client, the public index, the API table
+  // and a few rows of data (its status rows, its telemetry attributes, its diagnose option); in
+  // the emulator and the CLI, its route, model and state. A new branch on an API elsewhere
+  // fails here: give the API's row (transport/apis.ts) or its folder what the layer needs.
+  it.each(["rerank", "embeddings", "responses"])(
+    "%s: at most 6 client files, and at most 8 in the emulator and the CLI",
+    (api) => {
+      const { client, emulatorAndCli } = namingFiles(api);
+      expect(client.length, client.join("\n")).toBeLessThanOrEqual(6);
+      expect(emulatorAndCli.length, emulatorAndCli.join("\n")).toBeLessThanOrEqual(8);
+    },
+  );
 });

@@ -11,7 +11,7 @@ import { abortSignal, callbacks, parseOptions } from "../config/options.js";
 import { retryCount } from "./options.js";
 
 /** The call options every model reads: objects pass with any other field (LangChain's own). */
-const modelCallOptions = {
+export const modelCallOptions = {
   /** Stops the call: its request, its retries and every wait. */
   signal: abortSignal.nullish(),
   /** Retries for this call only. */
@@ -53,28 +53,6 @@ const MESSAGE_CONTENT = z.object({
     .describe("a message's content: a string or an array of content blocks"),
 });
 
-/** A rerank call's options (its `topN` is checked with the instance's, as `topN`). */
-const RERANK_CALL = z.looseObject({
-  signal: modelCallOptions.signal,
-  callbacks: modelCallOptions.callbacks,
-});
-
-const RANKED = {
-  documents: z
-    .array(z.unknown())
-    .describe(
-      "an array of strings, LangChain Documents or `{ text }` objects (the documents to rank)",
-    ),
-  query: z
-    .string()
-    .min(1)
-    .describe("a non-empty string: the text the documents are ranked against"),
-};
-
-const RERANK_ARGUMENTS = z.object({ ...RANKED, options: RERANK_CALL.optional() });
-
-const COMPRESS_ARGUMENTS = z.object({ ...RANKED, callbacks: modelCallOptions.callbacks });
-
 const EMBED_DOCUMENTS = z.object({
   texts: z.array(z.string()).describe("an array of strings (the texts to embed)"),
 });
@@ -112,23 +90,6 @@ export function checkCompletionWithRetry(request: unknown, requestOptions: unkno
 /** `getNumTokens(content)`'s argument. */
 export function checkMessageContent(content: unknown): void {
   parseOptions({ owner: "getNumTokens", schema: MESSAGE_CONTENT }, { content });
-}
-
-/** `rerank(documents, query, options)`'s arguments (each document is checked as it is read). */
-export function checkRerankArguments(documents: unknown, query: unknown, options: unknown): void {
-  parseOptions({ owner: "rerank", schema: RERANK_ARGUMENTS }, { documents, query, options });
-}
-
-/** `compressDocuments(documents, query, callbacks)`'s arguments. */
-export function checkCompressArguments(
-  documents: unknown,
-  query: unknown,
-  callbacks: unknown,
-): void {
-  parseOptions(
-    { owner: "compressDocuments", schema: COMPRESS_ARGUMENTS },
-    { documents, query, callbacks },
-  );
 }
 
 /** `embedDocuments(texts)`'s argument. */

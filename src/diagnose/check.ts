@@ -3,18 +3,22 @@
  * from a typed error (its hint is the fix), from a `ConfigurationError` (its message is).
  */
 import { ConfigurationError, formatDetails, type InferenceServiceError } from "../errors/errors.js";
+import type { CheckedApi } from "../transport/apis.js";
 
 /** One line of a {@link Diagnosis}. */
 export interface DiagnosisCheck {
-  /** Stable identifier, in the order the checks run. */
+  /**
+   * Stable identifier, in the order the checks run: `base-url`, `reachable`, `api-key`, `model`,
+   * `credit`, then one per API with a model class of its own (`embeddings`, `rerank`), then
+   * `service-name`, `endpoint`.
+   */
   id:
     | "base-url"
     | "reachable"
     | "api-key"
     | "model"
     | "credit"
-    | "embeddings"
-    | "rerank"
+    | CheckedApi
     | "service-name"
     | "endpoint";
   title: string;

@@ -1,6 +1,8 @@
 /** @module `diagnose()`: checks a configuration with the cheapest possible requests and says what to change. */
 
 import type { z } from "zod";
+import { embeddingsProbe } from "../apis/embeddings/probe.js";
+import { rerankProbe } from "../apis/rerank/probe.js";
 import { readEnv } from "../config/env.js";
 import {
   aFunction,
@@ -9,7 +11,7 @@ import {
   parseOptions,
   timeoutMs,
 } from "../config/options.js";
-import { ENV } from "../constants.js";
+import { APIS } from "../transport/apis.js";
 import type { Fetch } from "../transport/fetch.js";
 import { listModels } from "../transport/model_list.js";
 import { type ApiKeyRead, checkApiKey, keyFailure, readApiKey } from "./api_key.js";
@@ -21,12 +23,11 @@ import {
   skipped,
   type Verdict,
 } from "./check.js";
-import { checkEmbeddings, postEmbeddings } from "./embeddings.js";
 import { checkEndpoint } from "./endpoint.js";
 import { checkModelAndCredit } from "./model.js";
+import { checkProbe } from "./model_call.js";
 import { NO_SUCH_MODEL, type Outcome, postChat, postCompletion, type Target } from "./probe.js";
 import { checkReachable } from "./reachable.js";
-import { checkRerank, postRerank } from "./rerank.js";
 import { checkServiceName, readServiceName } from "./service_name.js";
 
 export { type Diagnosis, type DiagnosisCheck, errorSummary } from "./check.js";
@@ -73,17 +74,25 @@ export const diagnoseOptions = optionsSchema({
 /** Options of {@link diagnose}: the same names, defaults and env variables as the models'. */
 export type DiagnoseOptions = z.input<typeof diagnoseOptions>;
 
+/** The APIs with a model class of their own, each checked by one call of its probe, in this order. */
+const PROBES = [embeddingsProbe, rerankProbe] as const;
+
 const TITLES: Record<CheckId, string> = {
   "base-url": "Base URL",
   reachable: "API reachable",
   "api-key": "API key",
   model: "Model ID",
   credit: "Account credit",
-  embeddings: "Embedding model",
-  rerank: "Rerank model",
+  ...(Object.fromEntries(PROBES.map(({ api }) => [api, APIS[api].checkTitle])) as Record<
+    (typeof PROBES)[number]["api"],
+    string
+  >),
   "service-name": "Service-Name",
   endpoint: "Dedicated endpoint",
 };
+
+/** The hosted checks that need the API key accepted. */
+const LATER: readonly CheckId[] = ["model", "credit", ...PROBES.map(({ api }) => api)];
 
 /** The checks found so far, in order, each with its title. */
 class Checks {
@@ -176,7 +185,6 @@ async function hostedChecks(
   key: ApiKeyRead,
   options: DiagnoseOptions,
 ): Promise<HostedFindings> {
-  const later: CheckId[] = ["model", "credit", "embeddings", "rerank"];
   if (!target) {
     checks.skip(["reachable"], "the base URL is not usable.");
     unreached(checks, key, "the API could not be reached.");
@@ -189,7 +197,7 @@ async function hostedChecks(
   }
   const keyStatus = checks.add(checkApiKey(probe, key)).status;
   if (keyStatus === "fail") {
-    checks.skip(later, "the API key was not accepted.");
+    checks.skip(LATER, "the API key was not accepted.");
     return { probe, keyStatus };
   }
   // The one request diagnose adds for the model check: free, bounded, never retried.
@@ -206,25 +214,17 @@ async function hostedChecks(
   )) {
     checks.add(check);
   }
-  const embeddingModel =
-    (options.embeddingModel ?? readEnv(ENV.embeddingModel))?.trim() || undefined;
-  checks.add(
-    embeddingModel === undefined
-      ? skipped(
-          "embeddings",
-          `no embedding model ID given (\`embeddingModel\` or ${ENV.embeddingModel}).`,
-        )
-      : checkEmbeddings(
-          await postEmbeddings(target, embeddingModel, availableModels),
-          embeddingModel,
-        ),
-  );
-  const rerankModel = (options.rerankModel ?? readEnv(ENV.rerankModel))?.trim() || undefined;
-  checks.add(
-    rerankModel === undefined
-      ? skipped("rerank", `no rerank model ID given (\`rerankModel\` or ${ENV.rerankModel}).`)
-      : checkRerank(await postRerank(target, rerankModel, availableModels), rerankModel),
-  );
+  for (const apiProbe of PROBES) {
+    const given = (options[apiProbe.option] ?? readEnv(apiProbe.env))?.trim() || undefined;
+    checks.add(
+      given === undefined
+        ? skipped(
+            apiProbe.api,
+            `no ${apiProbe.kind} model ID given (\`${apiProbe.option}\` or ${apiProbe.env}).`,
+          )
+        : await checkProbe(target, apiProbe, given, availableModels),
+    );
+  }
   return { probe, keyStatus, availableModels };
 }
 
@@ -235,7 +235,7 @@ async function hostedChecks(
 function unreached(checks: Checks, key: ApiKeyRead, why: string): void {
   if (key.error === undefined) checks.skip(["api-key"], why);
   else checks.add(keyFailure(key));
-  checks.skip(["model", "credit", "embeddings", "rerank"], why);
+  checks.skip(LATER, why);
 }
 
 /**

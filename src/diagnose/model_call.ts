@@ -1,11 +1,13 @@
 /**
- * @module What the checks of a model with a route of its own (`embeddings`, `rerank`) share: the
- * verdict on one call of it, read with the class's own answer check.
+ * @module The check of an API with a model class of its own (`embeddings`, `rerank`): its probe
+ * (`apis/<api>/probe.ts`) sent, and the verdict on that one call, read with the class's own
+ * answer check.
  */
+import type { ApiProbe } from "../apis/probe.js";
 import { InsufficientCreditError, InvalidURLError, ModelNotFoundError } from "../errors/errors.js";
 import { type CheckId, errorSummary, fromError, unexpected, type Verdict } from "./check.js";
 import { unknownModel } from "./model.js";
-import { answerError, type Outcome } from "./probe.js";
+import { answerError, type Outcome, PROMPT, post, type Target, tokensUsed } from "./probe.js";
 
 /** The call a check made, and how to judge its answer. */
 export interface ModelCall {
@@ -48,4 +50,24 @@ export function checkModelCall(outcome: Outcome, { id, model, option, read }: Mo
     );
   }
   return unexpected(id, error, `"${model}" could not be checked`);
+}
+
+/** Sends an API's probe with `model` and judges the answer. */
+export async function checkProbe(
+  target: Target,
+  probe: ApiProbe,
+  model: string,
+  availableModels: string[] | undefined,
+): Promise<Verdict> {
+  const outcome = await post(target, probe.api, probe.body(model, PROMPT), {
+    model,
+    availableModels,
+  });
+  return checkModelCall(outcome, {
+    id: probe.api,
+    model,
+    option: probe.option,
+    read: (answer) =>
+      `${probe.read(answer, model)}${tokensUsed(answer)}; this check may cost a token or two.`,
+  });
 }

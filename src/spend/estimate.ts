@@ -138,7 +138,7 @@ export function contentTokens(content: unknown, rates?: MediaRates): number {
 }
 
 /** The tokens of a `prompt` or an `input`: one string, or several (anything else counts none). */
-function textsTokens(value: unknown): number {
+export function textsTokens(value: unknown): number {
   const texts = Array.isArray(value) ? value : [value];
   let tokens = 0;
   for (const text of texts) if (typeof text === "string") tokens += estimateTokens(text);
@@ -197,34 +197,4 @@ export function estimateCompletionRequest(
 ): RequestEstimate {
   const inputTokens = textsTokens(body.prompt);
   return { model, inputTokens, maxOutputTokens: maxOutputOf(body), choices: choicesOf(body) };
-}
-
-/**
- * The estimate of an `/embeddings` body: the tokens of its `input` (one string or several), and
- * no output — an embedding model writes no tokens, so a request reserves its prompt only.
- */
-export function estimateEmbeddingRequest(
-  body: Record<string, unknown>,
-  model: string,
-): RequestEstimate {
-  return { model, inputTokens: textsTokens(body.input), maxOutputTokens: 0, choices: 1 };
-}
-
-/**
- * The estimate of a `/rerank` body: each document read with the query, as a cross-encoder reads
- * them (so the query counts once per document — what a reranker that bills tokens bills), and no
- * output. Documents are strings or `{ text }` objects; anything else counts none.
- */
-export function estimateRerankRequest(
-  body: Record<string, unknown>,
-  model: string,
-): RequestEstimate {
-  const documents = Array.isArray(body.documents) ? body.documents : [];
-  const queryTokens = textsTokens(body.query);
-  let inputTokens = 0;
-  for (const document of documents) {
-    const text = typeof document === "string" ? document : (document as { text?: unknown })?.text;
-    inputTokens += queryTokens + textsTokens(text);
-  }
-  return { model, inputTokens, maxOutputTokens: 0, choices: 1 };
 }

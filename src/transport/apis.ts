@@ -31,6 +31,11 @@ export interface ApiRow {
   operation: string;
   /** How a refusal of the request's inputs is worded; chat's advice about messages when undefined. */
   inputWording?: InputWording;
+  /**
+   * For an API with a model class of its own, the title of the `diagnose` check that calls it
+   * (its probe, `apis/<api>/probe.ts`); the check is named by the API.
+   */
+  checkTitle?: string;
 }
 
 /** The APIs, by the name a channel is opened with. */
@@ -59,6 +64,7 @@ export const APIS = {
     lookUpModels: true,
     sdk: true,
     operation: "embeddings",
+    checkTitle: "Embedding model",
     inputWording: {
       byPosition: true,
       tooLong: {
@@ -77,6 +83,7 @@ export const APIS = {
     lookUpModels: true,
     sdk: false,
     operation: "rerank",
+    checkTitle: "Rerank model",
     // A reranker reads each document with the query: chat's advice (messages, maxTokens) does not apply.
     inputWording: {
       tooLong: {
@@ -101,3 +108,9 @@ export const APIS = {
 
 /** The name of one of the service's {@link APIS}. */
 export type Api = keyof typeof APIS;
+
+/**
+ * The APIs `diagnose` checks with a call of their own: those whose row has a `checkTitle` (a type
+ * test holds the two together). Spelled out, as it is part of the public `DiagnosisCheck` type.
+ */
+export type CheckedApi = "embeddings" | "rerank";

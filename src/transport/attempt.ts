@@ -13,7 +13,7 @@ import type { RequestEstimate } from "../spend/estimate.js";
 import type { AttemptTrace } from "../telemetry/attempt_trace.js";
 import type { CallTrace } from "../telemetry/call_trace.js";
 import { abortError } from "../utils/sleep.js";
-import { type AttemptRecord, recordAttempt } from "./fetch.js";
+import { type ATTEMPT_HEADER, AttemptLog, type AttemptRecord } from "./attempt_log.js";
 import type { ServiceCaller } from "./retry.js";
 
 /** A 2xx answer as the openai SDK's `withResponse()` gives it. */
@@ -38,12 +38,14 @@ export interface RequestPlan<T, R> {
   estimate?: () => RequestEstimate;
   /** Whether the request asks for a stream (a JSON answer to it is then read as one). */
   stream?: boolean;
+  /** The channel's attempts in flight, shared with its fetch layer (a log of its own when none). */
+  attempts?: AttemptLog;
   /**
-   * Sends the request once. `fetchOptions` must reach the fetch layer unchanged (pass them as the
-   * SDK's `fetchOptions` request option): it notes there the headers of the answer, so a failure
-   * the SDK raises later keeps the request ID.
+   * Sends the request once, with `attemptHeaders` among its headers: the fetch layer takes them
+   * off and notes in the attempt's record the headers of the answer, so a failure the SDK raises
+   * later keeps the request ID.
    */
-  send: (fetchOptions: RequestInit) => Promise<Answer<T>>;
+  send: (attemptHeaders: { [ATTEMPT_HEADER]: string }) => Promise<Answer<T>>;
   /**
    * Turns a 2xx answer into the result: checks it, then settles `attempt` to the usage it reports
    * (or, for a stream, hands `attempt` to the meter that reads the stream). A throw here is a
@@ -62,18 +64,19 @@ export interface RequestPlan<T, R> {
  *
  * @example
  * const completion = await sendRequest({
- *   caller, ctx, send: (fetchOptions) => client.chat.completions.create(body, { fetchOptions }).withResponse(),
+ *   caller, ctx, attempts, send: (headers) => client.chat.completions.create(body, { headers }).withResponse(),
  *   read: ({ data, response }) => checkChatCompletion(data, response.headers, ctx),
  * });
  */
 export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
-  const { caller, meter, signal, ctx, trace } = plan;
+  const { caller, meter, signal, ctx, trace, attempts = new AttemptLog() } = plan;
   const estimate = meter && plan.estimate?.();
   const onRetry = trace && ((error: unknown, delayMs: number) => trace.retrying(error, delayMs));
   return caller.callWithOptions({ maxRetries: plan.maxRetries, signal, onRetry }, async () => {
     // Out of the concurrency queue: reserve and wait for the limiter, then send.
     const attempt = meter && estimate ? await meter.begin(estimate, signal, trace) : undefined;
     const record: AttemptRecord = { stream: plan.stream === true };
+    const attemptHeaders = attempts.open(record);
     let sent = false;
     let answered = false;
     let span: AttemptTrace | undefined;
@@ -81,10 +84,9 @@ export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
       if (signal?.aborted) throw abortError(signal);
       sent = true;
       span = trace?.attempt();
-      const fetchOptions = recordAttempt(record);
       const answer = await (span
-        ? span.run(() => plan.send(fetchOptions))
-        : plan.send(fetchOptions));
+        ? span.run(() => plan.send(attemptHeaders))
+        : plan.send(attemptHeaders));
       answered = true;
       const requestId = headerRequestId(answer.response.headers);
       attempt?.answered(requestId);
@@ -104,6 +106,8 @@ export function sendRequest<T, R>(plan: RequestPlan<T, R>): Promise<R> {
       else if (answered && plan.stream) await attempt?.settle(undefined, 0);
       else await attempt?.cancelled();
       throw typed;
+    } finally {
+      attempts.close(attemptHeaders);
     }
   });
 }

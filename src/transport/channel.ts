@@ -29,6 +29,7 @@ import { Telemetry } from "../telemetry/telemetry.js";
 import { secretHeaderValues } from "../utils/secrets.js";
 import { APIS, type Api, type ApiRow } from "./apis.js";
 import { type Answer, sendRequest } from "./attempt.js";
+import { AttemptLog } from "./attempt_log.js";
 import { CallStream, type OpenedItems, type StreamHead } from "./call_stream.js";
 import { type ClientExtras, createServiceClient } from "./client.js";
 import { createServiceFetch, DEFAULT_IDLE_TIMEOUT_MS, type Fetch } from "./fetch.js";
@@ -173,6 +174,8 @@ export class ServiceChannel {
   readonly #telemetry: Telemetry;
   /** The context each failed request was typed in: a `waitForReady` deadline names its Service-Name. */
   readonly #contextOf = new WeakMap<object, FailureContext>();
+  /** The attempts in flight, which the fetch layer finds by the header each is sent with. */
+  readonly #attempts = new AttemptLog();
 
   constructor(api: Api, options: ChannelOptions, target: ChannelTarget = {}) {
     const { apiKey, baseURL } = resolveConnection(options);
@@ -196,6 +199,7 @@ export class ServiceChannel {
     };
     const fetch = createServiceFetch({
       ...this.#ctx,
+      attempts: this.#attempts,
       fetch: options.fetch ?? (given as Fetch | undefined),
       headers: surfaceHeaders,
       lookUpModels: target.lookUpModels ?? row.lookUpModels,
@@ -349,21 +353,17 @@ export class ServiceChannel {
       meter,
       estimate: request.estimate,
       stream,
-      send: (fetchOptions) =>
+      attempts: this.#attempts,
+      send: (attemptHeaders) =>
         direct && !stream
-          ? postJSON(direct, { body, signal, headers, fetchOptions })
+          ? postJSON(direct, { body, signal, headers: { ...headers, ...attemptHeaders } })
           : (client
               .post<unknown>(path, {
                 ...options,
                 body,
                 stream,
                 signal: signal ?? options?.signal,
-                headers: headers
-                  ? { ...(options?.headers as object), ...headers }
-                  : options?.headers,
-                fetchOptions: (options?.fetchOptions
-                  ? { ...options.fetchOptions, ...fetchOptions }
-                  : fetchOptions) as OpenAI.RequestOptions["fetchOptions"],
+                headers: { ...headersObject(options?.headers), ...headers, ...attemptHeaders },
               })
               .withResponse() as Promise<Answer<unknown>>),
       read,
@@ -406,4 +406,14 @@ export class ServiceChannel {
         ),
     };
   }
+}
+
+/**
+ * A call's own SDK headers as an object the channel's can be spread over (a `Headers` or an
+ * array of pairs given as the call's `options.headers` would otherwise spread to nothing).
+ */
+function headersObject(given: OpenAI.RequestOptions["headers"]): object | undefined {
+  return given instanceof Headers || Array.isArray(given)
+    ? Object.fromEntries(new Headers(given as HeadersInit))
+    : (given as object | undefined);
 }

@@ -14,6 +14,7 @@ import {
 } from "../errors/mapper.js";
 import { secretHeaderValues } from "../utils/secrets.js";
 import { APIS, type ApiRow } from "./apis.js";
+import { type AttemptLog, takeAttemptHeader } from "./attempt_log.js";
 import { guardBody, readErrorBody } from "./body.js";
 import { listModelIds } from "./model_list.js";
 
@@ -48,33 +49,8 @@ export interface ServiceFetchOptions extends FailureContext {
    * @default 600000 (the openai SDK's default `timeout`)
    */
   idleTimeout?: number;
-}
-
-/**
- * What the fetch layer notes about one attempt: the headers of the response it got, so that a
- * failure the SDK raises later (its own timeout while reading a body) keeps the request ID.
- */
-export interface AttemptRecord {
-  headers?: Headers;
-  /** Set by the model for a streamed call: a JSON answer to it is read as a stream would be. */
-  stream?: boolean;
-}
-
-const ATTEMPT = Symbol("inference-service.attempt");
-
-/**
- * `fetchOptions` for one SDK call (the given ones, if any, plus a note) that make the fetch layer
- * fill `record`; the SDK passes them on to `fetch` as they are.
- *
- * @example
- * const record: AttemptRecord = {};
- * await client.chat.completions.create(body, { fetchOptions: recordAttempt(record) });
- * record.headers?.get("x-gateway-request-id");
- */
-export function recordAttempt(record: AttemptRecord, fetchOptions?: RequestInit): RequestInit {
-  return (
-    fetchOptions ? { ...fetchOptions, [ATTEMPT]: record } : { [ATTEMPT]: record }
-  ) as RequestInit;
+  /** The channel's attempts in flight, which a request names by a header this layer takes off. */
+  attempts?: AttemptLog;
 }
 
 /** The openai SDK's default `timeout`, the idle timeout when none is given. */
@@ -145,6 +121,8 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
     idleTimeout,
   };
   return async (input, init) => {
+    // Taken off first: never sent, never in a redirect's or a model lookup's headers.
+    const record = options.attempts?.find(takeAttemptHeader(init?.headers));
     const headers = surfaceHeaders(init?.headers, layer.extra, ctx.surface);
     const request = new RequestContext(
       ctx,
@@ -161,7 +139,6 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       ...(input instanceof Request ? {} : { redirect: "manual" as const }),
     };
     const response = await sendFollowing(layer.baseFetch, input, sent, request);
-    const record = (init as { [ATTEMPT]?: AttemptRecord } | undefined)?.[ATTEMPT];
     if (record) record.headers = response.headers;
     if (!response.ok) throw await statusFailure(layer, response, request, input, sent);
     return usableBody(response, request, record?.stream === true);

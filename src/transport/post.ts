@@ -25,8 +25,6 @@ export interface DirectRequest {
   signal?: AbortSignal;
   /** This request's headers, over the target's; `null` removes one. */
   headers?: Record<string, string | null>;
-  /** Passed to the fetch layer as they are (the attempt's note, `recordAttempt`). */
-  fetchOptions: RequestInit;
 }
 
 /**
@@ -48,7 +46,6 @@ export async function postJSON(
   );
   try {
     const response = await target.fetch(target.url, {
-      ...request.fetchOptions,
       method: "POST",
       headers: headersOf(target.apiKey, request.headers),
       body: JSON.stringify(request.body),

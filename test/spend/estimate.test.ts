@@ -2,8 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
   estimateChatRequest,
   estimateCompletionRequest,
-  estimateEmbeddingRequest,
-  estimateRerankRequest,
   estimateTokens,
   StreamReading,
   worstCaseOutputTokens,
@@ -107,20 +105,6 @@ describe("StreamReading", () => {
     reading.addText("defg");
     expect(reading.outputTokens).toBe(3);
     expect(reading.usage).toBeUndefined();
-  });
-});
-
-describe("estimateRerankRequest", () => {
-  it("counts the query once per document, read with it, strings and { text } alike, and no output", () => {
-    // "abc": 1 token; "abcdef": 2; "abcdefghi": 3.
-    const body = { query: "abc", documents: ["abcdef", { text: "abcdefghi" }, 7], top_n: 2 };
-    expect(estimateRerankRequest(body, "r")).toEqual({
-      model: "r",
-      inputTokens: 1 + 2 + (1 + 3) + 1,
-      maxOutputTokens: 0,
-      choices: 1,
-    });
-    expect(estimateRerankRequest({ query: "abc" }, "r").inputTokens).toBe(0);
   });
 });
 
@@ -235,18 +219,6 @@ describe("the estimate of a request's prompt", () => {
   });
 });
 
-describe("estimateEmbeddingRequest", () => {
-  it("reserves the tokens of the inputs and no output", () => {
-    expect(estimateEmbeddingRequest({ input: ["abc", "abcdef"] }, "e")).toEqual({
-      model: "e",
-      inputTokens: 3,
-      maxOutputTokens: 0,
-      choices: 1,
-    });
-    expect(estimateEmbeddingRequest({ input: "abcdefg" }, "e").inputTokens).toBe(3);
-  });
-});
-
 describe("estimates of one character and of malformed parts", () => {
   it("counts a single character by its own bytes: one token up to 3 bytes, two for a pair of surrogates", () => {
     expect(estimateTokens("\ue000")).toBe(1);
@@ -260,9 +232,5 @@ describe("estimates of one character and of malformed parts", () => {
       estimateChatRequest({ messages: [], tools: null, response_format: null }, "m").inputTokens,
     ).toBe(bare);
     expect(estimateChatRequest({ messages: [null] }, "m").inputTokens).toBe(bare + 4);
-  });
-
-  it("counts a rerank document that is null as nothing but the query", () => {
-    expect(estimateRerankRequest({ query: "abc", documents: [null] }, "r").inputTokens).toBe(1);
   });
 });

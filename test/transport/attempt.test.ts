@@ -15,6 +15,7 @@ import { UsageTracker } from "../../src/spend/usage_tracker.js";
 import { MemoryStore } from "../../src/stores/memory_store.js";
 import type { CallTrace } from "../../src/telemetry/call_trace.js";
 import { type Answer, sendRequest } from "../../src/transport/attempt.js";
+import { AttemptLog } from "../../src/transport/attempt_log.js";
 import { createServiceFetch } from "../../src/transport/fetch.js";
 import { ServiceCaller } from "../../src/transport/retry.js";
 
@@ -132,8 +133,10 @@ describe("sendRequest", () => {
   });
 
   it("keeps the request ID of an answer whose body fails after its headers arrived", async () => {
+    const attempts = new AttemptLog();
     const serviceFetch = createServiceFetch({
       ...ctx,
+      attempts,
       fetch: async () =>
         new Response('{"choices": [', {
           headers: { "content-type": "application/json", "x-gateway-request-id": "rid-42" },
@@ -142,10 +145,11 @@ describe("sendRequest", () => {
     const error = await sendRequest({
       caller: new ServiceCaller({ maxRetries: 0 }),
       ctx,
-      send: async (fetchOptions) => {
+      attempts,
+      send: async (attemptHeaders) => {
         const response = await serviceFetch("https://svc.test/inference/v1/chat/completions", {
           method: "POST",
-          ...fetchOptions,
+          headers: new Headers(attemptHeaders),
         });
         // Read as the SDK would, outside the fetch layer.
         throw new SyntaxError(

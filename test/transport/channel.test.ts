@@ -178,6 +178,54 @@ describe("ServiceChannel", () => {
   });
 });
 
+describe("ServiceChannel's attempts", () => {
+  it("name themselves to the fetch layer by a header that never reaches the wire, whatever the API", async () => {
+    const { fetch, sent } = wire(() =>
+      json({ results: [], choices: [] }, 200, { "x-gateway-request-id": "r-9" }),
+    );
+    const chat = new ServiceChannel("chat", { apiKey: KEY, baseURL: BASE, fetch }, { model: "m" });
+    const rerank = new ServiceChannel(
+      "rerank",
+      { apiKey: KEY, baseURL: BASE, fetch },
+      { model: "r" },
+    );
+    const read = (answer: { response: Response }) => ({
+      result: answer.response.headers.get("x-gateway-request-id"),
+    });
+    expect(await chat.request({ body: { model: "m", messages: [] } }, read)).toBe("r-9");
+    expect(
+      await chat.request(
+        { body: { model: "m", messages: [] }, options: { headers: new Headers({ "X-Own": "1" }) } },
+        read,
+      ),
+    ).toBe("r-9");
+    expect(await rerank.request({ body: { model: "r", query: "q", documents: [] } }, read)).toBe(
+      "r-9",
+    );
+    expect(sent).toHaveLength(3);
+    for (const { headers } of sent) expect(headers.has("x-inference-service-attempt")).toBe(false);
+    // A call's own headers given as Headers still go out.
+    expect(sent[1]!.headers.get("x-own")).toBe("1");
+  });
+
+  it("keep the request ID of an answer the SDK fails to read after its headers arrived", async () => {
+    const fetch: Fetch = async () =>
+      new Response('{"choices": [', {
+        headers: { "content-type": "application/json", "x-gateway-request-id": "rid-77" },
+      });
+    const chat = new ServiceChannel(
+      "chat",
+      { apiKey: KEY, baseURL: BASE, fetch, maxRetries: 0 },
+      { model: "m" },
+    );
+    const error = await chat
+      .request({ body: { model: "m", messages: [] } }, (answer) => ({ result: answer.data }))
+      .catch((e: unknown) => e);
+    expect(InferenceServiceError.isInstance(error)).toBe(true);
+    expect((error as InferenceServiceError).requestId).toBe("rid-77");
+  });
+});
+
 describe("ServiceChannel options", () => {
   it("bounds a stream's wait for its next event by timeout when no idleTimeout is given", async () => {
     const first = new TextEncoder().encode(

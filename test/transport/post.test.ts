@@ -63,7 +63,6 @@ describe("postJSON", () => {
     await postJSON(target, {
       body: {},
       headers: { "X-Trace": "t-1", Accept: null },
-      fetchOptions: {},
     });
     expect(seen).toEqual([
       ["accept", null],
@@ -134,9 +133,9 @@ describe("postJSON", () => {
       },
     };
     const reason = new Error("stopped before");
-    await expect(
-      postJSON(target, { body: {}, signal: AbortSignal.abort(reason), fetchOptions: {} }),
-    ).rejects.toBe(reason);
+    await expect(postJSON(target, { body: {}, signal: AbortSignal.abort(reason) })).rejects.toBe(
+      reason,
+    );
     expect(sent).toBe(1);
   });
 });
@@ -150,7 +149,7 @@ describe("postJSON's own timer", () => {
         apiKey: KEY,
         fetch: async () => new Response(JSON.stringify(RESULTS)),
       };
-      const answer = await postJSON(target, { body: {}, fetchOptions: {} });
+      const answer = await postJSON(target, { body: {} });
       expect(answer.data).toEqual(RESULTS);
       expect(vi.getTimerCount()).toBe(0);
     } finally {
@@ -168,7 +167,7 @@ describe("postJSON's own timer", () => {
           init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
         }),
     };
-    const error = await postJSON(target, { body: {}, fetchOptions: {} }).catch((e: unknown) => e);
+    const error = await postJSON(target, { body: {} }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "TimeoutError", message: "The request timed out." });
   });
 });

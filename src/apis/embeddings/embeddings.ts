@@ -8,7 +8,7 @@ import { ENV, LC_NAMESPACE } from "../../constants.js";
 import { ContextLengthExceededError } from "../../errors/errors.js";
 import { headerRequestId } from "../../errors/mapper.js";
 import { type MeteredRun, tokenCountOf } from "../../spend/call_meter.js";
-import { estimateEmbeddingRequest, estimateTokens } from "../../spend/estimate.js";
+import { estimateTokens } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
 import { sumTokenUsage, tokenUsageFromWire } from "../../spend/usage.js";
 import { ServiceChannel } from "../../transport/channel.js";
@@ -16,6 +16,7 @@ import { checkEmbedDocuments, checkEmbedQuery } from "../call_options.js";
 import { constructorFields, modelIdFrom } from "../options.js";
 import { startCallRun } from "../run_start.js";
 import { readEmbeddings, type VectorLength } from "./answer.js";
+import { estimateEmbeddingRequest } from "./estimate.js";
 import { type InferenceServiceEmbeddingsOptions, validateEmbeddingsOptions } from "./options.js";
 
 /** Options of {@link InferenceServiceEmbeddings}, each documented where its schema declares it. */

@@ -7,14 +7,14 @@ import { ENV, LC_NAMESPACE } from "../../constants.js";
 import { ConfigurationError } from "../../errors/errors.js";
 import { headerRequestId } from "../../errors/mapper.js";
 import { tokenCountOf } from "../../spend/call_meter.js";
-import { estimateRerankRequest } from "../../spend/estimate.js";
 import type { RateLimiter } from "../../spend/rate_limiter.js";
 import { promptUsageFromWire } from "../../spend/usage.js";
 import { ServiceChannel } from "../../transport/channel.js";
-import { checkCompressArguments, checkRerankArguments } from "../call_options.js";
 import { constructorFields, countOrInfinity, modelIdFrom } from "../options.js";
 import { startCallRun } from "../run_start.js";
 import { type RerankResult, readRerank } from "./answer.js";
+import { checkCompressArguments, checkRerankArguments } from "./arguments.js";
+import { estimateRerankRequest } from "./estimate.js";
 import { type InferenceServiceRerankOptions, validateRerankOptions } from "./options.js";
 
 /** Options of {@link InferenceServiceRerank}, each documented where its schema declares it. */
