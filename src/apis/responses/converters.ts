@@ -76,6 +76,25 @@ function lastReasoning(output: readonly Fields[]): Fields | undefined {
 }
 
 /**
+ * `message.text`, read from its content when the text parts are all it can hold: the getter
+ * translates the whole message into standard blocks (sorting them by output item) only to keep
+ * their text, in content order either way. Tool outputs may add text blocks: then the getter.
+ */
+function textOf(message: AIMessage): string {
+  const content = message.content;
+  if (typeof content === "string" || message.additional_kwargs.tool_outputs !== undefined) {
+    return message.text;
+  }
+  let text = "";
+  for (const part of content) {
+    if (typeof part !== "object" || part === null || part.type !== "text") continue;
+    if (typeof part.text !== "string") return message.text;
+    text += part.text;
+  }
+  return text;
+}
+
+/**
  * A whole response as LangChain's result: `@langchain/openai`'s message (text and reasoning
  * summary blocks, tool calls, the output items), with the usage read by the package's readers
  * and the request ID.
@@ -107,7 +126,7 @@ export function toChatResult(
   return {
     generations: [
       {
-        text: message.text,
+        text: textOf(message),
         message,
         generationInfo: { finish_reason: finishReason(response, calls) },
       },

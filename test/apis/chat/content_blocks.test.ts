@@ -5,7 +5,7 @@
  */
 import {
   AIMessage,
-  type AIMessageChunk,
+  AIMessageChunk,
   type BaseMessage,
   type ContentBlock,
 } from "@langchain/core/messages";
@@ -198,5 +198,47 @@ describe('outputVersion: "v1"', () => {
       ],
       reasoning_content: expect.stringMatching(/^Thinking about "What is the weather in Paris\?"/),
     });
+  });
+});
+
+describe("a text delta's blocks (built directly, as the general translation builds them)", () => {
+  const chunk = (fields: ConstructorParameters<typeof AIMessageChunk>[0] & object) =>
+    new AIMessageChunk({ ...fields, response_metadata: { model_provider: LS_PROVIDER } });
+  const keyed = (blocks: ContentBlock.Standard[]) => blocks.map((block) => Object.entries(block));
+
+  it.each([
+    ["a chat delta", chunk({ content: "Hi" }), [{ type: "text", text: "Hi", index: "text" }]],
+    ["an empty chat delta", chunk({ content: "" }), []],
+    [
+      "a Responses text part with its index",
+      chunk({ content: [{ type: "text", text: "Hi", index: 0 }] }),
+      [{ type: "text", index: "text", text: "Hi" }],
+    ],
+    [
+      "a Responses text part without one",
+      chunk({ content: [{ type: "text", text: "Hi" }] }),
+      [{ type: "text", text: "Hi", index: "text" }],
+    ],
+    [
+      "a text part with annotations (general path)",
+      chunk({ content: [{ type: "text", text: "Hi", index: 0, annotations: [] }] }),
+      [{ type: "text", index: "text", text: "Hi", annotations: [] }],
+    ],
+    [
+      "a chat delta with reasoning (general path)",
+      chunk({ content: "Hi", additional_kwargs: { reasoning_content: "Hm" } }),
+      [
+        { type: "reasoning", reasoning: "Hm", index: "reasoning" },
+        { type: "text", text: "Hi", index: "text" },
+      ],
+    ],
+    [
+      "a chat delta with a refusal (general path)",
+      chunk({ content: "", additional_kwargs: { refusal: "No" } }),
+      [{ type: "refusal", refusal: "No" }],
+    ],
+  ])("%s", (_name, message, expected) => {
+    // Key order too: what serialises a chunk's blocks sees the same object either way.
+    expect(keyed(message.contentBlocks)).toEqual(keyed(expected as ContentBlock.Standard[]));
   });
 });
