@@ -62,7 +62,7 @@ export default folderConfig({
         'An unreadable Location gives no part either way: undefined and "" both fill {lastTo} with nothing.',
     },
     {
-      file: "src/errors/mapper.ts",
+      file: "src/errors/input_wording.ts",
       code: 'row.summary.replace(/\\.$/, "")',
       mutators: ["Regex"],
       reason:
@@ -76,7 +76,7 @@ export default folderConfig({
     },
     {
       file: "src/errors/mapper.ts",
-      code: 'failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : ""',
+      code: 'failure.kind === "http"\n    ? failure.body\n    : failure.kind === "stream-error"\n      ? failure.payload\n      : ""',
       mutators: ["ConditionalExpression", "StringLiteral"],
       reason:
         "Only http and stream-error failures carry a body; any other value read here (undefined, or a string that is not JSON) parses to the same empty body.",
@@ -121,13 +121,6 @@ export default folderConfig({
       mutators: ["StringLiteral"],
       reason:
         'The mapper only asks whether a timeout\'s phase is "idle": any other value reads the same.',
-    },
-    {
-      file: "src/errors/mapper.ts",
-      code: "!failure",
-      mutators: ["ConditionalExpression"],
-      reason:
-        "An error of ours the mapper did not build has no failure to type again: the attempt throws, and asServiceError's guard hands the error on as it is.",
     },
     {
       file: "src/errors/mapper.ts",

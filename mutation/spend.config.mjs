@@ -42,13 +42,6 @@ export default folderConfig({
     },
     {
       file: "src/spend/call_meter.ts",
-      code: 'how = "ended"',
-      mutators: ["StringLiteral"],
-      reason:
-        'Only "left" and "aborted" end a run from here: a stream read to its end, marked "ended" or "", ends nothing either way.',
-    },
-    {
-      file: "src/spend/call_meter.ts",
       code: "this.#reservations.length === 0",
       mutators: ["ConditionalExpression"],
       reason:
@@ -88,20 +81,6 @@ export default folderConfig({
       mutators: ["ConditionalExpression"],
       reason:
         'JSON.stringify(undefined) is undefined, read as "" just below: 0 tokens with or without the early return.',
-    },
-    {
-      file: "src/spend/call_meter.ts",
-      code: 'signal?.removeEventListener("abort", onAbort)',
-      mutators: ["StringLiteral"],
-      reason:
-        "A stream settles once (`settled ??=`): an abort after its end, heard by a listener left in place, settles nothing again.",
-    },
-    {
-      file: "src/spend/call_meter.ts",
-      code: "{ once: true }",
-      mutators: ["ObjectLiteral", "BooleanLiteral"],
-      reason:
-        "A signal aborts once, and a stream settles once (`settled ??=`): `once` changes nothing.",
     },
     {
       file: "src/spend/usage.ts",

@@ -390,6 +390,15 @@ function statusOf(failure: Failure, body: ErrorBody): number | undefined {
   }
 }
 
+/** The body a failure carries: an HTTP error's, or a stream's error event's; "" for the others. */
+function rawBodyOf(failure: Failure): unknown {
+  return failure.kind === "http"
+    ? failure.body
+    : failure.kind === "stream-error"
+      ? failure.payload
+      : "";
+}
+
 /**
  * Turns one observed failure into exactly one typed error. This is the only function that
  * picks an error class; every layer (fetch, models, CLI) calls it.
@@ -398,9 +407,7 @@ export function toServiceError(
   failure: Failure,
   ctx: FailureContext,
 ): errors.InferenceServiceError {
-  const rawBody =
-    failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : "";
-  const body = parseErrorBody(rawBody);
+  const body = parseErrorBody(rawBodyOf(failure));
   const row = aboutInputs(rowForFailure(failure, ctx, body), ctx, bareMessage(body.message));
   const headers = ("headers" in failure ? failure.headers : undefined) ?? ctx.responseHeaders;
   const serviceMessage = redact(body.message, ctx.secrets);
@@ -465,9 +472,7 @@ export class UntypedFailure extends Error {
  * error is worth a lookup of the listed models), without building the error.
  */
 export function failureClass(failure: Failure, ctx: FailureContext): ErrorRow["cls"] {
-  const rawBody =
-    failure.kind === "http" ? failure.body : failure.kind === "stream-error" ? failure.payload : "";
-  return rowForFailure(failure, ctx, parseErrorBody(rawBody)).cls;
+  return rowForFailure(failure, ctx, parseErrorBody(rawBodyOf(failure))).cls;
 }
 
 /**
