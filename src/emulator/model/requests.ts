@@ -238,7 +238,7 @@ function withMedia(media: ChatMessage["media"]): Pick<ChatMessage, "media"> {
 }
 
 /** Message content is a string, null (assistant tool calls) or an array of parts; text parts count. */
-function contentText(content: unknown): string {
+export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content

@@ -14,6 +14,7 @@ import { mediaOfContent } from "./media.js";
 import {
   type ChatMessage,
   type ChatRequest,
+  contentText,
   InvalidBodyError,
   promptCacheKeyOf,
 } from "./requests.js";
@@ -94,15 +95,6 @@ export function reasoningItemProblem(
   return undefined;
 }
 
-function textOfContent(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : ""))
-    .filter((text) => text !== "")
-    .join("\n");
-}
-
 /** A breakpoint of the prompt cache, by the message it closes (see `PromptCacheControls`). */
 type Breakpoint = { message: number; ttl: "5m" | "1h" };
 
@@ -145,7 +137,7 @@ function messagesOf(
         arguments: typeof item.arguments === "string" ? item.arguments : "{}",
       });
     } else if (type === "function_call_output") {
-      const output = typeof item.output === "string" ? item.output : textOfContent(item.output);
+      const output = typeof item.output === "string" ? item.output : contentText(item.output);
       messages.push({
         role: "tool",
         content: output,
@@ -153,7 +145,7 @@ function messagesOf(
         toolCallId: String(item.call_id ?? ""),
       });
     } else if (type === "message" && typeof item.role === "string") {
-      const content = textOfContent(item.content);
+      const content = contentText(item.content);
       const media = mediaOfContent(item.content);
       if (item.role === "assistant") assistant().content += content;
       else messages.push({ role: item.role, content, toolCalls: [], ...(media ? { media } : {}) });
