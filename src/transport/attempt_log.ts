@@ -46,8 +46,7 @@ export class AttemptLog {
 export function takeAttemptHeader(headers: HeadersInit | undefined): string | undefined {
   if (headers === undefined) return undefined;
   if (headers instanceof Headers) {
-    const id = headers.get(ATTEMPT_HEADER);
-    if (id === null) return undefined;
+    const id = headers.get(ATTEMPT_HEADER) ?? undefined;
     headers.delete(ATTEMPT_HEADER);
     return id;
   }
@@ -58,9 +57,11 @@ export function takeAttemptHeader(headers: HeadersInit | undefined): string | un
     return id;
   }
   const record = headers as Record<string, string>;
-  const name = Object.keys(record).find((key) => key.toLowerCase() === ATTEMPT_HEADER);
-  if (name === undefined) return undefined;
-  const id = record[name];
-  delete record[name];
-  return id;
+  for (const name of Object.keys(record)) {
+    if (name.toLowerCase() !== ATTEMPT_HEADER) continue;
+    const id = record[name];
+    delete record[name];
+    return id;
+  }
+  return undefined;
 }
