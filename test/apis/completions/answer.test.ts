@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCompletion } from "../../../src/apis/completions/answer.js";
 import { EndpointNotReadyError, MalformedResponseError } from "../../../src/errors/errors.js";
-import { thrownBy } from "../../helpers/answer_checks.js";
+import { expectMalformed, thrownBy } from "../../helpers/answer_checks.js";
 
 const ctx = { surface: "dedicated" as const, serviceName: "t.a", secrets: ["sk-secret-1234"] };
 const response = (headers: Record<string, string> = {}) => new Response(null, { headers });
@@ -44,7 +44,10 @@ describe("parseCompletion", () => {
     ["an empty chat content with no finish reason", { choices: [{ message: { content: "" } }] }],
     ["one empty choice among good ones", { choices: [{ text: "a" }, { text: "" }] }],
   ])("refuses %s, as a stream of them is refused", (_label, data) => {
-    expect(() => parseCompletion(data, response(), ctx)).toThrow(MalformedResponseError);
+    const error = thrownBy(() =>
+      parseCompletion(data, response({ "X-Gateway-Request-Id": "rid-2" }), ctx),
+    );
+    expectMalformed(error, "rid-2", "a choice has an empty text and no finish reason");
   });
 
   it("reads an empty text that ended with a finish reason as an empty answer", () => {
@@ -54,8 +57,26 @@ describe("parseCompletion", () => {
     ]);
   });
 
-  it("treats an empty body as the empty answer of a Pending endpoint", () => {
-    expect(() => parseCompletion(undefined, response(), ctx)).toThrow(EndpointNotReadyError);
+  it.each([
+    ["no JSON at all", undefined],
+    ["an empty text", ""],
+  ])("treats an empty body (%s) as the empty answer of a Pending endpoint", (_label, data) => {
+    expect(() => parseCompletion(data, response(), ctx)).toThrow(EndpointNotReadyError);
+  });
+
+  it.each([
+    ["a null body", null],
+    ["a body without choices", { id: "c1" }],
+    ["an empty choices array", { choices: [] }],
+  ])("refuses %s as malformed, saying no choice has a text", (_label, data) => {
+    const error = thrownBy(() =>
+      parseCompletion(data, response({ "X-Gateway-Request-Id": "rid-3" }), ctx),
+    );
+    expectMalformed(
+      error,
+      "rid-3",
+      "the JSON body has neither choices[].text nor choices[].message.content",
+    );
   });
 
   it("shows the start of an unreadable body, cut at 100 characters and without secrets", () => {
@@ -71,9 +92,22 @@ describe("parseCompletion", () => {
     expect(error?.message).not.toContain("x".repeat(101));
   });
 
-  it("rejects a choice that has no text in any known shape", () => {
-    expect(() =>
-      parseCompletion({ choices: [{ text: "ok" }, { message: {} }] }, response(), ctx),
-    ).toThrow(MalformedResponseError);
+  it.each([
+    ["nothing else", { message: {} }],
+    ["a finish reason", { message: {}, finish_reason: "stop" }],
+    ["tool calls", { message: { tool_calls: [{ id: "t1" }] } }],
+  ])("rejects a choice that has no text in any known shape, even with %s", (_label, choice) => {
+    const error = thrownBy(() =>
+      parseCompletion(
+        { choices: [{ text: "ok" }, choice] },
+        response({ "X-Gateway-Request-Id": "rid-4" }),
+        ctx,
+      ),
+    );
+    expectMalformed(
+      error,
+      "rid-4",
+      "the JSON body has neither choices[].text nor choices[].message.content",
+    );
   });
 });
