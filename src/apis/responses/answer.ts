@@ -23,9 +23,12 @@ function impliedStatus(code: unknown): number {
   return 400;
 }
 
-/** A Responses API error object as the payload the mapper types, with the status it implies. */
+/**
+ * A Responses API error object as the payload the mapper types, with the status it implies; a
+ * failure that carries no error says the response failed.
+ */
 export function errorPayload(error: unknown): { error: Record<string, unknown> } {
-  const fields = isFields(error) ? error : { message: String(error) };
+  const fields = isFields(error) ? error : { message: String(error ?? "the response failed") };
   return { error: { ...fields, status: impliedStatus(fields.code) } };
 }
 
@@ -41,7 +44,7 @@ export function checkResponse(data: unknown, headers: Headers, ctx: FailureConte
   }
   if (data.status === "failed" || isFields(data.error)) {
     throw toServiceError(
-      { kind: "stream-error", payload: errorPayload(data.error ?? "the response failed"), headers },
+      { kind: "stream-error", payload: errorPayload(data.error), headers },
       { ...ctx, responseHeaders: headers },
     );
   }
@@ -74,8 +77,8 @@ export class ResponsesWatch implements StreamWatch<ResponseEvent> {
 
   see(event: ResponseEvent): unknown {
     this.#events = true;
-    const type = (event as { type?: unknown }).type;
-    if (typeof type !== "string") return undefined;
+    // An event of a type not known here (or none) matches no branch.
+    const { type } = event;
     if (TEXT_EVENTS.has(type)) {
       const delta = (event as { delta?: unknown }).delta;
       if (typeof delta === "string") this.partialOutput += delta;
