@@ -97,7 +97,8 @@ export class CallStream<U> implements AsyncGenerator<U> {
     this.#signal = signal;
     this.#meter = meter;
     if (meter !== undefined && this.#setup.count !== undefined) this.#reading = new StreamReading();
-    signal?.addEventListener("abort", this.#onAbort, { once: true });
+    // Taken off when the stream is settled, whichever ending comes first (a signal fires once).
+    signal?.addEventListener("abort", this.#onAbort);
     this.#opening = start.opened.then(
       (opened) => {
         this.#attempt = opened.attempt;
