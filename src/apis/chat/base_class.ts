@@ -15,9 +15,10 @@
  *    this package's own, `structured_output.ts`: it binds through `withConfig` too, and the
  *    request's fields still come from 1);
  * 4. its constructor, given a placeholder key: it keeps the key it is given on public fields;
- * 5. `toJSON` and `lc_secrets`, adjusted in `serialisation.ts`, and `lc_serializable_keys`, the
- *    list the constructor cuts `lc_kwargs` to (with this package's own options in place of those
- *    it owns);
+ * 5. `toJSON`, adjusted in `serialisation.ts` (its `lc_secrets`, which name OPENAI_API_KEY, are
+ *    left as they are: the adjusted output names this package's variable), and
+ *    `lc_serializable_keys`, the list the constructor cuts `lc_kwargs` to (with this package's own
+ *    options in place of those it owns);
  * 6. `_getCallOptionsForTracing` and `getLsParams`, whose output is adjusted (redacted headers,
  *    this package's provider name).
  *

@@ -30,7 +30,7 @@ import {
   reasoningSettingsOf,
   resolveProfile,
 } from "../../config/profiles.js";
-import { ENV, LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
+import { LC_NAMESPACE, LS_PROVIDER, PACKAGE_NAME } from "../../constants.js";
 import { toServiceError } from "../../errors/mapper.js";
 import { type MeteredRun, streamEventsRun } from "../../spend/call_meter.js";
 import { estimateTokens } from "../../spend/estimate.js";
@@ -144,10 +144,11 @@ export class ChatInferenceService<
 
   override lc_namespace = [LC_NAMESPACE, "chat_models"];
 
-  override get lc_secrets(): Record<string, string> {
-    return { apiKey: ENV.apiKey };
-  }
-
+  /**
+   * The key written as a reference to INFERENCE_SERVICE_API_KEY, never as a value. Done here and
+   * not through `lc_secrets`: core merges that up the class chain with the base class winning, so
+   * an override of it could never rename `ChatOpenAI`'s OPENAI_API_KEY (see `withOwnSecret`).
+   */
   override toJSON() {
     return withOwnSecret(super.toJSON());
   }

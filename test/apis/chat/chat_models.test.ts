@@ -724,7 +724,11 @@ describe("ChatInferenceService LangChain contract", () => {
     const chat = model();
     expect(ChatInferenceService.lc_name()).toBe("ChatInferenceService");
     expect(chat._llmType()).toBe("inference-service");
-    expect(chat.lc_secrets).toEqual({ apiKey: "INFERENCE_SERVICE_API_KEY" });
+    // The key's variable as serialised (`lc_secrets` is ChatOpenAI's; toJSON writes this one).
+    expect(chat.toJSON()).toMatchObject({
+      kwargs: { api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] } },
+    });
+    expect(JSON.stringify(chat)).not.toContain("OPENAI_API_KEY");
     expect(chat.lc_serializable).toBe(true);
     expect(chat.lc_namespace).toEqual(["langchain_inference_service", "chat_models"]);
     expect(chat.getLsParams({} as never)).toMatchObject({
