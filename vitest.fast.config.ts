@@ -1,12 +1,15 @@
 /**
- * `npm run test:fast`: the suite's config, with the files that leave nothing behind in their
- * process run several to a process (`isolate: false`), so that the package and its dependencies
- * are imported once per worker rather than once per file — importing them was over half of the
- * suite's time. A file stays in a process of its own when it, or a helper under test/ it
- * imports, touches what lives in the process beyond a file's reach: nock (its interceptors and
- * net-connect switch are the process's), module mocks, the OpenTelemetry globals, stubbed
- * or spied globals, or process.env and globalThis written directly. test/setup/shared.ts undoes timers,
- * spies and stubs after each shared file, and fails a shared file that loaded nock after all.
+ * `npm run test:fast`: the suite's config, with files that leave nothing behind in their process
+ * run several to a process (`isolate: false`), so that the package and its dependencies are
+ * imported once per worker rather than once per file — importing them was over half of the
+ * suite's time. Each file goes to one of three projects, by what it (or a helper under test/ it
+ * imports) touches of the process:
+ * - `shared`: nothing beyond what test/setup/shared.ts undoes after each file (timers, spies,
+ *   stubbed variables); it also fails a file that loaded nock after all;
+ * - `nock`: nock and nothing else; test/setup/nock.ts gives each file nock as a fresh import
+ *   would (active, no interceptors, net connect allowed) and takes it down after the file;
+ * - `isolated`, a process per file: module mocks, the OpenTelemetry globals, stubbed or spied
+ *   globals, or process.env or globalThis written directly.
  * `npm test` (CI) keeps every file isolated.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -14,9 +17,10 @@ import { dirname, join, relative, resolve } from "node:path";
 import { defineConfig, mergeConfig } from "vitest/config";
 import suite from "./vitest.config.js";
 
+const NOCK = /from "nock"/;
+
 /** What makes a file need a process of its own. */
 const PROCESS_WIDE = [
-  /from "nock"/,
   /\bvi\.(mock|doMock|stubGlobal)\(/,
   // A spy on a global timer taken under fake timers would put the fake back when restored.
   /\bvi\.spyOn\(globalThis\b/,
@@ -25,17 +29,15 @@ const PROCESS_WIDE = [
   /\bprocess\.env(\.\w+|\[[^\]]+\])\s*=[^=]|\bdelete process\.env/,
 ];
 
-/** Whether `file`, or a test helper it imports (transitively), matches {@link PROCESS_WIDE}. */
-function processWide(file: string, seen = new Set<string>()): boolean {
-  if (seen.has(file)) return false;
+/** The text of `file` and of every test helper it imports, transitively. */
+function sources(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
   seen.add(file);
   const text = readFileSync(file, "utf8");
-  if (PROCESS_WIDE.some((pattern) => pattern.test(text))) return true;
-  for (const [, specifier] of text.matchAll(/from "(\.{1,2}\/[^"]+)"/g)) {
-    const target = resolve(dirname(file), specifier!).replace(/\.js$/, ".ts");
-    if (target.startsWith(TEST) && existsSync(target) && processWide(target, seen)) return true;
-  }
-  return false;
+  const helpers = [...text.matchAll(/from "(\.{1,2}\/[^"]+)"/g)]
+    .map(([, specifier]) => resolve(dirname(file), specifier!).replace(/\.js$/, ".ts"))
+    .filter((target) => target.startsWith(TEST) && existsSync(target));
+  return [text, ...helpers.flatMap((target) => sources(target, seen))];
 }
 
 /**
@@ -59,8 +61,16 @@ const files = (readdirSync(TEST, { recursive: true }) as string[])
   .map((name) => relative(".", join(TEST, name)))
   .filter((file) => !SLOW.includes(file))
   .sort();
-const isolated = files.filter((file) => processWide(file));
-const shared = files.filter((file) => !isolated.includes(file));
+const projectOf = (file: string) => {
+  const texts = sources(resolve(file));
+  const uses = (pattern: RegExp) => texts.some((text) => pattern.test(text));
+  if (PROCESS_WIDE.some(uses)) return "isolated";
+  return uses(NOCK) ? "nock" : "shared";
+};
+const projects = new Map(files.map((file) => [file, projectOf(file)]));
+/** Every file but `name`'s: a project inherits the suite's `include`. */
+const others = (name: string) => files.filter((file) => projects.get(file) !== name);
+const setup = ["test/setup/shared.ts"];
 
 export default mergeConfig(
   suite,
@@ -68,15 +78,23 @@ export default mergeConfig(
     test: {
       exclude: SLOW,
       projects: [
-        // A project inherits the suite's `include`: each leaves out the other's files.
-        { extends: true, test: { name: "isolated", exclude: shared } },
+        { extends: true, test: { name: "isolated", exclude: others("isolated") } },
+        {
+          extends: true,
+          test: {
+            name: "nock",
+            exclude: others("nock"),
+            isolate: false,
+            setupFiles: [...setup, "test/setup/nock.ts"],
+          },
+        },
         {
           extends: true,
           test: {
             name: "shared",
-            exclude: isolated,
+            exclude: others("shared"),
             isolate: false,
-            setupFiles: ["test/setup/shared.ts"],
+            setupFiles: [...setup, "test/setup/no_nock.ts"],
           },
         },
       ],
