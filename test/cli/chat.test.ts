@@ -270,9 +270,18 @@ describe("inference-service chat", () => {
   it("stops quietly through the real bin when the pipe's reader exits (| head -c 3)", async () => {
     const slow = await startEmulator({ port: 0, streamChunkDelayMs: 50 });
     try {
+      // One process, not tsx's launcher (a second node process in front of the bin).
       const child = spawn(
-        "node_modules/.bin/tsx",
-        ["src/cli/bin.ts", "chat", "--model", DEFAULT_MODEL, "Tell me a long story"],
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "src/cli/bin.ts",
+          "chat",
+          "--model",
+          DEFAULT_MODEL,
+          "Tell me a long story",
+        ],
         {
           env: {
             PATH: process.env.PATH,

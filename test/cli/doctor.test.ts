@@ -267,9 +267,18 @@ describe("inference-service doctor", () => {
 
   it("runs as `inference-service doctor` through the real bin", async () => {
     const run = promisify(execFile);
+    // One process, not tsx's launcher (a second node process in front of the bin).
     const { stdout } = await run(
-      "node_modules/.bin/tsx",
-      ["src/cli/bin.ts", "doctor", "--json", "--service-name", DEFAULT_SERVICE_NAME],
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "src/cli/bin.ts",
+        "doctor",
+        "--json",
+        "--service-name",
+        DEFAULT_SERVICE_NAME,
+      ],
       {
         env: {
           PATH: process.env.PATH,

@@ -817,7 +817,9 @@ describe("stalls and cuts after the headers, over real HTTP", () => {
       apiKey: emulator.apiKey,
       baseURL: emulator.baseURL,
       fetch,
+      // A stalled JSON answer takes the whole `timeout`; a stalled stream only `idleTimeout`.
       timeout: 500,
+      idleTimeout: 100,
       maxRetries: MAX_RETRIES,
       retry: FAST,
     };
@@ -833,7 +835,7 @@ describe("stalls and cuts after the headers, over real HTTP", () => {
     ["dedicated", "invoke"],
     ["dedicated", "stream"],
   ] as const)(
-    "%s %s: a response that stalls after its headers (timeout 500) fails typed and is retried",
+    "%s %s: a response that stalls after its headers (timeout 500, idleTimeout 100) fails typed and is retried",
     async (surface, mode) => {
       const { fetch, counter } = faulty("stall");
       const model = models(fetch)[surface]();

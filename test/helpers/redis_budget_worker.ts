@@ -1,7 +1,8 @@
 /**
- * @module A worker process for the shared-budget test: it waits for the start time it was given,
- * sends CALLS parallel calls through a UsageTracker on a RedisStore, and prints what happened as
- * one JSON line. Every worker shares the budget `fleet` on the same Redis.
+ * @module A worker process for the shared-budget test: once connected it prints `ready` and waits
+ * for a line on stdin (the test sends it when every worker is ready, so that their calls
+ * overlap), then sends CALLS parallel calls through a UsageTracker on a RedisStore, and prints
+ * what happened as one JSON line. Every worker shares the budget `fleet` on the same Redis.
  */
 
 import { ChatInferenceService } from "../../src/apis/chat/chat_models.js";
@@ -30,9 +31,8 @@ const model = new ChatInferenceService(env("MODEL"), {
   maxRetries: 0,
 });
 await store.budgetState("fleet"); // connected before the start
-await new Promise((resolve) =>
-  setTimeout(resolve, Math.max(0, Number(env("START_AT")) - Date.now())),
-);
+process.stdout.write("ready\n");
+await new Promise((resolve) => process.stdin.once("data", resolve));
 const results = await model.batch(
   Array.from({ length: Number(env("CALLS")) }, (_, i) => `Tell me a story about the number ${i}`),
   { callbacks: [tracker] },

@@ -1,6 +1,6 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { inspect, promisify } from "node:util";
+import { inspect } from "node:util";
 import { getRetryable } from "@langchain/core/errors";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -286,6 +286,38 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore on a real redis-server",
   });
 });
 
+/**
+ * Runs `count` budget workers (test/helpers/redis_budget_worker.ts) and tells them all to start
+ * once each is connected, so that their calls overlap; resolves to what each printed.
+ */
+async function fleet(count: number, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const worker = fileURLToPath(new URL("../helpers/redis_budget_worker.ts", import.meta.url));
+  const runs = Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, ["--import", "tsx", worker], { env });
+    let out = "";
+    let err = "";
+    const ready = new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk) => {
+        out += String(chunk);
+        if (out.startsWith("ready\n")) resolve();
+      });
+    });
+    child.stderr.on("data", (chunk) => {
+      err += String(chunk);
+    });
+    const ended = new Promise<string>((resolve, reject) => {
+      child.on("close", (code) =>
+        code === 0 ? resolve(out) : reject(new Error(`a worker exited ${code}: ${out}${err}`)),
+      );
+    });
+    return { child, ready, ended };
+  });
+  // A worker that fails before it is ready ends the wait with its error.
+  await Promise.all(runs.map(({ ready, ended }) => Promise.race([ready, ended])));
+  for (const { child } of runs) child.stdin.end("go\n");
+  return Promise.all(runs.map(({ ended }) => ended));
+}
+
 describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and processes", () => {
   let server: RedisServer;
   beforeAll(async () => {
@@ -325,25 +357,19 @@ describe.skipIf(REDIS_SERVER === undefined)("RedisStore shared by models and pro
 
   it("4 processes sharing a budget of 10 send 10 requests between them, not 10 each", async () => {
     const emulator = await startEmulator({ port: 0 });
-    const worker = fileURLToPath(new URL("../helpers/redis_budget_worker.ts", import.meta.url));
-    const startAt = Date.now() + 3000;
-    const run = () =>
-      promisify(execFile)(process.execPath, ["--import", "tsx", worker], {
-        env: {
-          ...process.env,
-          REDIS_URL: server.url,
-          PREFIX: "fleet-test:",
-          MODEL: DEFAULT_MODEL,
-          BUDGET: "10",
-          CALLS: "8",
-          API_KEY: emulator.apiKey,
-          BASE_URL: emulator.baseURL,
-          START_AT: String(startAt),
-        },
-      });
+    const env = {
+      ...process.env,
+      REDIS_URL: server.url,
+      PREFIX: "fleet-test:",
+      MODEL: DEFAULT_MODEL,
+      BUDGET: "10",
+      CALLS: "8",
+      API_KEY: emulator.apiKey,
+      BASE_URL: emulator.baseURL,
+    };
     try {
-      const outputs = await Promise.all([run(), run(), run(), run()]);
-      const reports = outputs.map(({ stdout }) => JSON.parse(stdout.trim()));
+      const outputs = await fleet(4, env);
+      const reports = outputs.map((stdout) => JSON.parse(stdout.trim().split("\n").at(-1)!));
       const sent = reports.reduce((sum, r) => sum + r.sent, 0);
       expect(reports.every((r) => r.failed === 0)).toBe(true);
       expect(emulator.state.requests()).toHaveLength(10);
