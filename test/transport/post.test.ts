@@ -88,7 +88,7 @@ describe("postJSON", () => {
   it("fails an attempt that outlasts timeout with a retryable ServiceTimeoutError, and retries it", async () => {
     const scope = nock(ORIGIN)
       .post("/inference/v1/rerank")
-      .delay(2_000)
+      .delay(10_000)
       .reply(200, RESULTS)
       .post("/inference/v1/rerank")
       .reply(200, RESULTS, { "content-type": "application/json" });
@@ -98,7 +98,8 @@ describe("postJSON", () => {
       {
         apiKey: KEY,
         baseURL: BASE,
-        timeout: 20,
+        // Long enough for the second, prompt answer to arrive on a loaded machine.
+        timeout: 1_000,
         maxRetries: 1,
         retry: { initialDelayMs: 0, maxDelayMs: 0 },
         onFailedAttempt: (error) => failures.push(error),
