@@ -179,6 +179,7 @@ export class ChatInferenceService<
       fetch: _fetch,
       rateLimiter: _limiter,
       openAIApiKey: _alias,
+      baseUrl: _loadedSpelling,
       modelName: _name,
       ...rest
     } = fields;
