@@ -198,11 +198,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   override lc_namespace = [LC_NAMESPACE, "llms"];
 
-  /** `base_url` would load back as `baseUrl`; the alias maps it to `baseURL` both ways. */
-  override get lc_aliases(): Record<string, string> {
-    return { baseURL: "base_url" };
-  }
-
   /**
    * The schema's serialised options (see the constructor), with the key and the two parts of the
    * Service-Name header as references to their env variables, never as values: `load()` resolves
