@@ -123,6 +123,12 @@ export const modelOptions = {
    */
   baseURL: serialised(checkedOnResolve<string>().optional()),
   /**
+   * LangChain's spelling of `baseURL`: `load()` turns a serialised `base_url` into `baseUrl`.
+   * Read as `baseURL` (never serialised under its own name); giving both with different values
+   * is a `ConfigurationError`. @default env `INFERENCE_SERVICE_BASE_URL`
+   */
+  baseUrl: unserialised(checkedOnResolve<string>().optional()),
+  /**
    * Retries of retryable failures: 429, 408, 409, 5xx, connection errors, timeouts, and a
    * dedicated endpoint that is still Pending. @default 2 (docs/service-contract.md#limits-and-retries)
    */
@@ -249,11 +255,21 @@ export function serialisedValues<T extends object>(
  */
 export interface ModelOptions extends z.input<z.ZodObject<typeof modelOptions>> {}
 
-/** {@link ModelOptions} of a model whose answer is one JSON body (embeddings, rerank): no `idleTimeout`, and a `maxConcurrency` of its own. */
-export interface SharedModelOptions extends Omit<ModelOptions, "idleTimeout" | "maxConcurrency"> {}
+/**
+ * {@link ModelOptions} of a model whose answer is one JSON body (embeddings, rerank): no
+ * `idleTimeout`, a `maxConcurrency` of its own, and no `baseUrl` (such a model is never
+ * serialised, so `load()` never passes that spelling).
+ */
+export interface SharedModelOptions
+  extends Omit<ModelOptions, "idleTimeout" | "maxConcurrency" | "baseUrl"> {}
 
 // An embeddings or rerank answer is one JSON body: no stream, so no `idleTimeout`; and each its own concurrency default.
-const { idleTimeout: _idle, maxConcurrency: _concurrency, ...sharedOptions } = modelOptions;
+const {
+  idleTimeout: _idle,
+  maxConcurrency: _concurrency,
+  baseUrl: _loadedSpelling,
+  ...sharedOptions
+} = modelOptions;
 
 /** The options of {@link modelOptions} a model whose answer is one JSON body takes (embeddings, rerank). */
 export const sharedModelOptions = sharedOptions;

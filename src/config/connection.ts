@@ -1,6 +1,7 @@
 /**
  * @module The API key and the base URL wherever a `ChatOpenAI` user writes them: `apiKey`,
- * `openAIApiKey` or `configuration.apiKey`; `baseURL` or `configuration.baseURL`.
+ * `openAIApiKey` or `configuration.apiKey`; `baseURL`, `baseUrl` (LangChain's `load()` spelling) or
+ * `configuration.baseURL`.
  */
 
 import { ENV } from "../constants.js";
@@ -15,6 +16,8 @@ export interface ConnectionFields {
   /** `ChatOpenAI`'s older name for `apiKey`. */
   openAIApiKey?: unknown;
   baseURL?: unknown;
+  /** `baseURL` as LangChain's `load()` spells a serialised `base_url`. */
+  baseUrl?: unknown;
   /** The openai SDK's client options, where `ChatOpenAI` takes `apiKey` and `baseURL` too. */
   configuration?: {
     apiKey?: unknown;
@@ -35,10 +38,11 @@ type Candidate = readonly [option: string, value: unknown];
 /**
  * The API key and the base URL, each from the one place it was given, else from its
  * `INFERENCE_SERVICE_*` variable. A `ChatOpenAI` user's spelling is honoured rather than silently
- * ignored: `openAIApiKey` and `configuration.apiKey` are read as `apiKey`, `configuration.baseURL`
- * as `baseURL`. Throws `ConfigurationError` naming the option when one is not a string (the SDK's
- * key function included), when two places give different values (a key is compared as given, a
- * URL once normalised), when both are missing, for a key or a `configuration.defaultHeaders`
+ * ignored: `openAIApiKey` and `configuration.apiKey` are read as `apiKey`, `baseUrl` (what
+ * `load()` makes of a serialised `base_url`) and `configuration.baseURL` as `baseURL`. Throws
+ * `ConfigurationError` naming the option when one is not a string (the SDK's key function
+ * included), when two places give different values (a key is compared as given, a URL once
+ * normalised), when both are missing, for a key or a `configuration.defaultHeaders`
  * value holding a character a header cannot carry (named by its position; see `checkHeaders`),
  * and for `configuration.maxRetries`, which would otherwise be dropped: retries are set by
  * `maxRetries`.
@@ -73,6 +77,7 @@ export function resolveConnection(fields: ConnectionFields): Connection {
     "base URL",
     [
       ["baseURL", fields.baseURL],
+      ["baseUrl", fields.baseUrl],
       ["configuration.baseURL", configuration.baseURL],
     ],
     ENV.baseURL,

@@ -55,9 +55,15 @@ const SPELLINGS: Array<[string, Record<string, unknown>]> = [
   ["configuration.apiKey", { configuration: { apiKey: KEY }, baseURL: BASE }],
   ["configuration.baseURL", { apiKey: KEY, configuration: { baseURL: `${BASE}/inference/v1` } }],
   ["configuration with both", { configuration: { apiKey: KEY, baseURL: BASE } }],
+  // What LangChain's `load()` passes for a serialised `base_url` (snake case → camel case).
+  ["baseUrl", { apiKey: KEY, baseUrl: BASE }],
   [
     "the same value twice",
     { apiKey: KEY, openAIApiKey: KEY, configuration: { apiKey: KEY }, baseURL: BASE },
+  ],
+  [
+    "the same URL as baseURL and baseUrl (normalised alike)",
+    { apiKey: KEY, baseURL: BASE, baseUrl: `${BASE}/inference/v1/` },
   ],
 ];
 
@@ -87,6 +93,23 @@ describe("ChatInferenceService: other spellings, conflicts and refusals", () => 
     ).toBe(`${BASE}/inference/v1`);
   });
 
+  it("reads baseUrl, the spelling load() gives a serialised base_url, as baseURL: normalised, and refused under its own name", async () => {
+    // The environment names another host: a `baseUrl` left unread would send the request there.
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "https://env-host.test");
+    const seen = await chatSends({
+      apiKey: KEY,
+      baseUrl: `${BASE}/inference/v1/chat/completions`,
+    });
+    expect(seen.map((r) => r.path)).toEqual([CHAT]);
+    const error = configurationError(
+      () => new ChatInferenceService("m", { apiKey: KEY, baseUrl: "svc.test" }),
+    );
+    expect(error.option).toBe("baseUrl");
+    expect(error.message).toMatch(
+      /^`baseUrl` has no scheme \("svc.test"\): add http:\/\/ or https:\/\//,
+    );
+  });
+
   it("keeps the other configuration fields: defaultHeaders are sent", async () => {
     const seen = await chatSends({
       configuration: { apiKey: KEY, baseURL: BASE, defaultHeaders: { "X-Team": "search" } },
@@ -109,6 +132,11 @@ describe("ChatInferenceService: other spellings, conflicts and refusals", () => 
       { baseURL: BASE, configuration: { baseURL: "https://other.test" } },
       "configuration.baseURL",
       "two different base URLs",
+    ],
+    [
+      { baseURL: BASE, baseUrl: "https://other.test" },
+      "baseUrl",
+      "`baseURL` and `baseUrl` give two different base URLs. Pass it once, as `baseURL`.",
     ],
   ])(
     "refuses two different values, naming both places and neither value: %j",

@@ -153,11 +153,6 @@ export class ChatInferenceService<
     return withOwnSecret(super.toJSON());
   }
 
-  override get lc_aliases(): Record<string, string> {
-    // Without it `load()` would turn `base_url` back into `baseUrl`, which this class does not read.
-    return { baseURL: "base_url" };
-  }
-
   constructor(model: string, fields?: Omit<ChatInferenceServiceFields, "model">);
   constructor(fields?: ChatInferenceServiceFields);
   constructor(
@@ -179,6 +174,7 @@ export class ChatInferenceService<
       fetch: _fetch,
       rateLimiter: _limiter,
       openAIApiKey: _alias,
+      baseUrl: _loadedSpelling,
       modelName: _name,
       ...rest
     } = fields;

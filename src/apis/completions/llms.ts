@@ -198,11 +198,6 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
 
   override lc_namespace = [LC_NAMESPACE, "llms"];
 
-  /** `base_url` would load back as `baseUrl`; the alias maps it to `baseURL` both ways. */
-  override get lc_aliases(): Record<string, string> {
-    return { baseURL: "base_url" };
-  }
-
   /**
    * The schema's serialised options (see the constructor), with the key and the two parts of the
    * Service-Name header as references to their env variables, never as values: `load()` resolves
@@ -229,8 +224,10 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     const { serviceName, tenantId, jobAlias } = resolveServiceName(options);
     const { waitForReady } = options;
     const channel = new ServiceChannel("completions", options, { serviceName, waitForReady });
-    const { openAIApiKey: _alias, configuration: _configuration, ...rest } = fields;
-    super({ ...rest, maxRetries: options.maxRetries });
+    const { openAIApiKey: _alias, baseUrl, configuration: _configuration, ...rest } = fields;
+    // `baseUrl` (how `load()` spells a serialised `base_url`) is kept as the option it stands for.
+    const baseURL = rest.baseURL ?? baseUrl;
+    super({ ...rest, ...(baseURL != null && { baseURL }), maxRetries: options.maxRetries });
     // What LangChain prints and serialises: the schema's serialised options only — not `apiKey`
     // (see toJSON), `serviceName` (a header value, carried by tenantId/jobAlias), `fetch`,
     // `profiles`, `rateLimiter`, `configuration`.

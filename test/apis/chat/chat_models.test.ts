@@ -826,3 +826,56 @@ describe("ChatInferenceService LangChain contract", () => {
     expect(loaded.apiKey).toBe("sk-loaded-1");
   });
 });
+
+describe("ChatInferenceService's base URL through serialisation", () => {
+  const SERIALISED_URL = `${BASE}/inference/v1`;
+  // What this package writes for `model({ temperature: 0.3 })`, before `baseUrl` was read and since.
+  const WRITTEN = {
+    lc: 1,
+    type: "constructor",
+    id: ["langchain_inference_service", "chat_models", "ChatInferenceService"],
+    kwargs: {
+      model: "test-model",
+      temperature: 0.3,
+      base_url: SERIALISED_URL,
+      max_retries: 2,
+      api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] },
+    },
+  };
+  const loadChat = (text: string) =>
+    load<ChatInferenceService>(text, {
+      secretsMap: { INFERENCE_SERVICE_API_KEY: KEY },
+      optionalImportsMap: { "langchain_inference_service/chat_models": { ChatInferenceService } },
+    });
+
+  it("writes `base_url` alone, whether the URL was given as `baseURL` or as `baseUrl`", () => {
+    const fromLoadSpelling = new ChatInferenceService("test-model", {
+      apiKey: KEY,
+      baseUrl: BASE,
+      temperature: 0.3,
+    });
+    for (const chat of [model({ temperature: 0.3 }), fromLoadSpelling]) {
+      expect(JSON.parse(JSON.stringify(chat))).toEqual(WRITTEN);
+      expect(chat.lc_kwargs).not.toHaveProperty("baseUrl");
+    }
+    expect(fromLoadSpelling.baseURL).toBe(SERIALISED_URL);
+  });
+
+  it.each([
+    ["as it was written before `baseUrl` was read", () => JSON.stringify(WRITTEN)],
+    ["as it is written now", () => JSON.stringify(model({ temperature: 0.3 }))],
+  ])(
+    "loads back %s to a model that sends to the serialised URL, not the environment's",
+    async (_when, written) => {
+      // load() hands the constructor `baseUrl`: were it not read, requests would go here.
+      vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "https://env-host.test");
+      const loaded = await loadChat(written());
+      expect(loaded.baseURL).toBe(SERIALISED_URL);
+      expect(JSON.parse(JSON.stringify(loaded))).toEqual(WRITTEN);
+      const seen = intercept(CHAT, [200, chatCompletion({ content: "ok" }), JSON_HEADERS]);
+      expect((await loaded.invoke("hi")).content).toBe("ok");
+      expect(seen.map((r) => r.path)).toEqual([CHAT]);
+      expect(seen[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    },
+  );
+});

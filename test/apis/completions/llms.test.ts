@@ -948,6 +948,75 @@ describe("serialisation, tracing and cancellation", () => {
     });
   });
 
+  it("reads `baseUrl`, the spelling load() gives a serialised `base_url`, as `baseURL`, and serialises it as `base_url` alone", () => {
+    vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "https://env-host.test");
+    const fromLoadSpelling = new DedicatedEndpointLLM({
+      apiKey: KEY,
+      baseUrl: BASE,
+      serviceName: SERVICE,
+      retry: FAST,
+    });
+    expect(fromLoadSpelling.baseURL).toBe(`${BASE}/inference/v1`);
+    expect(fromLoadSpelling.lc_kwargs).not.toHaveProperty("baseUrl");
+    expect(fromLoadSpelling.toJSON()).toEqual(llm().toJSON());
+    const error = (() => {
+      try {
+        return llm({ baseUrl: "https://other.test" });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toEqual(
+      expect.objectContaining({
+        name: "ConfigurationError",
+        option: "baseUrl",
+        message: expect.stringContaining("Pass it once, as `baseURL`."),
+      }),
+    );
+  });
+
+  it.each([
+    [
+      "as it was written before `baseUrl` was read",
+      () =>
+        JSON.stringify({
+          lc: 1,
+          type: "constructor",
+          id: ["langchain_inference_service", "llms", "DedicatedEndpointLLM"],
+          kwargs: {
+            api_key: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_API_KEY"] },
+            base_url: `${BASE}/inference/v1`,
+            max_retries: 2,
+            tenant_id: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_TENANT_ID"] },
+            job_alias: { lc: 1, type: "secret", id: ["INFERENCE_SERVICE_JOB_ALIAS"] },
+          },
+        }),
+    ],
+    ["as it is written now", () => JSON.stringify(llm())],
+  ])(
+    "loads back %s to a model that sends to the serialised URL, not the environment's",
+    async (_when, written) => {
+      // load() hands the constructor `baseUrl`: were it not read, requests would go here.
+      vi.stubEnv("INFERENCE_SERVICE_BASE_URL", "https://env-host.test");
+      const text = written();
+      const loaded = await load<DedicatedEndpointLLM>(text, {
+        secretsMap: {
+          INFERENCE_SERVICE_API_KEY: KEY,
+          INFERENCE_SERVICE_TENANT_ID: TENANT,
+          INFERENCE_SERVICE_JOB_ALIAS: ALIAS,
+        },
+        optionalImportsMap: { "langchain_inference_service/llms": { DedicatedEndpointLLM } },
+      });
+      expect(loaded.baseURL).toBe(`${BASE}/inference/v1`);
+      expect(loaded.toJSON()).toEqual(JSON.parse(text));
+      const { scope, requests } = service();
+      scope.post(PATH).reply(200, completion(" ok"));
+      expect(await loaded.invoke("hi")).toBe(" ok");
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.headers["service-name"]).toBe(SERVICE);
+    },
+  );
+
   it("reports LangSmith params: provider, the Service-Name as model name, model type llm", async () => {
     const { scope } = service();
     scope.post(PATH).times(2).reply(200, completion("ok"));
