@@ -224,7 +224,7 @@ function nonJson(text: string, status: number, headers: Headers): Failure {
 export function guardBody(response: Response, kind: "json" | "sse", body: BodyContext): Response {
   const { status, headers } = response;
   // Typed by the attempt or the stream's reader, which know what this layer does not.
-  const fail = (failure: Failure) => new UntypedFailure(failure, body.ctx());
+  const fail = failIn(body);
   if (!response.body) {
     const error = fail({ kind: "empty", status, headers });
     return kind === "json"
@@ -246,6 +246,11 @@ export function guardBody(response: Response, kind: "json" | "sse", body: BodyCo
   const reader = new IdleReader(response.body, body.idleMs);
   Object.defineProperty(response, "body", { value: guardedEvents(response, reader, body, fail) });
   return response;
+}
+
+/** How a guarded body reports a failure: untyped, in the request's context (built then). */
+function failIn(body: BodyContext): (failure: Failure) => UntypedFailure {
+  return (failure) => new UntypedFailure(failure, body.ctx());
 }
 
 /** The text of a JSON body, or the typed error it holds. */

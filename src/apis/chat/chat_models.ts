@@ -385,7 +385,7 @@ export class ChatInferenceService<
     handledOptions: RunnableConfig,
     startedRunManagers?: CallbackManagerForLLMRun[],
   ): Promise<LLMResult> {
-    checkChatCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
+    checkChatCallOptions(parsedOptions, handledOptions);
     const started = startedRunManagers?.[0];
     if (started) {
       keepRun(parsedOptions, streamEventsRun(started.handlers, undefined, started.runId));
