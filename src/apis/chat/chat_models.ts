@@ -309,12 +309,22 @@ export class ChatInferenceService<
   ): Promise<ChatResult> {
     if (this.streaming) return this.#generateFromStream(messages, options, runManager);
     options.signal?.throwIfAborted();
-    const chat = async () => {
-      const body = this.#body(messages, options, false);
-      const { completion, meta } = await completeChat(this.#sender(), body, options, runManager);
-      return toChatResult(completion, meta, this.__includeRawResponse);
-    };
-    return this.#responses?.generate(messages, options, runManager, chat) ?? chat();
+    const responses = this.#responses;
+    if (responses === undefined) return this.#complete(messages, options, runManager);
+    return responses.generate(messages, options, runManager, () =>
+      this.#complete(messages, options, runManager),
+    );
+  }
+
+  /** One call through Chat Completions: the completion read into LangChain's result. */
+  async #complete(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const body = this.#body(messages, options, false);
+    const { completion, meta } = await completeChat(this.#sender(), body, options, runManager);
+    return toChatResult(completion, meta, this.__includeRawResponse);
   }
 
   /** `invoke` of a `streaming: true` model: the stream's chunks, one generation per choice. */
