@@ -13,13 +13,25 @@ import {
 } from "@langchain/core/callbacks/manager";
 import type { Serialized } from "@langchain/core/load/serializable";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
-import { LS_PROVIDER } from "../constants.js";
+import { hasBrand, LS_PROVIDER, SPEND_GUARD_BRAND } from "../constants.js";
+import { prefersStreamEvents } from "../spend/call_meter.js";
 import { spendGuardsOf } from "../spend/spend_guard.js";
 
 /** The handlers of a call: its callbacks (a list or a manager) and the model's own. */
 function handlersOf(...lists: Array<Callbacks | undefined>): unknown[] {
   return lists.flatMap((callbacks) =>
     callbacks === undefined ? [] : Array.isArray(callbacks) ? callbacks : callbacks.handlers,
+  );
+}
+
+/**
+ * Whether a call's run must have its ID fixed before core starts it: a usage tracker among its
+ * handlers may have to end it (see the module), or a handler of chat-model stream events keep
+ * it. Most calls have neither; core then starts the run itself, with nothing drawn or wrapped.
+ */
+export function needsRunId(callbacks: ReadonlyArray<Callbacks | undefined>): boolean {
+  return handlersOf(...callbacks).some(
+    (handler) => hasBrand(handler, SPEND_GUARD_BRAND) || prefersStreamEvents(handler),
   );
 }
 

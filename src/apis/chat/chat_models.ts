@@ -46,7 +46,7 @@ import {
 } from "../call_options.js";
 import { constructorFields, serialisedValues } from "../options.js";
 import { type ResponsesRoute, routeFor } from "../responses/route.js";
-import { startedRun, startedStream } from "../run_start.js";
+import { needsRunId, startedRun, startedStream } from "../run_start.js";
 import { keepRun, runOf } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
@@ -401,8 +401,12 @@ export class ChatInferenceService<
       keepRun(parsedOptions, streamEventsRun(started.handlers, undefined, started.runId));
       return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
     }
-    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
+    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`);
+    // a call with nothing to end and no stream-events handler is core's alone.
     const callbacks = [handledOptions.callbacks, this.callbacks];
+    if (handledOptions.runId === undefined && !needsRunId(callbacks)) {
+      return super._generateUncached(messages, parsedOptions, handledOptions);
+    }
     return startedRun(handledOptions.runId, callbacks, (runId) => {
       keepRun(parsedOptions, streamEventsRun(handledOptions.callbacks, this.callbacks, runId));
       return super._generateUncached(messages, parsedOptions, { ...handledOptions, runId });
