@@ -139,6 +139,12 @@ async function layersTable(ctx: BenchContext): Promise<Table> {
     [
       { name: "stub fetch", run: () => stub() },
       { name: "createServiceFetch(stub)", run: () => serviceFetch(url, init) },
+      // The body read as the SDK reads it: the JSON guard's cost shows only then.
+      { name: "stub fetch, body read", run: async () => JSON.parse(await (await stub()).text()) },
+      {
+        name: "createServiceFetch(stub), body read",
+        run: async () => JSON.parse(await (await serviceFetch(url, init)).text()),
+      },
       { name: "AsyncCaller", run: () => langchainCaller.callWithOptions({}, task) },
       { name: "ServiceCaller", run: () => ourCaller.callWithOptions({}, task) },
     ],
@@ -153,12 +159,18 @@ async function layersTable(ctx: BenchContext): Promise<Table> {
     title: "Where ours differs: each added layer in isolation",
     how:
       `median over rounds of ${int(batch)} back-to-back calls, no network: the fetch layer around a ` +
-      "stub fetch that returns a JSON `Response`, given the headers the SDK sends; the retry caller " +
+      "stub fetch that returns a JSON `Response`, given the headers the SDK sends (and with the " +
+      "body read as the SDK reads it: `text()`, then `JSON.parse`); the retry caller " +
       "around a trivial async function (LangChain's `AsyncCaller` is what ChatOpenAI uses).",
     goal: "each layer a few µs — small against the per-call medians above.",
     headers: ["layer", "without (ChatOpenAI's path)", "with (ours)", "added per call"],
     rows: [
       row("fetch: createServiceFetch", "stub fetch", "createServiceFetch(stub)"),
+      row(
+        "fetch: createServiceFetch, JSON body read",
+        "stub fetch, body read",
+        "createServiceFetch(stub), body read",
+      ),
       row("retry: ServiceCaller vs AsyncCaller", "AsyncCaller", "ServiceCaller"),
     ],
   };
