@@ -30,9 +30,14 @@ function handlersOf(...lists: Array<Callbacks | undefined>): unknown[] {
  * it. Most calls have neither; core then starts the run itself, with nothing drawn or wrapped.
  */
 export function needsRunId(callbacks: ReadonlyArray<Callbacks | undefined>): boolean {
-  return handlersOf(...callbacks).some(
-    (handler) => hasBrand(handler, SPEND_GUARD_BRAND) || prefersStreamEvents(handler),
-  );
+  // Loops, not a flattened copy of the handlers: this runs on every chat call.
+  for (const list of callbacks) {
+    if (list === undefined) continue;
+    for (const handler of Array.isArray(list) ? list : list.handlers) {
+      if (hasBrand(handler, SPEND_GUARD_BRAND) || prefersStreamEvents(handler)) return true;
+    }
+  }
+  return false;
 }
 
 /** The run ID a call will start under: the caller's, else a new one. */

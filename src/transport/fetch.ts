@@ -132,12 +132,9 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
       init?.signal,
       idleTimeout,
     );
-    const sent = {
-      ...init,
-      headers,
-      // Followed here, so that a loop ends after a few hops and the key stays on this origin.
-      ...(input instanceof Request ? {} : { redirect: "manual" as const }),
-    };
+    const sent: RequestInit = { ...init, headers };
+    // Followed here, so that a loop ends after a few hops and the key stays on this origin.
+    if (!(input instanceof Request)) sent.redirect = "manual";
     let response = await sendTyped(layer.baseFetch, input, sent, request);
     // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
     const { status } = response;
