@@ -108,29 +108,22 @@ export function toChatResult(
   meta: ResponsesMeta,
   structured: boolean,
 ): ChatResult {
-  const converted = convertResponsesMessageToAIMessage(response);
+  const message = convertResponsesMessageToAIMessage(response);
   const usage = usageMetadataOf(response.usage);
-  const finish_reason = finishReason(response, converted.tool_calls?.length ?? 0);
-  // Copies filled field by field, not spread from conditional objects: on every answer.
-  const output = response.output as unknown as Fields[];
-  const additional_kwargs: Fields = { ...converted.additional_kwargs };
-  if (structured) Object.assign(additional_kwargs, parsedOf(structured, output));
-  const response_metadata = addMetaFields(
-    { ...converted.response_metadata },
-    meta,
-    meta.model ?? response.model,
-  );
-  response_metadata.finish_reason = finish_reason;
-  const fields: AIMessageFields = {
-    id: converted.id,
-    content: converted.content,
-    tool_calls: converted.tool_calls,
-    invalid_tool_calls: converted.invalid_tool_calls,
-    additional_kwargs,
-    response_metadata,
-  };
-  if (usage) fields.usage_metadata = usage;
-  const message = new AIMessage(fields);
+  const finish_reason = finishReason(response, message.tool_calls?.length ?? 0);
+  // The converter's own message, completed in place: its metadata objects are the ones its
+  // serialised form (`lc_kwargs`) holds, and only the usage is replaced in both. A second
+  // message built from copies of its fields costs more than the rest of this reading.
+  addMetaFields(message.response_metadata, meta, meta.model ?? response.model).finish_reason =
+    finish_reason;
+  if (structured) {
+    Object.assign(
+      message.additional_kwargs,
+      parsedOf(structured, response.output as unknown as Fields[]),
+    );
+  }
+  message.usage_metadata = usage;
+  message.lc_kwargs.usage_metadata = usage;
   return {
     generations: [
       {
