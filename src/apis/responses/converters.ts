@@ -8,7 +8,7 @@
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
-import { AIMessage, AIMessageChunk, type AIMessageFields } from "@langchain/core/messages";
+import { type AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import {
   convertOpenAIResponsesStream,
