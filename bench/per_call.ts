@@ -19,6 +19,7 @@ import {
   type Target,
 } from "./lib/contenders.js";
 import { type BenchContext, emulatorTarget, fixedTarget } from "./lib/context.js";
+import { COMPLETION, FIXED_MODEL } from "./lib/fixed_server.js";
 import { microTimings } from "./lib/micro.js";
 import type { Section, Table } from "./lib/report.js";
 import { type Contender, timeRounds } from "./lib/rounds.js";
@@ -95,6 +96,62 @@ async function serverTable(ctx: BenchContext, target: Target): Promise<Table> {
         `pooled medians (${ratio(o.wall.median, b.wall.median)}; p95 ${ratio(o.wall.p95, b.wall.p95)}); ` +
         `${o.wall.n} calls per contender; ChatOpenAI, which wraps ChatOpenAICompletions, ` +
         `${stats.get(WRAPPER)!.paired.median.toFixed(3)}× it.`,
+    ],
+  };
+}
+
+/**
+ * The same calls answered at once by a stub fetch (no network, no server): the client's own work
+ * alone. Set against the tables above, it tells the client's CPU from what the network path adds
+ * (work on the path between the response's bytes and the caller counts in full there).
+ */
+async function stubTable(ctx: BenchContext): Promise<Table> {
+  const options = { warmup: scaled(500, 50), rounds: scaled(200, 20), perRound: scaled(20, 10) };
+  ctx.progress(`per-call: stub fetch, ${options.rounds}×${options.perRound} calls each`);
+  const headers = { "content-type": "application/json", "x-oneapi-request-id": "1" };
+  const target: Target = {
+    label: "stub fetch",
+    baseURL: "http://127.0.0.1:9/json/inference/v1",
+    apiKey: "sk-bench-stub",
+    model: FIXED_MODEL,
+    fetch: async () => new Response(COMPLETION, { headers }),
+  };
+  const [model, baseline, wrapper] = [
+    ours(target),
+    chatOpenAICompletions(target),
+    chatOpenAI(target),
+  ];
+  const rounds = await timeRounds(
+    [
+      { name: OURS, run: () => model.invoke(PROMPT) },
+      { name: BASELINE, run: () => baseline.invoke(PROMPT) },
+      { name: WRAPPER, run: () => wrapper.invoke(PROMPT) },
+    ],
+    options,
+  );
+  const base = rounds.get(BASELINE)!;
+  const rows = [...rounds].map(([name, r]) => {
+    const paired = pairedRatio(r, base);
+    return [
+      name,
+      ms(summarize(r.flat()).median),
+      `${paired.median.toFixed(3)}×`,
+      name === BASELINE ? "–" : `${paired.q1.toFixed(2)}–${paired.q3.toFixed(2)}`,
+    ];
+  });
+  const o = pairedRatio(rounds.get(OURS)!, base);
+  return {
+    title: "Non-streamed chat call, one at a time — stub fetch (no network)",
+    how:
+      `${options.rounds} rounds × ${options.perRound} sequential calls per contender after ` +
+      `${options.warmup} warm-up calls each, taking turns within each round; every contender's ` +
+      "`fetch` answers at once with the fixed server's completion. Paired as above.",
+    goal: "the client's own work: ChatInferenceService ≤ 1.00× ChatOpenAICompletions.",
+    headers: ["contender", "median", "× ChatOpenAICompletions (paired)", "IQR of the ratio"],
+    rows,
+    summary: [
+      `Per-call, stub fetch (the client's work alone): ours **${o.median.toFixed(3)}×** ` +
+        `ChatOpenAICompletions (paired; IQR ${o.q1.toFixed(2)}–${o.q3.toFixed(2)}).`,
     ],
   };
 }
@@ -183,6 +240,7 @@ export async function perCall(ctx: BenchContext): Promise<Section> {
     tables: [
       await serverTable(ctx, emulatorTarget(ctx.servers)),
       await serverTable(ctx, fixedTarget(ctx.servers, "json")),
+      await stubTable(ctx),
       await layersTable(ctx),
     ],
   };
