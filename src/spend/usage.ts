@@ -66,7 +66,12 @@ export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
   if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) {
     return undefined;
   }
-  return withoutUndefined({ promptTokens, completionTokens, totalTokens });
+  // Set one by one, not a copy without the undefined ones: this reads every answer's usage.
+  const counts: TokenUsage = {};
+  if (promptTokens !== undefined) counts.promptTokens = promptTokens;
+  if (completionTokens !== undefined) counts.completionTokens = completionTokens;
+  if (totalTokens !== undefined) counts.totalTokens = totalTokens;
+  return counts;
 }
 
 /**
