@@ -4,7 +4,7 @@
  * handlers' runs would stay open forever, with no end callback. The models give each run an ID
  * before LangChain starts it, and when the call fails, end it with the usage trackers: a run
  * that did start was ended by LangChain before the failure reached here, so only one that did
- * not start is still open.
+ * not start is still open. A chat call with nothing to end (`needsRunId`) is left to LangChain.
  */
 import {
   CallbackManager,
