@@ -19,6 +19,7 @@ import {
   type Target,
 } from "./lib/contenders.js";
 import { type BenchContext, emulatorTarget, fixedTarget } from "./lib/context.js";
+import { COMPLETION, FIXED_MODEL } from "./lib/fixed_server.js";
 import { microTimings } from "./lib/micro.js";
 import type { Section, Table } from "./lib/report.js";
 import { type Contender, timeRounds } from "./lib/rounds.js";
@@ -99,6 +100,62 @@ async function serverTable(ctx: BenchContext, target: Target): Promise<Table> {
   };
 }
 
+/**
+ * The same calls answered at once by a stub fetch (no network, no server): the client's own work
+ * alone. Set against the tables above, it tells the client's CPU from what the network path adds
+ * (work on the path between the response's bytes and the caller counts in full there).
+ */
+async function stubTable(ctx: BenchContext): Promise<Table> {
+  const options = { warmup: scaled(500, 50), rounds: scaled(200, 20), perRound: scaled(20, 10) };
+  ctx.progress(`per-call: stub fetch, ${options.rounds}×${options.perRound} calls each`);
+  const headers = { "content-type": "application/json", "x-oneapi-request-id": "1" };
+  const target: Target = {
+    label: "stub fetch",
+    baseURL: "http://127.0.0.1:9/json/inference/v1",
+    apiKey: "sk-bench-stub",
+    model: FIXED_MODEL,
+    fetch: async () => new Response(COMPLETION, { headers }),
+  };
+  const [model, baseline, wrapper] = [
+    ours(target),
+    chatOpenAICompletions(target),
+    chatOpenAI(target),
+  ];
+  const rounds = await timeRounds(
+    [
+      { name: OURS, run: () => model.invoke(PROMPT) },
+      { name: BASELINE, run: () => baseline.invoke(PROMPT) },
+      { name: WRAPPER, run: () => wrapper.invoke(PROMPT) },
+    ],
+    options,
+  );
+  const base = rounds.get(BASELINE)!;
+  const rows = [...rounds].map(([name, r]) => {
+    const paired = pairedRatio(r, base);
+    return [
+      name,
+      ms(summarize(r.flat()).median),
+      `${paired.median.toFixed(3)}×`,
+      name === BASELINE ? "–" : `${paired.q1.toFixed(2)}–${paired.q3.toFixed(2)}`,
+    ];
+  });
+  const o = pairedRatio(rounds.get(OURS)!, base);
+  return {
+    title: "Non-streamed chat call, one at a time — stub fetch (no network)",
+    how:
+      `${options.rounds} rounds × ${options.perRound} sequential calls per contender after ` +
+      `${options.warmup} warm-up calls each, taking turns within each round; every contender's ` +
+      "`fetch` answers at once with the fixed server's completion. Paired as above.",
+    goal: "the client's own work: ChatInferenceService ≤ 1.00× ChatOpenAICompletions.",
+    headers: ["contender", "median", "× ChatOpenAICompletions (paired)", "IQR of the ratio"],
+    rows,
+    summary: [
+      `Per-call, stub fetch (the client's work alone): ours **${o.median.toFixed(3)}×** ` +
+        `ChatOpenAICompletions (paired; IQR ${o.q1.toFixed(2)}–${o.q3.toFixed(2)}).`,
+    ],
+  };
+}
+
 /** Each layer ours adds over `ChatOpenAI`, in isolation: a stub fetch and a trivial callable. */
 async function layersTable(ctx: BenchContext): Promise<Table> {
   ctx.progress("per-call: our layers in isolation");
@@ -139,6 +196,12 @@ async function layersTable(ctx: BenchContext): Promise<Table> {
     [
       { name: "stub fetch", run: () => stub() },
       { name: "createServiceFetch(stub)", run: () => serviceFetch(url, init) },
+      // The body read as the SDK reads it: the JSON guard's cost shows only then.
+      { name: "stub fetch, body read", run: async () => JSON.parse(await (await stub()).text()) },
+      {
+        name: "createServiceFetch(stub), body read",
+        run: async () => JSON.parse(await (await serviceFetch(url, init)).text()),
+      },
       { name: "AsyncCaller", run: () => langchainCaller.callWithOptions({}, task) },
       { name: "ServiceCaller", run: () => ourCaller.callWithOptions({}, task) },
     ],
@@ -153,12 +216,18 @@ async function layersTable(ctx: BenchContext): Promise<Table> {
     title: "Where ours differs: each added layer in isolation",
     how:
       `median over rounds of ${int(batch)} back-to-back calls, no network: the fetch layer around a ` +
-      "stub fetch that returns a JSON `Response`, given the headers the SDK sends; the retry caller " +
+      "stub fetch that returns a JSON `Response`, given the headers the SDK sends (and with the " +
+      "body read as the SDK reads it: `text()`, then `JSON.parse`); the retry caller " +
       "around a trivial async function (LangChain's `AsyncCaller` is what ChatOpenAI uses).",
     goal: "each layer a few µs — small against the per-call medians above.",
     headers: ["layer", "without (ChatOpenAI's path)", "with (ours)", "added per call"],
     rows: [
       row("fetch: createServiceFetch", "stub fetch", "createServiceFetch(stub)"),
+      row(
+        "fetch: createServiceFetch, JSON body read",
+        "stub fetch, body read",
+        "createServiceFetch(stub), body read",
+      ),
       row("retry: ServiceCaller vs AsyncCaller", "AsyncCaller", "ServiceCaller"),
     ],
   };
@@ -171,6 +240,7 @@ export async function perCall(ctx: BenchContext): Promise<Section> {
     tables: [
       await serverTable(ctx, emulatorTarget(ctx.servers)),
       await serverTable(ctx, fixedTarget(ctx.servers, "json")),
+      await stubTable(ctx),
       await layersTable(ctx),
     ],
   };

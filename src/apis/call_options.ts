@@ -35,6 +35,7 @@ const LLM_CALL = z.looseObject(modelCallOptions);
 
 /** The fields {@link CHAT_CALL} checks. */
 const CHAT_CALL_FIELDS = Object.keys(CHAT_CALL.shape);
+const FIELDS_BUT_CALLBACKS = CHAT_CALL_FIELDS.filter((field) => field !== "callbacks");
 
 /** Whether `value` is an object (as a `looseObject` takes one) with none of `fields` set. */
 function unset(value: unknown, fields: readonly string[]): boolean {
@@ -80,12 +81,22 @@ export function checkLangChainFields(fields: unknown): void {
   parseOptions({ owner: "the model", schema: LANGCHAIN_FIELDS }, fields);
 }
 
-/** The call options of one `ChatInferenceService` call, with the handlers of its run. */
-export function checkChatCallOptions(options: unknown): void {
+/**
+ * The call options of one `ChatInferenceService` call; `run`, when given, holds the handlers of
+ * its run, which stand in for the options' own `callbacks`.
+ */
+export function checkChatCallOptions(options: unknown, run?: { callbacks?: unknown }): void {
   // Most calls set none of the options checked, and then pass whatever else they hold: skipped
-  // so, as every call enters here and a parse costs microseconds of it.
-  if (unset(options, CHAT_CALL_FIELDS)) return;
-  parseOptions({ owner: "a ChatInferenceService call", schema: CHAT_CALL }, options);
+  // so (without a copy of the options), as every call enters here and a parse costs microseconds.
+  if (run === undefined ? unset(options, CHAT_CALL_FIELDS) : noneSet(options, run)) return;
+  const checked =
+    run === undefined ? options : { ...(options as object), callbacks: run.callbacks };
+  parseOptions({ owner: "a ChatInferenceService call", schema: CHAT_CALL }, checked);
+}
+
+/** {@link unset} for `options` whose `callbacks` are `run`'s. */
+function noneSet(options: unknown, run: { callbacks?: unknown }): boolean {
+  return run.callbacks === undefined && unset(options, FIELDS_BUT_CALLBACKS);
 }
 
 /** The call options of one `DedicatedEndpointLLM` call (its `serviceName` is checked where it is read). */

@@ -4,7 +4,7 @@
  * handlers' runs would stay open forever, with no end callback. The models give each run an ID
  * before LangChain starts it, and when the call fails, end it with the usage trackers: a run
  * that did start was ended by LangChain before the failure reached here, so only one that did
- * not start is still open.
+ * not start is still open. A chat call with nothing to end (`needsRunId`) is left to LangChain.
  */
 import {
   CallbackManager,
@@ -13,7 +13,8 @@ import {
 } from "@langchain/core/callbacks/manager";
 import type { Serialized } from "@langchain/core/load/serializable";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
-import { LS_PROVIDER } from "../constants.js";
+import { hasBrand, LS_PROVIDER, SPEND_GUARD_BRAND } from "../constants.js";
+import { prefersStreamEvents } from "../spend/call_meter.js";
 import { spendGuardsOf } from "../spend/spend_guard.js";
 
 /** The handlers of a call: its callbacks (a list or a manager) and the model's own. */
@@ -21,6 +22,22 @@ function handlersOf(...lists: Array<Callbacks | undefined>): unknown[] {
   return lists.flatMap((callbacks) =>
     callbacks === undefined ? [] : Array.isArray(callbacks) ? callbacks : callbacks.handlers,
   );
+}
+
+/**
+ * Whether a call's run must have its ID fixed before core starts it: a usage tracker among its
+ * handlers may have to end it (see the module), or a handler of chat-model stream events keep
+ * it. Most calls have neither; core then starts the run itself, with nothing drawn or wrapped.
+ */
+export function needsRunId(callbacks: ReadonlyArray<Callbacks | undefined>): boolean {
+  // Loops, not a flattened copy of the handlers: this runs on every chat call.
+  for (const list of callbacks) {
+    if (list === undefined) continue;
+    for (const handler of Array.isArray(list) ? list : list.handlers) {
+      if (hasBrand(handler, SPEND_GUARD_BRAND) || prefersStreamEvents(handler)) return true;
+    }
+  }
+  return false;
 }
 
 /** The run ID a call will start under: the caller's, else a new one. */

@@ -261,7 +261,8 @@ export function streamEventsRun(
   return { runId: runId ?? globalThis.crypto.randomUUID(), handlers: [...given, ...own] };
 }
 
-function prefersStreamEvents(handler: unknown): boolean {
+/** Whether a handler asks core for chat-model stream events (LangGraph's messages mode). */
+export function prefersStreamEvents(handler: unknown): boolean {
   return (
     (handler as { lc_prefer_chat_model_stream_events?: unknown } | undefined)
       ?.lc_prefer_chat_model_stream_events === true

@@ -66,7 +66,12 @@ export function tokenUsageFromWire(usage: unknown): TokenUsage | undefined {
   if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) {
     return undefined;
   }
-  return withoutUndefined({ promptTokens, completionTokens, totalTokens });
+  // Set one by one, not a copy without the undefined ones: this reads every answer's usage.
+  const counts: TokenUsage = {};
+  if (promptTokens !== undefined) counts.promptTokens = promptTokens;
+  if (completionTokens !== undefined) counts.completionTokens = completionTokens;
+  if (totalTokens !== undefined) counts.totalTokens = totalTokens;
+  return counts;
 }
 
 /**
@@ -109,19 +114,30 @@ export function promptCacheFromWire(usage: unknown): PromptCacheCounts {
   const details = recordOf(u.prompt_tokens_details) ?? recordOf(u.input_tokens_details);
   const fiveMinutes = countOrUndefined(u.claude_cache_creation_5_m_tokens);
   const anHour = countOrUndefined(u.claude_cache_creation_1_h_tokens);
-  const totals = [
-    countOrUndefined(details?.cached_creation_tokens),
-    countOrUndefined(details?.cache_write_tokens),
+  const byLifetime =
     fiveMinutes === undefined && anHour === undefined
       ? undefined
-      : (fiveMinutes ?? 0) + (anHour ?? 0),
-  ].filter((n): n is number => n !== undefined);
-  const written = totals.length > 0 ? Math.max(...totals) : undefined;
-  return withoutUndefined({
-    read: countOrUndefined(details?.cached_tokens),
-    written,
-    writtenForAnHour: anHour && written !== undefined ? Math.min(anHour, written) : undefined,
-  });
+      : (fiveMinutes ?? 0) + (anHour ?? 0);
+  // Pairwise, not an array filtered and spread into Math.max: this runs on every answer.
+  const written = larger(
+    larger(
+      countOrUndefined(details?.cached_creation_tokens),
+      countOrUndefined(details?.cache_write_tokens),
+    ),
+    byLifetime,
+  );
+  const counts: PromptCacheCounts = {};
+  const read = countOrUndefined(details?.cached_tokens);
+  if (read !== undefined) counts.read = read;
+  if (written !== undefined) counts.written = written;
+  if (anHour && written !== undefined) counts.writtenForAnHour = Math.min(anHour, written);
+  return counts;
+}
+
+/** The larger of two counts, either of which may be missing. */
+function larger(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.max(a, b);
 }
 
 /**
@@ -131,16 +147,15 @@ export function promptCacheFromWire(usage: unknown): PromptCacheCounts {
  */
 export function cacheTokenDetails(counts: PromptCacheCounts): PromptTokenDetails {
   const { read, written, writtenForAnHour } = counts;
-  return withoutUndefined({
-    cache_read: read,
-    cache_creation: written,
-    ...(writtenForAnHour && written !== undefined
-      ? {
-          ephemeral_5m_input_tokens: written - writtenForAnHour,
-          ephemeral_1h_input_tokens: writtenForAnHour,
-        }
-      : {}),
-  });
+  const details: PromptTokenDetails = {};
+  if (read !== undefined) details.cache_read = read;
+  if (written === undefined) return details;
+  details.cache_creation = written;
+  if (writtenForAnHour) {
+    details.ephemeral_5m_input_tokens = written - writtenForAnHour;
+    details.ephemeral_1h_input_tokens = writtenForAnHour;
+  }
+  return details;
 }
 
 /** A chat message's `usage_metadata` as the `llmOutput.tokenUsage` LLM callbacks expect. */

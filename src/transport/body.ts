@@ -224,7 +224,7 @@ function nonJson(text: string, status: number, headers: Headers): Failure {
 export function guardBody(response: Response, kind: "json" | "sse", body: BodyContext): Response {
   const { status, headers } = response;
   // Typed by the attempt or the stream's reader, which know what this layer does not.
-  const fail = (failure: Failure) => new UntypedFailure(failure, body.ctx());
+  const fail = failIn(body);
   if (!response.body) {
     const error = fail({ kind: "empty", status, headers });
     return kind === "json"
@@ -235,17 +235,25 @@ export function guardBody(response: Response, kind: "json" | "sse", body: BodyCo
     // Read natively, in one go: the openai SDK bounds the read of a JSON body by what is left of
     // the attempt's `timeout`, so no idle timer is needed here.
     const text = Response.prototype.text;
-    return withText(response, async () => {
-      try {
-        return checkJSON(await text.call(response), response, fail);
-      } catch (error) {
-        throw typed(error, body, fail, headers);
-      }
-    });
+    // The native read's promise with handlers, not an async wrapper: no extra hops per answer.
+    // A failure checkJSON reports is already the error to pass on.
+    return withText(response, () =>
+      text.call(response).then(
+        (read) => checkJSON(read, response, fail),
+        (error: unknown) => {
+          throw typed(error, body, fail, headers);
+        },
+      ),
+    );
   }
   const reader = new IdleReader(response.body, body.idleMs);
   Object.defineProperty(response, "body", { value: guardedEvents(response, reader, body, fail) });
   return response;
+}
+
+/** How a guarded body reports a failure: untyped, in the request's context (built then). */
+function failIn(body: BodyContext): (failure: Failure) => UntypedFailure {
+  return (failure) => new UntypedFailure(failure, body.ctx());
 }
 
 /** The text of a JSON body, or the typed error it holds. */

@@ -45,6 +45,8 @@ function isPublic(name: string): boolean {
  * secretHeaderValues({ "X-Org-Token": "hdr-1234", "Content-Type": "application/json" }); // ["hdr-1234"]
  */
 export function secretHeaderValues(headers: unknown): string[] {
+  // Most requests carry no headers of their own: nothing else is built for them.
+  if (!headers || typeof headers !== "object") return [];
   const out: string[] = [];
   const add = (name: string, value: unknown) => {
     if (typeof value !== "string" || isPublic(name)) return;
@@ -53,7 +55,6 @@ export function secretHeaderValues(headers: unknown): string[] {
     const bearer = /^bearer\s+(.+)$/i.exec(trimmed)?.[1];
     if (bearer && bearer.length >= MIN_SECRET_LENGTH) out.push(bearer);
   };
-  if (!headers || typeof headers !== "object") return out;
   if (headers instanceof Headers) {
     for (const [name, value] of headers) add(name, value);
   } else if (Array.isArray(headers)) {

@@ -46,7 +46,7 @@ import {
 } from "../call_options.js";
 import { constructorFields, serialisedValues } from "../options.js";
 import { type ResponsesRoute, routeFor } from "../responses/route.js";
-import { startedRun, startedStream } from "../run_start.js";
+import { needsRunId, startedRun, startedStream } from "../run_start.js";
 import { keepRun, runOf } from "./base_class.js";
 import { registerContentBlockTranslator } from "./content_blocks.js";
 import {
@@ -306,12 +306,22 @@ export class ChatInferenceService<
   ): Promise<ChatResult> {
     if (this.streaming) return this.#generateFromStream(messages, options, runManager);
     options.signal?.throwIfAborted();
-    const chat = async () => {
-      const body = this.#body(messages, options, false);
-      const { completion, meta } = await completeChat(this.#sender(), body, options, runManager);
-      return toChatResult(completion, meta, this.__includeRawResponse);
-    };
-    return this.#responses?.generate(messages, options, runManager, chat) ?? chat();
+    const responses = this.#responses;
+    if (responses === undefined) return this.#complete(messages, options, runManager);
+    return responses.generate(messages, options, runManager, () =>
+      this.#complete(messages, options, runManager),
+    );
+  }
+
+  /** One call through Chat Completions: the completion read into LangChain's result. */
+  async #complete(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const body = this.#body(messages, options, false);
+    const { completion, meta } = await completeChat(this.#sender(), body, options, runManager);
+    return toChatResult(completion, meta, this.__includeRawResponse);
   }
 
   /** `invoke` of a `streaming: true` model: the stream's chunks, one generation per choice. */
@@ -382,14 +392,18 @@ export class ChatInferenceService<
     handledOptions: RunnableConfig,
     startedRunManagers?: CallbackManagerForLLMRun[],
   ): Promise<LLMResult> {
-    checkChatCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
+    checkChatCallOptions(parsedOptions, handledOptions);
     const started = startedRunManagers?.[0];
     if (started) {
       keepRun(parsedOptions, streamEventsRun(started.handlers, undefined, started.runId));
       return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
     }
-    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`).
+    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`);
+    // a call with nothing to end and no stream-events handler is core's alone.
     const callbacks = [handledOptions.callbacks, this.callbacks];
+    if (handledOptions.runId === undefined && !needsRunId(callbacks)) {
+      return super._generateUncached(messages, parsedOptions, handledOptions);
+    }
     return startedRun(handledOptions.runId, callbacks, (runId) => {
       keepRun(parsedOptions, streamEventsRun(handledOptions.callbacks, this.callbacks, runId));
       return super._generateUncached(messages, parsedOptions, { ...handledOptions, runId });

@@ -7,7 +7,12 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
 import type { UsageMetadata } from "@langchain/core/messages";
-import { AIMessage, AIMessageChunk, isAIMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  AIMessageChunk,
+  type AIMessageFields,
+  isAIMessage,
+} from "@langchain/core/messages";
 import { type ChatGeneration, ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import {
   convertCompletionsDeltaToBaseMessageChunk,
@@ -48,11 +53,17 @@ export interface ResponseMeta {
 
 /** `response_metadata` fields of a response: `model`, `requestId`, when known. */
 export function metadataFields(meta: ResponseMeta | undefined): Record<string, unknown> {
-  if (!meta) return {};
-  return {
-    ...(meta.model !== undefined ? { model: meta.model } : {}),
-    ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
-  };
+  return addMetadataFields({}, meta);
+}
+
+/** Writes `meta`'s fields into `into` (see {@link metadataFields}): no copy, on every answer. */
+function addMetadataFields(
+  into: Record<string, unknown>,
+  meta: ResponseMeta | undefined,
+): Record<string, unknown> {
+  if (meta?.model !== undefined) into.model = meta.model;
+  if (meta?.requestId !== undefined) into.requestId = meta.requestId;
+  return into;
 }
 
 /**
@@ -85,11 +96,12 @@ export function requestIdOf(
  * reply's audio and reasoning tokens.
  */
 export function usageMetadataOf(usage: OpenAI.CompletionUsage | undefined): UsageMetadata {
+  // Fields set one by one, not spread from conditional objects: this runs on every answer.
+  // A detail whose condition holds is set even when undefined, as `ChatOpenAI` sets it.
   const metadata: Partial<UsageMetadata> = {};
-  const { completion_tokens, prompt_tokens, total_tokens } = usage ?? {};
-  if (completion_tokens) metadata.output_tokens = completion_tokens;
-  if (prompt_tokens) metadata.input_tokens = prompt_tokens;
-  if (total_tokens) metadata.total_tokens = total_tokens;
+  if (usage?.completion_tokens) metadata.output_tokens = usage.completion_tokens;
+  if (usage?.prompt_tokens) metadata.input_tokens = usage.prompt_tokens;
+  if (usage?.total_tokens) metadata.total_tokens = usage.total_tokens;
   const prompt = usage?.prompt_tokens_details;
   const reply = usage?.completion_tokens_details;
   const cache = cacheTokenDetails(promptCacheFromWire(usage));
@@ -98,23 +110,23 @@ export function usageMetadataOf(usage: OpenAI.CompletionUsage | undefined): Usag
     prompt?.cached_tokens !== null ||
     cache.cache_creation !== undefined
   ) {
-    metadata.input_token_details = {
-      ...(prompt?.audio_tokens !== null && { audio: prompt?.audio_tokens }),
-      ...(prompt?.cached_tokens !== null && { cache_read: prompt?.cached_tokens }),
-      ...(cache.cache_creation !== undefined && {
-        cache_creation: cache.cache_creation,
-        ...(cache.ephemeral_1h_input_tokens !== undefined && {
-          ephemeral_5m_input_tokens: cache.ephemeral_5m_input_tokens,
-          ephemeral_1h_input_tokens: cache.ephemeral_1h_input_tokens,
-        }),
-      }),
-    } as UsageMetadata["input_token_details"];
+    const input: Record<string, number | undefined> = {};
+    if (prompt?.audio_tokens !== null) input.audio = prompt?.audio_tokens;
+    if (prompt?.cached_tokens !== null) input.cache_read = prompt?.cached_tokens;
+    if (cache.cache_creation !== undefined) {
+      input.cache_creation = cache.cache_creation;
+      if (cache.ephemeral_1h_input_tokens !== undefined) {
+        input.ephemeral_5m_input_tokens = cache.ephemeral_5m_input_tokens;
+        input.ephemeral_1h_input_tokens = cache.ephemeral_1h_input_tokens;
+      }
+    }
+    metadata.input_token_details = input as UsageMetadata["input_token_details"];
   }
   if (reply?.audio_tokens !== null || reply?.reasoning_tokens !== null) {
-    metadata.output_token_details = {
-      ...(reply?.audio_tokens !== null && { audio: reply?.audio_tokens }),
-      ...(reply?.reasoning_tokens !== null && { reasoning: reply?.reasoning_tokens }),
-    } as UsageMetadata["output_token_details"];
+    const output: Record<string, number | undefined> = {};
+    if (reply?.audio_tokens !== null) output.audio = reply?.audio_tokens;
+    if (reply?.reasoning_tokens !== null) output.reasoning = reply?.reasoning_tokens;
+    metadata.output_token_details = output as UsageMetadata["output_token_details"];
   }
   return metadata as UsageMetadata;
 }
@@ -136,15 +148,11 @@ export function toChatResult(
       rawResponse: completion,
       includeRawResponse,
     });
-    Object.assign(converted.response_metadata, metadataFields(meta), {
-      model_provider: LS_PROVIDER,
-    });
+    addMetadataFields(converted.response_metadata, meta).model_provider = LS_PROVIDER;
     if (isAIMessage(converted)) converted.usage_metadata = usage;
     // A fresh message from the converted one's fields, as `ChatOpenAI` builds it: its
     // serialised form then holds the usage.
-    const message = new AIMessage(
-      Object.fromEntries(Object.entries(converted).filter(([key]) => !key.startsWith("lc_"))),
-    );
+    const message = new AIMessage(ownFields(converted) as AIMessageFields);
     generations.push({
       text: part.message?.content ?? "",
       message,
@@ -164,6 +172,18 @@ export function toChatResult(
       },
     },
   };
+}
+
+/**
+ * A message's own fields but LangChain's `lc_*` bookkeeping, as `ChatOpenAI` copies them
+ * (entries → filter → fromEntries there; a loop here, on every answer).
+ */
+function ownFields(message: object): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(message)) {
+    if (!key.startsWith("lc_")) fields[key] = (message as Record<string, unknown>)[key];
+  }
+  return fields;
 }
 
 /** A chat stream, opened: its events, and what reading them needs. */
@@ -353,10 +373,14 @@ export function readCompletion(
   const model = typeof completion.model === "string" ? completion.model : undefined;
   return {
     result: { completion, meta: { requestId: headerRequestId(response.headers), model } },
-    cost: () => ({
-      usage: tokenCountFromWire(completion.usage),
-      outputTokens: estimateTokens(replyText(completion)),
-    }),
+    // Methods, not arrow properties: the same closures, without a name set on each at run time
+    // by a transpiler that keeps names (the benchmarks run the sources through one).
+    cost() {
+      return {
+        usage: tokenCountFromWire(completion.usage),
+        outputTokens: estimateTokens(replyText(completion)),
+      };
+    },
     ...(structured ? { check: () => checkStructuredFinish(completion) } : {}),
   };
 }

@@ -46,8 +46,13 @@ function channelRequest(
     maxRetries: call.maxRetries,
     options: call.options,
     run,
-    estimate: () =>
-      estimateChatRequest(body as unknown as Record<string, unknown>, to.model, to.mediaTokens),
+    estimate() {
+      return estimateChatRequest(
+        body as unknown as Record<string, unknown>,
+        to.model,
+        to.mediaTokens,
+      );
+    },
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
-import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
+import { type AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import {
   convertOpenAIResponsesStream,
@@ -31,11 +31,15 @@ export interface ResponsesMeta {
 }
 
 function metaFields(meta: ResponsesMeta): Fields {
-  return {
-    model_provider: LS_PROVIDER,
-    ...(meta.model !== undefined ? { model: meta.model } : {}),
-    ...(meta.requestId !== undefined ? { requestId: meta.requestId } : {}),
-  };
+  return addMetaFields({}, meta, meta.model);
+}
+
+/** Writes {@link metaFields} into `into`, `model` for the meta's own: no copies, on every answer. */
+function addMetaFields(into: Fields, meta: ResponsesMeta, model: string | undefined): Fields {
+  into.model_provider = LS_PROVIDER;
+  if (model !== undefined) into.model = model;
+  if (meta.requestId !== undefined) into.requestId = meta.requestId;
+  return into;
 }
 
 /** The finish reason of a response, as Chat Completions names it. */
@@ -104,31 +108,28 @@ export function toChatResult(
   meta: ResponsesMeta,
   structured: boolean,
 ): ChatResult {
-  const converted = convertResponsesMessageToAIMessage(response);
+  const message = convertResponsesMessageToAIMessage(response);
   const usage = usageMetadataOf(response.usage);
-  const calls = converted.tool_calls?.length ?? 0;
-  const message = new AIMessage({
-    id: converted.id,
-    content: converted.content,
-    tool_calls: converted.tool_calls,
-    invalid_tool_calls: converted.invalid_tool_calls,
-    additional_kwargs: {
-      ...converted.additional_kwargs,
-      ...parsedOf(structured, response.output as unknown as Fields[]),
-    },
-    response_metadata: {
-      ...converted.response_metadata,
-      ...metaFields({ ...meta, model: meta.model ?? response.model }),
-      finish_reason: finishReason(response, calls),
-    },
-    ...(usage ? { usage_metadata: usage } : {}),
-  });
+  const finish_reason = finishReason(response, message.tool_calls?.length ?? 0);
+  // The converter's own message, completed in place: its metadata objects are the ones its
+  // serialised form (`lc_kwargs`) holds, and only the usage is replaced in both. A second
+  // message built from copies of its fields costs more than the rest of this reading.
+  addMetaFields(message.response_metadata, meta, meta.model ?? response.model).finish_reason =
+    finish_reason;
+  if (structured) {
+    Object.assign(
+      message.additional_kwargs,
+      parsedOf(structured, response.output as unknown as Fields[]),
+    );
+  }
+  message.usage_metadata = usage;
+  message.lc_kwargs.usage_metadata = usage;
   return {
     generations: [
       {
         text: textOf(message),
         message,
-        generationInfo: { finish_reason: finishReason(response, calls) },
+        generationInfo: { finish_reason },
       },
     ],
     llmOutput: usage

@@ -66,32 +66,32 @@ const RENAMED = new Set([
  */
 export function responsesBody(params: Fields, request: ResponsesRequest): ResponsesBody {
   refuseChatOnly(params);
-  const body: Fields = {};
-  for (const key in params) {
-    if (!RENAMED.has(key) && params[key] !== undefined) body[key] = params[key];
-  }
+  // Written field by field, in the order a spread of each part would give (a later field keeps
+  // an earlier one's place): no conditional objects spread on every call.
+  const body: Fields = { store: false };
   const maxTokens = params.max_completion_tokens ?? params.max_tokens;
   const effort = params.reasoning_effort;
   const reasons =
     (typeof effort === "string" && effort !== "none") || request.reasons || request.summary != null;
-  const reasoning = {
-    ...(effort != null ? { effort } : {}),
-    ...(reasons ? { summary: request.summary ?? "auto" } : {}),
-  };
+  if (reasons) body.include = ["reasoning.encrypted_content"];
+  if (request.previousResponseId) body.previous_response_id = request.previousResponseId;
+  for (const key in params) {
+    if (!RENAMED.has(key) && params[key] !== undefined) body[key] = params[key];
+  }
+  body.model = params.model as string;
+  body.input = request.input;
+  if (typeof maxTokens === "number" && maxTokens >= 0) body.max_output_tokens = maxTokens;
+  if (effort != null || reasons) {
+    const reasoning: Fields = {};
+    if (effort != null) reasoning.effort = effort;
+    if (reasons) reasoning.summary = request.summary ?? "auto";
+    body.reasoning = reasoning;
+  }
   const text = textOf(params);
-  return {
-    store: false,
-    ...(reasons ? { include: ["reasoning.encrypted_content"] } : {}),
-    ...(request.previousResponseId ? { previous_response_id: request.previousResponseId } : {}),
-    ...body,
-    model: params.model as string,
-    input: request.input,
-    ...(typeof maxTokens === "number" && maxTokens >= 0 ? { max_output_tokens: maxTokens } : {}),
-    ...(Object.keys(reasoning).length > 0 ? { reasoning } : {}),
-    ...(text ? { text } : {}),
-    ...toolsOf(params),
-    stream: request.stream,
-  } as ResponsesBody;
+  if (text) body.text = text;
+  Object.assign(body, toolsOf(params));
+  body.stream = request.stream;
+  return body as ResponsesBody;
 }
 
 /** A field only Chat Completions takes, set by an option or a call: a `ConfigurationError`. */

@@ -128,13 +128,16 @@ export class ResponsesRoute {
 
   #request(body: ResponsesBody, call: ResponsesCall, run?: MeteredRun): ChannelRequest {
     const model = this.#target.model;
+    const host = this.#host;
     return {
       body,
       signal: call.signal ?? undefined,
       maxRetries: call.maxRetries,
       options: call.options,
       run,
-      estimate: () => estimateResponsesRequest(body, model, this.#host.mediaTokens()),
+      estimate() {
+        return estimateResponsesRequest(body, model, host.mediaTokens());
+      },
     };
   }
 
@@ -236,10 +239,12 @@ function read(
 ): Reading<ChatResult> {
   const checked = checkResponse(data, response.headers, ctx);
   return {
-    cost: () => ({
-      usage: tokenCountFromWire(checked.usage),
-      outputTokens: estimateTokens(JSON.stringify(checked.output ?? [])),
-    }),
+    cost() {
+      return {
+        usage: tokenCountFromWire(checked.usage),
+        outputTokens: estimateTokens(JSON.stringify(checked.output ?? [])),
+      };
+    },
     // Made once the answer is paid for: a json_schema answer it cannot parse fails after.
     get result() {
       return toChatResult(checked, { requestId: headerRequestId(response.headers) }, structured);

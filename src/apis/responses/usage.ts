@@ -30,13 +30,15 @@ export function usageMetadataOf(usage: unknown): UsageMetadata | undefined {
   const output = counts.completionTokens ?? 0;
   const cache = cacheTokenDetails(promptCacheFromWire(usage));
   const reasoning = reasoningTokensFromWire(usage);
-  return {
+  const metadata: UsageMetadata = {
     input_tokens: input,
     output_tokens: output,
     total_tokens: counts.totalTokens ?? input + output,
-    ...(Object.keys(cache).length > 0 ? { input_token_details: cache } : {}),
-    ...(reasoning !== undefined ? { output_token_details: { reasoning } } : {}),
   };
+  // Set one by one, not spread from conditional objects: on every answer.
+  if (Object.keys(cache).length > 0) metadata.input_token_details = cache;
+  if (reasoning !== undefined) metadata.output_token_details = { reasoning };
+  return metadata;
 }
 
 /** The usage of the event that ends a stream, if it is one and reports any. */
