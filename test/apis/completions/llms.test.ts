@@ -856,7 +856,9 @@ describe("waitForReady", () => {
     );
 
     expect(error).toBeInstanceOf(EndpointNotReadyError);
-    expect(error.message).toMatch(/still not ready after waiting \d+ ms \(`waitForReady`: 500 ms\)/);
+    expect(error.message).toMatch(
+      /still not ready after waiting \d+ ms \(`waitForReady`: 500 ms\)/,
+    );
     expect(error.message).toContain('"tenant-7f3a.cold"');
     expect(error.cause).toBeInstanceOf(EndpointNotReadyError);
     expect(requests.length).toBeGreaterThan(1);
