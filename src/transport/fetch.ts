@@ -135,12 +135,7 @@ export function createServiceFetch(options: ServiceFetchOptions): Fetch {
     const sent: RequestInit = { ...init, headers };
     // Followed here, so that a loop ends after a few hops and the key stays on this origin.
     if (!(input instanceof Request)) sent.redirect = "manual";
-    let response: Response;
-    try {
-      response = await (layer.baseFetch ?? globalThis.fetch)(input, sent);
-    } catch (error) {
-      throw untypedOrNetwork(error, request);
-    }
+    let response = await sendTyped(layer.baseFetch, input, sent, request);
     // Redirect statuses, and 0 for a browser's opaque redirect: rare, so checked by status first.
     const { status } = response;
     if (((status >= 300 && status < 400) || status === 0) && isRedirect(response)) {
