@@ -4,6 +4,7 @@
  * service debited. Every surface × every way of ending × the memory and the Redis store, against
  * the in-process emulator.
  */
+import { type BaseCache, InMemoryCache } from "@langchain/core/caches";
 import type { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import {
@@ -86,6 +87,8 @@ interface Build {
   idleTimeout?: number;
   retry?: { initialDelayMs: number; maxDelayMs: number };
   onFailedAttempt?: (error: unknown) => void;
+  /** A LangChain cache: core then starts the run before the model's own uncached path. */
+  cache?: BaseCache;
 }
 
 /** The two model surfaces, built the same way. */
@@ -101,6 +104,7 @@ const SURFACES = {
       rateLimiter: b.rateLimiter,
       idleTimeout: b.idleTimeout,
       onFailedAttempt: b.onFailedAttempt,
+      cache: b.cache,
     }),
   dedicated: (b: Build) =>
     new DedicatedEndpointLLM({
@@ -114,6 +118,7 @@ const SURFACES = {
       rateLimiter: b.rateLimiter,
       idleTimeout: b.idleTimeout,
       onFailedAttempt: b.onFailedAttempt,
+      cache: b.cache,
     }),
 };
 type Surface = keyof typeof SURFACES;
@@ -229,6 +234,12 @@ const ENDINGS: Record<string, Ending> = {
     ),
   "a callback that throws at the run's start": (surface, usage) =>
     caught(SURFACES[surface]({}).invoke("hi", { callbacks: [usage, new Throwing("start")] })),
+  "a callback that throws at the run's start (a model with a cache)": (surface, usage) =>
+    caught(
+      SURFACES[surface]({ cache: new InMemoryCache() }).invoke("hi", {
+        callbacks: [usage, new Throwing("start")],
+      }),
+    ),
   "a callback that throws at a stream's start": (surface, usage) =>
     caught(
       SURFACES[surface]({})
@@ -272,6 +283,10 @@ const EXPECTED: Record<string, { record: Record<string, unknown>; error?: (e: un
       error: (e) => expect((e as Error).message).toBe("boom in a token"),
     },
     "a callback that throws at the run's start": {
+      record: { error: expect.objectContaining({ message: "boom at start" }) },
+      error: (e) => expect((e as Error).message).toBe("boom at start"),
+    },
+    "a callback that throws at the run's start (a model with a cache)": {
       record: { error: expect.objectContaining({ message: "boom at start" }) },
       error: (e) => expect((e as Error).message).toBe("boom at start"),
     },

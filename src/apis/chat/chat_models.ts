@@ -1,6 +1,6 @@
 /** @module `ChatInferenceService`: the chat model for the service's hosted models (docs/service-contract.md#hosted-models). */
 
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { CallbackManagerForLLMRun, Callbacks } from "@langchain/core/callbacks/manager";
 import type {
   BaseLanguageModelInput,
   StructuredOutputMethodOptions,
@@ -382,9 +382,34 @@ export class ChatInferenceService<
   }
 
   /**
+   * `invoke`, `batch` and `generate`: the base class's, with its run's ID fixed so that a failed
+   * start can be ended (see `run_start.ts`). Guarded here, around both of core's paths: with a
+   * `cache`, core starts the run before `_generateUncached`. A call with nothing to end and no
+   * stream-events handler is core's alone.
+   */
+  override async generate(
+    messages: BaseMessageLike[][],
+    options?: string[] | Partial<CallOptions>,
+    callbacks?: Callbacks,
+  ): Promise<LLMResult> {
+    const given: Partial<CallOptions> = Array.isArray(options)
+      ? ({ stop: options } as Partial<CallOptions>)
+      : (options ?? {});
+    const runCallbacks = given.callbacks ?? callbacks;
+    checkChatCallOptions(given, { callbacks: runCallbacks });
+    const lists = [runCallbacks, this.callbacks];
+    if (given.runId === undefined && !needsRunId(lists)) {
+      return super.generate(messages, options, callbacks);
+    }
+    return startedRun(given.runId, lists, (runId) =>
+      super.generate(messages, { ...given, runId }, callbacks),
+    );
+  }
+
+  /**
    * Core's chat-model stream-events path calls the stream without its run manager: when a handler
-   * may send the call down that path, the run (its ID fixed here) is kept for the stream (the
-   * workaround named in `base_class.ts`).
+   * may send the call down that path, the run (its ID fixed by `generate`) is kept for the stream
+   * (the workaround named in `base_class.ts`).
    */
   override async _generateUncached(
     messages: BaseMessageLike[][],
@@ -392,22 +417,12 @@ export class ChatInferenceService<
     handledOptions: RunnableConfig,
     startedRunManagers?: CallbackManagerForLLMRun[],
   ): Promise<LLMResult> {
-    checkChatCallOptions(parsedOptions, handledOptions);
     const started = startedRunManagers?.[0];
-    if (started) {
-      keepRun(parsedOptions, streamEventsRun(started.handlers, undefined, started.runId));
-      return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
-    }
-    // The run's ID is fixed here, so that a failed start can be ended (see `run_start.ts`);
-    // a call with nothing to end and no stream-events handler is core's alone.
-    const callbacks = [handledOptions.callbacks, this.callbacks];
-    if (handledOptions.runId === undefined && !needsRunId(callbacks)) {
-      return super._generateUncached(messages, parsedOptions, handledOptions);
-    }
-    return startedRun(handledOptions.runId, callbacks, (runId) => {
-      keepRun(parsedOptions, streamEventsRun(handledOptions.callbacks, this.callbacks, runId));
-      return super._generateUncached(messages, parsedOptions, { ...handledOptions, runId });
-    });
+    const run = started
+      ? streamEventsRun(started.handlers, undefined, started.runId)
+      : streamEventsRun(handledOptions.callbacks, this.callbacks, handledOptions.runId);
+    keepRun(parsedOptions, run);
+    return super._generateUncached(messages, parsedOptions, handledOptions, startedRunManagers);
   }
 
   /** `stream()`: the base class's, with its run's ID fixed so that a failed start can be ended. */

@@ -1,5 +1,5 @@
 /** @module `DedicatedEndpointLLM`: the text LLM for a user's own dedicated endpoint (docs/service-contract.md#dedicated-endpoints). */
-import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { CallbackManagerForLLMRun, Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
   BaseLLM,
@@ -306,19 +306,21 @@ export class DedicatedEndpointLLM extends BaseLLM<DedicatedEndpointLLMCallOption
     return { service_name: this.serviceName, ...this.invocationParams(), baseURL: this.baseURL };
   }
 
-  /** @ignore The base class's, with its run's ID fixed so that a failed start can be ended (see `run_start.ts`). */
-  override async _generateUncached(
+  /**
+   * @ignore `invoke`, `batch` and `generate`: the base class's, with its run's ID fixed so that a
+   * failed start can be ended (see `run_start.ts`). Guarded here, around both of core's paths: with
+   * a `cache`, core starts the run before the uncached one.
+   */
+  override async generate(
     prompts: string[],
-    parsedOptions: this["ParsedCallOptions"],
-    handledOptions: RunnableConfig,
-    startedRunManagers?: CallbackManagerForLLMRun[],
+    options?: string[] | Partial<DedicatedEndpointLLMCallOptions>,
+    callbacks?: Callbacks,
   ): Promise<LLMResult> {
-    checkLLMCallOptions({ ...parsedOptions, callbacks: handledOptions.callbacks });
-    if (startedRunManagers !== undefined) {
-      return super._generateUncached(prompts, parsedOptions, handledOptions, startedRunManagers);
-    }
-    return startedRun(handledOptions.runId, [handledOptions.callbacks, this.callbacks], (runId) =>
-      super._generateUncached(prompts, parsedOptions, { ...handledOptions, runId }),
+    const given = Array.isArray(options) ? { stop: options } : (options ?? {});
+    const runCallbacks = given.callbacks ?? callbacks;
+    checkLLMCallOptions({ ...given, callbacks: runCallbacks });
+    return startedRun(given.runId, [runCallbacks, this.callbacks], (runId) =>
+      super.generate(prompts, { ...given, runId }, callbacks),
     );
   }
 
