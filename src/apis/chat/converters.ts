@@ -230,9 +230,11 @@ export function toGenerationChunk(
   });
   state.role = delta.role ?? state.role;
   if (typeof message.content !== "string") return undefined;
-  Object.assign(message.response_metadata, { model_provider: LS_PROVIDER });
+  // Written in place, not merged from a new object: this runs on every chunk.
+  const metadata = message.response_metadata as Record<string, unknown>;
+  metadata.model_provider = LS_PROVIDER;
   if (meta) {
-    Object.assign(message.response_metadata, metadataFields(meta));
+    addMetadataFields(metadata, meta);
     state.meta = undefined;
   }
   const generationInfo: Record<string, unknown> = {
