@@ -113,21 +113,41 @@ export class CallStream<U> implements AsyncGenerator<U> {
     return this.#opening;
   }
 
-  async next(): Promise<IteratorResult<U>> {
-    if (this.#closed) return { done: true, value: undefined };
-    const items = this.#items ?? (await this.#open()).items[Symbol.asyncIterator]();
-    this.#items = items;
-    let result: IteratorResult<U>;
+  /**
+   * The next item, counted; the end or a failure settles the stream. Once open, a promise chain
+   * rather than an async method: it runs on every item, and an async frame of its own costs more.
+   */
+  next(): Promise<IteratorResult<U>> {
+    const items = this.#items;
+    if (items === undefined) return this.#openAndNext();
+    let result: Promise<IteratorResult<U>>;
     try {
-      result = await items.next();
+      result = items.next();
     } catch (error) {
-      await this.#end(this.#signal?.aborted ? "aborted" : "failed", error);
-      throw error;
+      return this.#failed(error);
     }
-    if (result.done) await this.#end("ended");
-    else if (this.#reading !== undefined) this.#setup.count!(this.#reading, result.value);
-    return result;
+    return result.then(this.#read, this.#failed);
   }
+
+  /** The first read: opens the stream (once), then reads on. */
+  async #openAndNext(): Promise<IteratorResult<U>> {
+    if (this.#closed) return { done: true, value: undefined };
+    this.#items ??= (await this.#open()).items[Symbol.asyncIterator]();
+    return this.next();
+  }
+
+  /** Counts an item, or settles the stream at its end. */
+  readonly #read = (result: IteratorResult<U>): IteratorResult<U> | Promise<IteratorResult<U>> => {
+    if (result.done) return this.#end("ended").then(() => result);
+    if (this.#reading !== undefined) this.#setup.count!(this.#reading, result.value);
+    return result;
+  };
+
+  /** A read failed: the stream is settled, then the error passes on. */
+  readonly #failed = async (error: unknown): Promise<never> => {
+    await this.#end(this.#signal?.aborted ? "aborted" : "failed", error);
+    throw error;
+  };
 
   /** Left before its end (`break`, `return`): the source is told, then the stream is settled. */
   async return(value?: unknown): Promise<IteratorResult<U>> {

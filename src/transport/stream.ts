@@ -110,24 +110,48 @@ class WatchedStream<T extends object> implements AsyncIterableIterator<T> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<T>> {
-    let result = this.#head;
-    if (result !== undefined) this.#head = undefined;
-    else {
+  /**
+   * The next event, watched. A promise chain rather than an async method: it runs on every
+   * event, and an async frame of its own costs more.
+   */
+  next(): Promise<IteratorResult<T>> {
+    const head = this.#head;
+    if (head !== undefined) {
+      this.#head = undefined;
       try {
-        result = await this.#source.next();
+        return Promise.resolve(this.#see(head));
       } catch (error) {
-        if (this.#signal?.aborted) throw abortError(this.#signal);
-        const ctx = { ...this.#ctx, partialOutput: this.#watch.partialOutput, midStream: true };
-        throw asServiceError(error, ctx);
+        return Promise.reject(error);
       }
     }
+    let result: Promise<IteratorResult<T>>;
+    try {
+      result = this.#source.next();
+    } catch (error) {
+      return Promise.reject(this.#readFailure(error));
+    }
+    return result.then(this.#see, this.#failed);
+  }
+
+  /** Watches what a read gave: an event, or the end. */
+  readonly #see = (result: IteratorResult<T>): IteratorResult<T> => {
     if (!result.done) {
       this.#watchEvent(result.value);
       this.#observe?.(result.value);
     } else if (this.#signal?.aborted) throw abortError(this.#signal);
     else this.#checkEnd();
     return result;
+  };
+
+  readonly #failed = (error: unknown): never => {
+    throw this.#readFailure(error);
+  };
+
+  /** A read that failed, as the error to pass on: the signal's own, or typed with the output so far. */
+  #readFailure(error: unknown): unknown {
+    if (this.#signal?.aborted) return abortError(this.#signal);
+    const ctx = { ...this.#ctx, partialOutput: this.#watch.partialOutput, midStream: true };
+    return asServiceError(error, ctx);
   }
 
   async return(value?: unknown): Promise<IteratorResult<T>> {
